@@ -1,0 +1,67 @@
+# Helpers that keep one library per layer while letting each concept live in
+# its own folder. A runtime module is runtime/<name>/*.cpp; an actor module is
+# actors/<name>/*.cpp. Each is a static library so a change in one concept
+# rebuilds and relinks only what depends on it.
+
+# ad_runtime_module(NAME [DEPENDS other_module...] [LIBS extra...])
+function(ad_runtime_module name)
+  cmake_parse_arguments(arg "" "" "DEPENDS;LIBS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS
+       "${PROJECT_SOURCE_DIR}/runtime/${name}/*.cpp")
+  set(deps)
+  foreach(dep IN LISTS arg_DEPENDS)
+    list(APPEND deps ad_runtime_${dep})
+  endforeach()
+  if(NOT sources)
+    # A module whose folder holds only headers so far.
+    add_library(ad_runtime_${name} INTERFACE)
+    target_link_libraries(ad_runtime_${name}
+      INTERFACE ad_settings nlohmann_json::nlohmann_json spdlog::spdlog ${deps} ${arg_LIBS})
+    set_property(GLOBAL APPEND PROPERTY AD_RUNTIME_MODULES ad_runtime_${name})
+    return()
+  endif()
+  add_library(ad_runtime_${name} STATIC ${sources})
+  target_link_libraries(ad_runtime_${name}
+    PUBLIC ad_settings nlohmann_json::nlohmann_json spdlog::spdlog ${deps} ${arg_LIBS})
+  set_property(GLOBAL APPEND PROPERTY AD_RUNTIME_MODULES ad_runtime_${name})
+endfunction()
+
+# ad_actor_module(NAME [DEPENDS other_actor_module...] [RUNTIME runtime_module...])
+function(ad_actor_module name)
+  cmake_parse_arguments(arg "" "" "DEPENDS;RUNTIME;LIBS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS
+       "${PROJECT_SOURCE_DIR}/actors/${name}/*.cpp")
+  set(deps)
+  foreach(dep IN LISTS arg_DEPENDS)
+    list(APPEND deps ad_actors_${dep})
+  endforeach()
+  foreach(dep IN LISTS arg_RUNTIME)
+    list(APPEND deps ad_runtime_${dep})
+  endforeach()
+  if(NOT sources)
+    add_library(ad_actors_${name} INTERFACE)
+    target_link_libraries(ad_actors_${name} INTERFACE ad_messages ${deps} ${arg_LIBS})
+    set_property(GLOBAL APPEND PROPERTY AD_ACTOR_MODULES ad_actors_${name})
+    return()
+  endif()
+  add_library(ad_actors_${name} STATIC ${sources})
+  target_link_libraries(ad_actors_${name} PUBLIC ad_messages ${deps} ${arg_LIBS})
+  target_precompile_headers(ad_actors_${name} REUSE_FROM ad_messages)
+  set_property(GLOBAL APPEND PROPERTY AD_ACTOR_MODULES ad_actors_${name})
+endfunction()
+
+# ad_test(NAME SOURCES_DIR LIBS... [LABELS ...]) builds one GoogleTest binary
+# from every *.cpp in tests/<SOURCES_DIR> and registers its cases with ctest.
+function(ad_test name dir)
+  cmake_parse_arguments(arg "" "TIMEOUT" "LIBS;LABELS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*.cpp")
+  add_executable(${name} ${sources})
+  target_link_libraries(${name} PRIVATE ad_test_support ${arg_LIBS} GTest::gtest_main GTest::gmock)
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 300)
+  endif()
+  gtest_discover_tests(${name}
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+    PROPERTIES LABELS "${arg_LABELS}" TIMEOUT ${arg_TIMEOUT}
+    DISCOVERY_TIMEOUT 60)
+endfunction()

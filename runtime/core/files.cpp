@@ -1,0 +1,122 @@
+#include "runtime/core/files.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+class fd_guard {
+public:
+  explicit fd_guard(int fd) : fd_(fd) {}
+  ~fd_guard() {
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+  int get() const { return fd_; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+private:
+  int fd_;
+};
+
+status write_all(int fd, std::string_view data, const fs::path& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return status::from_errno("write " + path.string(), errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return status::ok();
+}
+} // namespace
+
+result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
+  fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return status::from_errno("open " + path.string(), errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return status::from_errno("stat " + path.string(), errno);
+  if (S_ISDIR(st.st_mode))
+    return status::invalid_argument(path.string() + " is a directory, expected a file");
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    return status::invalid_argument(path.string() + " is " + std::to_string(st.st_size)
+                                    + " bytes, more than the limit of "
+                                    + std::to_string(max_bytes) + " bytes");
+  std::string out;
+  out.reserve(static_cast<std::size_t>(st.st_size));
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return status::from_errno("read " + path.string(), errno);
+    }
+    if (n == 0)
+      break;
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes)
+      return status::invalid_argument(path.string() + " grew past the limit of "
+                                      + std::to_string(max_bytes) + " bytes while reading");
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+status fsync_directory(const fs::path& dir) {
+  fd_guard fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return status::from_errno("open directory " + dir.string(), errno);
+  if (::fsync(fd.get()) != 0)
+    return status::from_errno("fsync directory " + dir.string(), errno);
+  return status::ok();
+}
+
+status make_directories(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return status::io_error("create directory " + dir.string() + ": " + ec.message());
+  return status::ok();
+}
+
+status write_file_atomic(const fs::path& path, std::string_view data, durability mode) {
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  auto fail = [&](status st) {
+    ::unlink(tmp.c_str());
+    return st;
+  };
+  fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0)
+    return status::from_errno("create " + tmp.string(), errno);
+  if (auto st = write_all(fd.get(), data, tmp); !st)
+    return fail(st);
+  if (mode == durability::synced && ::fsync(fd.get()) != 0)
+    return fail(status::from_errno("fsync " + tmp.string(), errno));
+  if (::close(fd.release()) != 0)
+    return fail(status::from_errno("close " + tmp.string(), errno));
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    return fail(status::from_errno("rename " + tmp.string() + " to " + path.string(), errno));
+  if (mode == durability::synced) {
+    auto parent = path.parent_path();
+    return fsync_directory(parent.empty() ? fs::path(".") : parent);
+  }
+  return status::ok();
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,36 @@
+#pragma once
+// Small file-system helpers shared by every runtime module: bounded reads and
+// the durable whole-file replace (write a temporary, fsync it, rename over the
+// target, fsync the directory; the temporary is removed on failure, after
+// leveldb's SetCurrentFile). Errors come back as status values: not_found when
+// the file is missing, invalid_argument when a read exceeds its cap, io_error
+// otherwise, each message naming the path. Nothing here keeps state or threads.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "runtime/core/status.hpp"
+
+namespace ad::runtime {
+
+// Reads a whole file. Files larger than max_bytes are refused with
+// invalid_argument naming the path, its size and the cap.
+result<std::string> read_file(const std::filesystem::path& path,
+                              std::size_t max_bytes = 16u << 20);
+
+enum class durability : uint8_t { buffered, synced };
+
+// Replaces path's content. With durability::synced the data and the directory
+// entry are on disk when this returns OK.
+status write_file_atomic(const std::filesystem::path& path, std::string_view data,
+                         durability mode = durability::synced);
+
+// fsync() of a directory, so a rename or create inside it survives a crash.
+status fsync_directory(const std::filesystem::path& dir);
+
+// create_directories without exceptions.
+status make_directories(const std::filesystem::path& dir);
+
+} // namespace ad::runtime

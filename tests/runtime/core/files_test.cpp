@@ -1,0 +1,67 @@
+#include "runtime/core/clock.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/core/hash.hpp"
+#include "runtime/core/json.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ad::runtime {
+namespace {
+
+TEST(files, atomic_write_then_read_round_trips) {
+  test::temp_dir dir;
+  auto p = dir.path() / "state.json";
+  ASSERT_TRUE(write_file_atomic(p, "{\"a\":1}"));
+  auto text = read_file(p);
+  ASSERT_TRUE(text.is_ok());
+  EXPECT_EQ(*text, "{\"a\":1}");
+  ASSERT_TRUE(write_file_atomic(p, "second"));
+  EXPECT_EQ(*read_file(p), "second");
+  // No temporary is left behind.
+  int entries = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+TEST(files, read_refuses_files_over_the_cap_naming_the_path) {
+  test::temp_dir dir;
+  auto p = dir.write("big.md", std::string(100, 'x'));
+  auto text = read_file(p, 10);
+  ASSERT_FALSE(text.is_ok());
+  EXPECT_TRUE(text.error().is_invalid_argument());
+  EXPECT_NE(text.error().message().find("big.md"), std::string::npos);
+  EXPECT_TRUE(read_file(dir.path() / "missing").error().is_not_found());
+  EXPECT_TRUE(read_file(dir.path()).error().is_invalid_argument());
+}
+
+TEST(hash, sha256_matches_known_vectors) {
+  EXPECT_EQ(sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  test::temp_dir dir;
+  auto p = dir.write("f", "abc");
+  EXPECT_EQ(*sha256_file_hex(p), sha256_hex("abc"));
+}
+
+TEST(clock, iso_format_round_trips) {
+  millis t = 1795000000123;
+  auto text = format_utc_iso(t);
+  EXPECT_EQ(text, "2026-11-18T11:06:40.123Z");
+  EXPECT_EQ(*parse_utc_iso(text), t);
+  EXPECT_EQ(*parse_utc_iso("2026-11-18T20:06:40+09:00"), 1795000000000);
+  EXPECT_FALSE(parse_utc_iso("yesterday").is_ok());
+  EXPECT_EQ(format_utc_stamp(t), "20261118T110640Z");
+}
+
+TEST(json, parse_errors_name_source_and_offset) {
+  auto bad = parse_json("{\"a\": }", "policy.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("policy.json"), std::string::npos);
+  EXPECT_NE(bad.error().message().find("byte 7"), std::string::npos);
+  EXPECT_EQ((*parse_json("[1,2]", "x")).size(), 2u);
+  EXPECT_EQ(dump_json(json("a\xff")), "\"a\xef\xbf\xbd\"");
+}
+
+} // namespace
+} // namespace ad::runtime

@@ -1,0 +1,30 @@
+#pragma once
+// A fresh temporary directory per test, removed on destruction, plus small
+// helpers to write fixture files. Test-only; asserts through GoogleTest.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace ad::test {
+
+class temp_dir {
+public:
+  temp_dir();
+  ~temp_dir();
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // Writes content to path()/relative, creating parent folders.
+  std::filesystem::path write(std::string_view relative, std::string_view content) const;
+
+private:
+  std::filesystem::path path_;
+};
+
+// The source tree (for fixtures under tests/) and the build tree (for built tools).
+std::filesystem::path source_dir();
+std::filesystem::path binary_dir();
+
+} // namespace ad::test

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages agent-dispatch needs to build and test.
+# Checks first; runs apt-get update and install only for what is missing.
+# Idempotent: a second run prints that everything is present and changes nothing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git
+  libcaf-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
+  googletest libgtest-dev libgmock-dev libssl-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    :
+  else
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: need root to install packages (run as root or with sudo)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
+echo "setup: done"

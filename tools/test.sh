@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite.
+# Usage: tools/test.sh [--sanitize] [BUILD_DIR]
+#   --sanitize  build with AddressSanitizer + UndefinedBehaviorSanitizer
+#               (default folder build-asan instead of build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitize=OFF
+if [ "${1:-}" = "--sanitize" ]; then
+  sanitize=ON
+  shift
+fi
+default_dir=build
+[ "$sanitize" = ON ] && default_dir=build-asan
+build_dir=${1:-$default_dir}
+
+bash tools/setup.sh
+bash tools/build.sh "$build_dir" -DAD_SANITIZE=$sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
