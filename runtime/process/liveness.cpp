@@ -1,0 +1,323 @@
+#include "runtime/process/liveness.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cctype>
+#include <system_error>
+
+#include "runtime/core/files.hpp"
+#include "runtime/process/process_events.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+result<std::string> parse_start_token(std::string_view stat_text) {
+  auto close = stat_text.rfind(')');
+  if (close == std::string_view::npos)
+    return status::invalid_argument("process stat text has no ')'");
+  std::string_view rest = stat_text.substr(close + 1);
+  // Fields after the name start at field 3 (state); starttime is field 22.
+  int field = 2;
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i])))
+      ++i;
+    if (i >= rest.size())
+      break;
+    std::size_t start = i;
+    while (i < rest.size() && !std::isspace(static_cast<unsigned char>(rest[i])))
+      ++i;
+    ++field;
+    if (field == 22) {
+      std::string token(rest.substr(start, i - start));
+      if (token.empty() || !std::all_of(token.begin(), token.end(), [](unsigned char c) {
+            return std::isdigit(c) != 0;
+          }))
+        return status::invalid_argument("process start time field is not a number: " + token);
+      return token;
+    }
+  }
+  return status::invalid_argument("process stat text has fewer than 22 fields");
+}
+
+result<std::string> process_start_token(int pid, const fs::path& proc_root) {
+  if (pid <= 0)
+    return status::not_found("no process with pid " + std::to_string(pid));
+  auto text = read_file(proc_root / std::to_string(pid) / "stat", 64 << 10);
+  if (!text)
+    return status::not_found("no process with pid " + std::to_string(pid));
+  return parse_start_token(*text);
+}
+
+pid_liveness probe_pid(int pid, std::string_view expected_token, const fs::path& proc_root) {
+  if (pid <= 0)
+    return pid_liveness::dead;
+  auto token = process_start_token(pid, proc_root);
+  if (!token)
+    return pid_liveness::dead;
+  if (!expected_token.empty() && *token != expected_token)
+    return pid_liveness::dead;
+  return pid_liveness::alive;
+}
+
+group_liveness probe_process_group(int pgid, const fs::path& proc_root) {
+  if (pgid <= 0)
+    return group_liveness::gone;
+  if (proc_root == "/proc" && ::kill(-pgid, 0) != 0 && errno == ESRCH)
+    return group_liveness::gone;
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return group_liveness::alive; // cannot tell: assume it runs
+  group_liveness found = group_liveness::gone;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name(entry->d_name);
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name.front())))
+      continue;
+    auto text = read_file(proc_root / std::string(name) / "stat", 64 << 10);
+    if (!text)
+      continue;
+    auto close = text->rfind(')');
+    if (close == std::string::npos)
+      continue;
+    // After ")": state ppid pgrp ...
+    char state = 0;
+    long ppid = 0;
+    long pgrp = 0;
+    if (std::sscanf(text->c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3)
+      continue;
+    if (pgrp == pgid && state != 'Z' && state != 'X') {
+      found = group_liveness::alive;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return found;
+}
+
+std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
+  std::vector<int> pids;
+  if (marker.empty())
+    return pids;
+  std::string needle = std::string(execution_marker_variable) + "=" + std::string(marker);
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return pids;
+  std::string buf;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name(entry->d_name);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
+          return std::isdigit(c) != 0;
+        }))
+      continue;
+    fs::path environ_path = proc_root / std::string(name) / "environ";
+    int fd = ::open(environ_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    buf.clear();
+    char chunk[16384];
+    ssize_t n = 0;
+    bool failed = false;
+    while ((n = ::read(fd, chunk, sizeof chunk)) != 0) {
+      if (n < 0) {
+        failed = true;
+        break;
+      }
+      buf.append(chunk, static_cast<std::size_t>(n));
+      if (buf.size() > (8u << 20))
+        break; // an environment this large is not ours to parse
+    }
+    ::close(fd);
+    if (failed)
+      continue;
+    std::string_view env(buf);
+    while (!env.empty()) {
+      auto end = env.find('\0');
+      std::string_view var = env.substr(0, end);
+      if (var == needle) {
+        pids.push_back(std::stoi(std::string(name)));
+        break;
+      }
+      if (end == std::string_view::npos)
+        break;
+      env.remove_prefix(end + 1);
+    }
+  }
+  ::closedir(dir);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+// --- ownership ---------------------------------------------------------------
+
+namespace {
+
+bool path_inside(const fs::path& inner, const fs::path& outer) {
+  fs::path a = inner.lexically_normal();
+  fs::path b = outer.lexically_normal();
+  if (b.empty())
+    return false;
+  auto ai = a.begin();
+  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+    if (bi->empty() && std::next(bi) == b.end())
+      break; // trailing separator of the outer path
+    if (ai == a.end() || *ai != *bi)
+      return false;
+  }
+  return ai != a.end(); // strictly inside
+}
+
+} // namespace
+
+locator_ownership judge_locator_ownership(const locator_claim& claim,
+                                          const workspace_identity& workspace) {
+  if (!path_inside(claim.locator_path, workspace.runs_dir))
+    return {locator_ownership_kind::foreign,
+            "foreign locator path: " + claim.locator_path.string() +
+              " is outside the runs folder " + workspace.runs_dir.string()};
+  if (claim.workspace_id.empty())
+    return {locator_ownership_kind::foreign, "locator names no workspace id"};
+  if (claim.workspace_id != workspace.id)
+    return {locator_ownership_kind::foreign, "foreign locator workspace id: recorded=" +
+                                               claim.workspace_id + " expected=" + workspace.id};
+  if (claim.workspace_root.empty())
+    return {locator_ownership_kind::foreign, "locator names no workspace root"};
+  if (fs::path(claim.workspace_root).lexically_normal() != workspace.root.lexically_normal())
+    return {locator_ownership_kind::foreign, "foreign locator workspace root: recorded=" +
+                                               claim.workspace_root +
+                                               " expected=" + workspace.root.string()};
+  return {locator_ownership_kind::owned, {}};
+}
+
+locator_ownership probe_locator_ownership(locator_claim claim,
+                                          const workspace_identity& workspace) {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(claim.locator_path, ec);
+  if (!ec)
+    claim.locator_path = resolved;
+  if (!claim.workspace_root.empty()) {
+    fs::path root = fs::weakly_canonical(claim.workspace_root, ec);
+    if (!ec)
+      claim.workspace_root = root.string();
+  }
+  workspace_identity ws = workspace;
+  fs::path runs = fs::weakly_canonical(ws.runs_dir, ec);
+  if (!ec)
+    ws.runs_dir = runs;
+  return judge_locator_ownership(claim, ws);
+}
+
+// --- the rule ----------------------------------------------------------------
+
+liveness_verdict judge_liveness(const liveness_evidence& ev) {
+  liveness_verdict v;
+  if (!ev.locator_status.empty() && ev.locator_status != "running") {
+    v.basis = liveness_basis::not_running;
+    v.reason = "locator status is " + ev.locator_status;
+    return v;
+  }
+  if (ev.agent.recorded == evidence_presence::present && ev.agent.state == pid_liveness::alive) {
+    v.kind = liveness_kind::live;
+    v.basis = liveness_basis::agent_pid;
+    v.reason = "agent pid alive with the same start token";
+    return v;
+  }
+  if (ev.dispatcher.recorded == evidence_presence::present &&
+      ev.dispatcher.state == pid_liveness::alive) {
+    v.kind = liveness_kind::live;
+    v.basis = liveness_basis::dispatcher_pid;
+    v.reason = "dispatcher pid alive with the same start token";
+    return v;
+  }
+  if (!ev.marker.empty()) {
+    if (!ev.marker_pids.empty()) {
+      v.kind = liveness_kind::live;
+      v.basis = liveness_basis::marker;
+      v.reason = "process carrying the marker: pid";
+      for (std::size_t i = 0; i < ev.marker_pids.size(); ++i)
+        v.reason += (i == 0 ? " " : ",") + std::to_string(ev.marker_pids[i]);
+      return v;
+    }
+    v.basis = liveness_basis::marker_absent;
+    v.reason = "no process carries the marker " + ev.marker;
+    return v;
+  }
+  if (ev.agent.recorded == evidence_presence::present) {
+    v.basis = liveness_basis::agent_gone;
+    v.reason = "recorded agent pid is no longer alive";
+    return v;
+  }
+  if (ev.native_session == evidence_presence::present ||
+      ev.stream_log == evidence_presence::present) {
+    v.kind = liveness_kind::live;
+    v.basis = liveness_basis::files_without_pid;
+    v.idle_ms = std::max<millis>(0, ev.now - ev.last_progress);
+    v.reason = std::string(ev.native_session == evidence_presence::present ? "native session"
+                                                                           : "stream") +
+               " files exist without pid evidence, idle " + std::to_string(v.idle_ms / 1000) +
+               "s; kept live (no time-based recovery)";
+    return v;
+  }
+  v.reason = "no pid, marker or file evidence";
+  return v;
+}
+
+namespace {
+
+// mtime in ms of a regular file, or -1.
+millis file_mtime(const fs::path& p) {
+  struct stat st {};
+  if (p.empty() || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return -1;
+  return static_cast<millis>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+// The newest *.jsonl of a folder, or the file itself: its mtime, or -1.
+millis native_session_mtime(const fs::path& p) {
+  if (p.empty())
+    return -1;
+  std::error_code ec;
+  if (!fs::is_directory(p, ec))
+    return file_mtime(p);
+  millis newest = -1;
+  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".jsonl")
+      newest = std::max(newest, file_mtime(it->path()));
+  }
+  return newest;
+}
+
+} // namespace
+
+liveness_evidence probe_liveness(const liveness_probe_input& in, const clock& clk,
+                                 const fs::path& proc_root) {
+  liveness_evidence ev;
+  ev.locator_status = in.locator_status;
+  if (in.agent_pid > 0) {
+    ev.agent.recorded = evidence_presence::present;
+    ev.agent.state = probe_pid(in.agent_pid, in.agent_start_token, proc_root);
+  }
+  if (in.dispatcher_pid > 0) {
+    ev.dispatcher.recorded = evidence_presence::present;
+    ev.dispatcher.state = probe_pid(in.dispatcher_pid, in.dispatcher_start_token, proc_root);
+  }
+  ev.marker = in.marker;
+  if (!in.marker.empty())
+    ev.marker_pids = processes_with_marker(in.marker, proc_root);
+  millis native = native_session_mtime(in.native_session_path);
+  millis stream = file_mtime(in.stream_log_path);
+  ev.native_session = native >= 0 ? evidence_presence::present : evidence_presence::absent;
+  ev.stream_log = stream >= 0 ? evidence_presence::present : evidence_presence::absent;
+  ev.last_progress = std::max<millis>({native, stream, 0});
+  ev.now = clk.now();
+  return ev;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,103 @@
+#pragma once
+// The values a child process produces, as seen by whoever follows it: output
+// lines, silence ticks and the one exit event, plus the spawn request that
+// starts a child and the sink interface the process reactor delivers events
+// to. Every child gets exactly one process_exit, launch failures included
+// (exit code 127 with the reason). Sink methods run on the reactor thread:
+// they must return quickly, must never block on the reactor (spawn() and
+// terminate() are fine, they only queue) and must not throw. Plain values
+// only; nothing here owns a thread or a file descriptor.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ad::runtime {
+
+// Name of the environment variable that carries an attempt's process marker.
+inline constexpr const char* execution_marker_variable = "AGENT_DISPATCH_EXECUTION_ID";
+
+// Reactor-wide child identifier, never reused within one reactor; 0 is never
+// a valid id.
+using child_id = uint64_t;
+
+enum class output_stream : uint8_t { stdout_stream, stderr_stream };
+
+// "stdout" / "stderr", as written into stream.log.
+const char* to_string(output_stream s) noexcept;
+
+enum class line_cut : uint8_t { whole, truncated };
+
+// One line of output without its '\n'. A line longer than the child's cap is
+// cut: text holds its first cap bytes, cut == truncated and dropped_bytes
+// says how many bytes were thrown away. Text is raw bytes (not validated as
+// UTF-8).
+struct process_line {
+  child_id id = 0;
+  output_stream stream = output_stream::stdout_stream;
+  std::string text;
+  line_cut cut = line_cut::whole;
+  uint64_t dropped_bytes = 0;
+};
+
+// Emitted every silence interval while a running child writes nothing.
+struct process_silence {
+  child_id id = 0;
+  int64_t silent_for_ms = 0; // time since the last byte (or since the start)
+};
+
+enum class exit_kind : uint8_t {
+  exited,        // normal exit: exit_code is the status
+  signaled,      // killed by signal: signal is set, exit_code = 128 + signal
+  launch_failed, // never ran (command not found, bad cwd): exit_code = 127
+};
+
+const char* to_string(exit_kind k) noexcept;
+
+struct process_exit {
+  child_id id = 0;
+  int pid = 0; // 0 for launch failures
+  exit_kind kind = exit_kind::exited;
+  int exit_code = 0;
+  int signal = 0;
+  std::string reason; // launch failure reason, else empty
+};
+
+// Receives a child's events on the reactor thread, in order: lines and
+// silence ticks, then exactly one process_exit, after which the sink is
+// released by the reactor.
+class process_event_sink {
+public:
+  virtual ~process_event_sink() = default;
+  virtual void on_line(process_line&& line) = 0;
+  virtual void on_silence(const process_silence& tick) = 0;
+  virtual void on_exit(const process_exit& exit) = 0;
+};
+
+inline constexpr std::size_t default_line_cap = std::size_t{1} << 20; // 1 MiB
+
+struct spawn_request {
+  std::vector<std::string> argv;      // argv[0] is searched in PATH if it has no '/'
+  std::filesystem::path cwd;          // the workspace; must exist
+  std::vector<std::pair<std::string, std::string>> env_additions; // override parent values
+  std::string marker;                 // AGENT_DISPATCH_EXECUTION_ID value; empty = none
+  std::size_t line_cap = default_line_cap;
+  int64_t silence_interval_ms = 0;    // 0 = no silence ticks
+  std::shared_ptr<process_event_sink> sink; // required
+};
+
+enum class spawn_result_kind : uint8_t { started, launch_failed };
+
+struct spawn_outcome {
+  child_id id = 0;
+  spawn_result_kind kind = spawn_result_kind::started;
+  int pid = 0;             // started only
+  std::string start_token; // field 22 of /proc/<pid>/stat; may be empty if unreadable
+  std::string reason;      // launch_failed only
+};
+
+} // namespace ad::runtime

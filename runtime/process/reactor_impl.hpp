@@ -1,0 +1,132 @@
+#pragma once
+// Internal to runtime/process: the state of the process reactor's thread
+// (children, pipes, timers, the command queue) shared by reactor.cpp (the
+// public, thread-safe API) and reactor_loop.cpp (the epoll loop). Only the
+// reactor thread touches anything here except `queue` and `stop_requested`,
+// which are guarded by `mu`. Not for use outside the reactor.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/process/line_splitter.hpp"
+#include "runtime/process/reactor.hpp"
+#include "runtime/process/spawn.hpp"
+
+namespace ad::runtime {
+
+namespace reactor_detail {
+
+struct pipe_state {
+  int fd = -1;
+  output_stream stream;
+  line_splitter splitter;
+  pipe_state(int f, output_stream s, std::size_t cap) : fd(f), stream(s), splitter(cap) {}
+};
+
+struct child_record {
+  child_id id = 0;
+  int pid = 0;
+  int pidfd = -1;
+  pipe_state out;
+  pipe_state err;
+  std::shared_ptr<process_event_sink> sink;
+  int64_t silence_ms = 0;
+  int64_t last_activity = 0;
+  int64_t next_tick = 0;
+  bool reaped = false;
+  int wait_status = 0;
+  int64_t linger_deadline = 0;
+  bool terminating = false;
+  bool killed = false;
+  int64_t kill_deadline = 0;
+
+  child_record(child_id i, const spawned_child& c, std::size_t cap)
+    : id(i), pid(c.pid), out(c.stdout_fd, output_stream::stdout_stream, cap),
+      err(c.stderr_fd, output_stream::stderr_stream, cap) {}
+};
+
+// A group whose leader was reported as exited while other members lived on.
+struct lingering_group {
+  int pgid = 0;
+  bool terminating = false;
+  bool killed = false;
+  int64_t kill_deadline = 0;
+};
+
+struct command {
+  enum class kind : uint8_t { add_child, launch_failed, terminate, shutdown } what;
+  child_id id = 0;
+  spawned_child child;
+  std::size_t line_cap = default_line_cap;
+  int64_t silence_ms = 0;
+  std::shared_ptr<process_event_sink> sink;
+  std::string reason;
+  int64_t grace_ms = 0;
+  shutdown_mode mode = shutdown_mode::terminate_children;
+};
+
+} // namespace reactor_detail
+
+struct process_reactor::impl {
+  using child_record = reactor_detail::child_record;
+  using pipe_state = reactor_detail::pipe_state;
+  using lingering_group = reactor_detail::lingering_group;
+  using command = reactor_detail::command;
+
+  reactor_options opt;
+  std::atomic<std::size_t>* running = nullptr;
+  int epfd = -1;
+  int evfd = -1;
+  int sigfd = -1;
+  bool use_pidfd = true;
+
+  std::mutex mu;
+  std::vector<command> queue; // guarded by mu
+  bool stop_requested = false; // guarded by mu
+
+  std::unordered_map<child_id, std::unique_ptr<child_record>> children;
+  std::unordered_map<child_id, lingering_group> lingering;
+  bool shutting_down = false;
+  shutdown_mode mode = shutdown_mode::terminate_children;
+  int64_t next_sweep = 0;
+  std::vector<char> buf = std::vector<char>(256 << 10);
+
+  ~impl(); // closes epfd, evfd and sigfd
+
+  // Creates epoll, eventfd and (without pidfd) the signalfd; sets use_pidfd.
+  status open(reactor_options::watch_choice watch);
+  void post(command c);
+  void watch_fd(int fd, uint64_t k);
+  void unwatch_close(int& fd);
+
+  // --- output ---------------------------------------------------------------
+  void emit_lines(child_record& c, pipe_state& p, std::string_view data);
+  void close_pipe(child_record& c, pipe_state& p);
+  bool read_once(child_record& c, pipe_state& p, int64_t now);
+  void drain(child_record& c, pipe_state& p, int64_t now);
+
+  // --- exits ----------------------------------------------------------------
+  void mark_reaped(child_record& c, int wait_status, int64_t now);
+  void try_reap(child_record& c, int64_t now);
+  void finalize(child_record& c, int64_t now);
+
+  // --- commands -------------------------------------------------------------
+  void start_termination(child_record& c, int64_t grace, int64_t now);
+  void start_termination(lingering_group& g, int64_t grace, int64_t now);
+  void run_command(command& cmd, int64_t now);
+  void run_commands(int64_t now);
+
+  // --- timers ---------------------------------------------------------------
+  int compute_timeout(int64_t now) const;
+  void run_timers(int64_t now, bool sigchld);
+  bool finished() const;
+  void detach_all();
+  void loop();
+};
+
+} // namespace ad::runtime

@@ -1,0 +1,256 @@
+#include "runtime/worklog/work_log.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "runtime/core/files.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view table_header =
+  "| seq | time | event | task | role | attempt | model | result | locator |";
+constexpr std::string_view table_separator = "|---:|---|---|---|---|---:|---|---|---|";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return s;
+}
+
+template <class T>
+bool parse_number(std::string_view s, T& out) {
+  if (s.empty())
+    return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool is_separator_row(const std::vector<std::string>& cells) {
+  return std::all_of(cells.begin(), cells.end(), [](const std::string& c) {
+    return !c.empty() && c.find_first_not_of(":-") == std::string::npos;
+  });
+}
+
+// Fd closed (and flock released) on scope exit.
+struct locked_fd {
+  int fd = -1;
+  ~locked_fd() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+status write_all(int fd, std::string_view data, const fs::path& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return status::from_errno("work log write " + path.string(), errno);
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return status::ok();
+}
+
+} // namespace
+
+std::string escape_work_log_cell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '\n':
+      case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_work_log_row(const work_log_row& r) {
+  std::string out = "| " + std::to_string(r.seq);
+  for (const std::string* cell : {&r.time, &r.event, &r.task, &r.role}) {
+    out += " | ";
+    out += escape_work_log_cell(*cell);
+  }
+  out += " | " + std::to_string(r.attempt);
+  for (const std::string* cell : {&r.model, &r.result, &r.locator}) {
+    out += " | ";
+    out += escape_work_log_cell(*cell);
+  }
+  out += " |\n";
+  return out;
+}
+
+std::string work_log_header() {
+  std::string out = "# Work Log\n\n> Timeline written by agent-dispatch. Do not edit by hand.\n\n";
+  out += table_header;
+  out += '\n';
+  out += table_separator;
+  out += '\n';
+  return out;
+}
+
+bool split_work_log_cells(std::string_view line, std::vector<std::string>& cells) {
+  cells.clear();
+  std::string_view s = trim(line);
+  if (s.size() < 2 || s.front() != '|')
+    return false;
+  std::string cell;
+  bool closed = false;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    char c = s[i];
+    closed = false;
+    if (c == '\\' && i + 1 < s.size()) {
+      cell += s[++i];
+      continue;
+    }
+    if (c == '|') {
+      cells.emplace_back(trim(cell));
+      cell.clear();
+      closed = true;
+      continue;
+    }
+    cell += c;
+  }
+  if (!closed) {
+    cells.clear();
+    return false;
+  }
+  return true;
+}
+
+work_log_document parse_work_log(std::string_view text) {
+  work_log_document doc;
+  std::vector<std::string> cells;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++number;
+    std::string_view t = trim(line);
+    if (t.empty() || t.front() == '#' || t.front() == '>')
+      continue; // blank, title or note
+    if (split_work_log_cells(t, cells)) {
+      if (!cells.empty() && cells[0] == "seq")
+        continue;
+      if (is_separator_row(cells))
+        continue;
+      work_log_row row;
+      if (cells.size() == 9 && parse_number(cells[0], row.seq) &&
+          parse_number(cells[5], row.attempt)) {
+        row.time = cells[1];
+        row.event = cells[2];
+        row.task = cells[3];
+        row.role = cells[4];
+        row.model = cells[6];
+        row.result = cells[7];
+        row.locator = cells[8];
+        doc.rows.push_back(std::move(row));
+        continue;
+      }
+    }
+    doc.foreign.push_back({number, std::string(line)});
+  }
+  return doc;
+}
+
+fs::path work_log_path(const fs::path& workspace, std::string_view group) {
+  return workspace / "agent-task" / std::string(group) / work_log_file_name;
+}
+
+result<work_log_row> append_work_log(const fs::path& log_path, const work_log_event& event,
+                                     const clock& clk) {
+  if (auto st = make_directories(log_path.parent_path()); !st)
+    return st.with_context("work log " + log_path.string());
+  // The log may be archived (unlinked) while we wait for its lock: then the
+  // inode we locked is no longer the path, and we start over.
+  for (int tries = 0; tries < 16; ++tries) {
+    locked_fd f;
+    f.fd = ::open(log_path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (f.fd < 0)
+      return status::from_errno("work log open " + log_path.string(), errno);
+    int rc = 0;
+    while ((rc = ::flock(f.fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0)
+      return status::from_errno("work log lock " + log_path.string(), errno);
+    struct stat by_fd {};
+    struct stat by_path {};
+    if (::fstat(f.fd, &by_fd) != 0)
+      return status::from_errno("work log stat " + log_path.string(), errno);
+    if (::stat(log_path.c_str(), &by_path) != 0 || by_path.st_ino != by_fd.st_ino ||
+        by_path.st_dev != by_fd.st_dev || by_fd.st_nlink == 0)
+      continue;
+
+    std::string text;
+    text.resize(static_cast<std::size_t>(by_fd.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      ssize_t n = ::pread(f.fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return status::from_errno("work log read " + log_path.string(), errno);
+      if (n == 0)
+        break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+
+    std::string out;
+    uint64_t last_seq = 0;
+    if (text.empty()) {
+      out = work_log_header();
+    } else {
+      work_log_document doc = parse_work_log(text);
+      for (const auto& row : doc.rows)
+        last_seq = std::max(last_seq, row.seq);
+      if (text.back() != '\n')
+        out += '\n';
+      if (text.find(table_header) == std::string::npos) {
+        out += '\n';
+        out += table_header;
+        out += '\n';
+        out += table_separator;
+        out += '\n';
+      }
+    }
+    work_log_row row;
+    row.seq = last_seq + 1;
+    row.time = format_utc_iso(clk.now());
+    row.event = event.event;
+    row.task = event.task;
+    row.role = event.role;
+    row.attempt = event.attempt;
+    row.model = event.model;
+    row.result = event.result;
+    row.locator = event.locator;
+    out += format_work_log_row(row);
+    if (auto st = write_all(f.fd, out, log_path); !st)
+      return st;
+    if (::fdatasync(f.fd) != 0)
+      return status::from_errno("work log sync " + log_path.string(), errno);
+    return row;
+  }
+  return status::io_error("work log " + log_path.string() + " kept being replaced while appending");
+}
+
+} // namespace ad::runtime

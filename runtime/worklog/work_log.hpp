@@ -1,0 +1,87 @@
+#pragma once
+// The group work log, agent-task/<group>/WORK_LOG.md: a markdown table
+// `| seq | time | event | task | role | attempt | model | result | locator |`
+// that the dispatcher appends START and FINISH rows to. This file owns the
+// row format (cell escaping, rendering, parsing back into rows) and the
+// locked append: an exclusive flock on the log file, the last seq read under
+// the lock, the header written when the file is new, one write per row,
+// fdatasync. Several processes may append at once; seq stays unique and
+// increasing. Safe from any thread (no shared state). Error contract: an
+// append that cannot open, lock, read or write the log returns io_error
+// naming the path; the caller records its own failure class
+// (`work-log-write-failed`). Parsing never fails: lines that are not rows
+// are reported as foreign lines.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+#include "runtime/core/status.hpp"
+
+namespace ad::runtime {
+
+inline constexpr const char* work_log_file_name = "WORK_LOG.md";
+
+struct work_log_row {
+  uint64_t seq = 0;
+  std::string time; // ISO-8601 UTC
+  std::string event; // START | FINISH
+  std::string task;
+  std::string role;
+  int attempt = 0;
+  std::string model;
+  std::string result;
+  std::string locator;
+
+  friend bool operator==(const work_log_row&, const work_log_row&) = default;
+};
+
+// Replaces '\' by "\\", '|' by "\|" and CR/LF by a space.
+std::string escape_work_log_cell(std::string_view text);
+
+// "| 3 | 2026-... | START | g/01_x | worker | 1 | m | running | /path |\n"
+std::string format_work_log_row(const work_log_row& row);
+
+// The title, note, table header and separator written to a new log.
+std::string work_log_header();
+
+// Splits "| a | b\|c |" into unescaped, trimmed cells; false when the line is
+// not a table row.
+bool split_work_log_cells(std::string_view line, std::vector<std::string>& cells);
+
+struct work_log_foreign_line {
+  std::size_t line_number = 0; // 1-based
+  std::string text;
+};
+
+struct work_log_document {
+  std::vector<work_log_row> rows;
+  std::vector<work_log_foreign_line> foreign; // not a row, header, blank or known note
+};
+
+work_log_document parse_work_log(std::string_view text);
+
+// The path of a group's log: <workspace>/agent-task/<group>/WORK_LOG.md.
+std::filesystem::path work_log_path(const std::filesystem::path& workspace,
+                                    std::string_view group);
+
+// A row to append; seq and time are set by append_work_log.
+struct work_log_event {
+  std::string event;
+  std::string task;
+  std::string role;
+  int attempt = 0;
+  std::string model;
+  std::string result;
+  std::string locator;
+};
+
+// Appends one row under an exclusive lock; returns the row written (with
+// its seq). Creates the folder and the header when the log is new.
+result<work_log_row> append_work_log(const std::filesystem::path& log_path,
+                                     const work_log_event& event, const clock& clk);
+
+} // namespace ad::runtime
