@@ -1,0 +1,135 @@
+#include "tools/agent-sim/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tools/agent-sim/demo_scenario.hpp"
+#include "tools/agent-sim/help_text.hpp"
+
+namespace ad::agent_sim {
+namespace {
+
+std::string error_of(std::string_view text) {
+  auto s = parse_scenario_text(text, "s.json");
+  EXPECT_FALSE(s.is_ok()) << "expected a parse error for " << text;
+  return s.is_ok() ? "" : s.error().message();
+}
+
+TEST(scenario, parses_every_action_kind) {
+  auto s = parse_scenario_text(R"({
+    "version": 1,
+    "tasks": {
+      "auth/02+01_api": {
+        "worker": {
+          "1": {"actions": [
+            {"kind": "events", "count": 3, "interval_seconds": 0.5},
+            {"kind": "fail", "failure": "rate_limit", "retry_after_seconds": 30, "exit_code": 3}
+          ]},
+          "2": [{"kind": "silence", "seconds": 1.5}, {"kind": "work", "checklist": "first", "mode": "touch"}],
+          "default": [{"kind": "hang", "in": "tool_call"}]
+        },
+        "review": {"1": [{"kind": "review", "verdict": "FAIL"}]},
+        "selfcheck": {"1": [{"kind": "selfcheck"}, {"kind": "spawn_child", "seconds": 5},
+                            {"kind": "write", "path": "a.txt", "content": "x"},
+                            {"kind": "collab_tool", "tool": "send_input"},
+                            {"kind": "exit", "signal": "SIGTERM"}]}
+      }
+    },
+    "defaults": {"worker": [{"kind": "fail", "failure": "file_exists", "path": "src/a.cpp", "signal": "KILL"}]}
+  })", "s.json");
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  const auto& worker = s->tasks.at("auth/02+01_api").at("worker");
+  ASSERT_EQ(worker.by_attempt.at(1).size(), 2u);
+  EXPECT_EQ(worker.by_attempt.at(1)[0].kind, action_kind::events);
+  EXPECT_EQ(worker.by_attempt.at(1)[0].count, 3);
+  EXPECT_DOUBLE_EQ(worker.by_attempt.at(1)[0].seconds, 0.5);
+  const action& fail = worker.by_attempt.at(1)[1];
+  EXPECT_EQ(fail.failure, failure_kind::rate_limit);
+  EXPECT_EQ(fail.retry_after_seconds.value_or(-1), 30);
+  EXPECT_EQ(fail.exit_code, 3);
+  EXPECT_EQ(worker.by_attempt.at(2)[1].checklist, checklist_fill::first);
+  EXPECT_EQ(worker.by_attempt.at(2)[1].mode, write_mode::touch);
+  ASSERT_TRUE(worker.fallback.has_value());
+  EXPECT_EQ((*worker.fallback)[0].place, hang_place::tool_call);
+  EXPECT_EQ(s->tasks.at("auth/02+01_api").at("review").by_attempt.at(1)[0].verdict, "FAIL");
+  const auto& sc = s->tasks.at("auth/02+01_api").at("selfcheck").by_attempt.at(1);
+  EXPECT_EQ(sc[3].tool, "send_input");
+  EXPECT_EQ(sc[4].signal, 15);
+  EXPECT_EQ(s->defaults.at("worker")[0].signal, 9);
+  EXPECT_EQ(s->defaults.at("worker")[0].path, "src/a.cpp");
+}
+
+TEST(scenario, selects_attempt_then_default_then_role_default_then_competent) {
+  auto s = parse_scenario_text(R"({"tasks": {"g/01_a": {"worker": {
+      "2": [{"kind": "exit", "code": 7}], "default": [{"kind": "exit", "code": 8}]}}},
+    "defaults": {"review": [{"kind": "exit", "code": 9}]}})", "s.json");
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  EXPECT_EQ(select_actions(*s, "g/01_a", "worker", 2)[0].exit_code, 7);
+  EXPECT_EQ(select_actions(*s, "g/01_a", "worker", 1)[0].exit_code, 8);
+  EXPECT_EQ(select_actions(*s, "g/01_a", "review", 1)[0].exit_code, 9);
+  auto competent = select_actions(*s, "g/01_a", "selfcheck", 1);
+  ASSERT_EQ(competent.size(), 2u);
+  EXPECT_EQ(competent[1].kind, action_kind::selfcheck);
+  EXPECT_EQ(select_actions(*s, "other/01_b", "worker", 1).back().kind, action_kind::work);
+  EXPECT_EQ(select_actions(scenario{}, "x", "review", 4).back().verdict, "PASS");
+}
+
+TEST(scenario, unknown_action_names_the_escaped_json_pointer) {
+  EXPECT_EQ(error_of(R"({"tasks": {"auth/02_api": {"worker": {"1": {"actions": [{"kind": "explode"}]}}}}})"),
+            "s.json: /tasks/auth~102_api/worker/1/actions/0/kind: unknown action \"explode\"");
+}
+
+TEST(scenario, bad_values_name_their_pointer) {
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"review": {"1": [{"kind": "review", "verdict": "MAYBE"}]}}}})"),
+            "s.json: /tasks/t/review/1/0/verdict: expected \"PASS\", \"WARN\" or \"FAIL\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"first": []}}}})"),
+            "s.json: /tasks/t/worker/first: expected an attempt number >= 1 or \"default\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"coder": {}}}})"),
+            "s.json: /tasks/t/coder: unknown role \"coder\" (expected worker, selfcheck or review)");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "fail", "failure": "meteor"}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/failure: unknown failure \"meteor\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "silence"}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/seconds: missing");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "events", "cont": 3}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/cont: unknown key \"cont\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "fail", "signal": "SIGNOPE"}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/signal: unknown signal \"SIGNOPE\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "fail", "failure": "file_exists"}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/path: required for failure \"file_exists\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "events", "count": -1}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/count: must be between 0 and 100000");
+  EXPECT_EQ(error_of(R"({"version": 2})"), "s.json: /version: unsupported version (expected 1)");
+  EXPECT_EQ(error_of(R"({"taks": {}})"), "s.json: /taks: unknown key \"taks\"");
+  EXPECT_EQ(error_of(R"([1, 2])"), "s.json: (document): a scenario is a JSON object");
+}
+
+TEST(scenario, invalid_json_is_reported_with_its_source) {
+  std::string e = error_of("{\"tasks\": ");
+  EXPECT_NE(e.find("s.json"), std::string::npos) << e;
+}
+
+TEST(scenario, demo_scenario_parses_and_scripts_failures) {
+  auto doc = demo_scenario({"a/01_x", "a/02+01_y", "a/03_z", "a/04_w", "a/05_v"});
+  auto s = parse_scenario(doc);
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  EXPECT_EQ(s->tasks.size(), 4u);
+  EXPECT_EQ(select_actions(*s, "a/01_x", "worker", 1).back().failure, failure_kind::rate_limit);
+  EXPECT_EQ(select_actions(*s, "a/01_x", "worker", 2).back().kind, action_kind::work);
+  EXPECT_EQ(select_actions(*s, "a/03_z", "worker", 1).back().failure, failure_kind::file_exists);
+  EXPECT_EQ(select_actions(*s, "a/04_w", "review", 1).back().verdict, "FAIL");
+  EXPECT_TRUE(parse_scenario(demo_scenario({})).is_ok());
+}
+
+TEST(scenario, help_documents_every_action_and_failure) {
+  std::string help(help_text());
+  for (auto k : {action_kind::work, action_kind::selfcheck, action_kind::review, action_kind::events,
+                 action_kind::silence, action_kind::hang, action_kind::fail, action_kind::spawn_child,
+                 action_kind::exit, action_kind::write, action_kind::collab_tool})
+    EXPECT_NE(help.find("\"kind\":\"" + std::string(to_string(k)) + "\""), std::string::npos) << to_string(k);
+  for (int f = 0; f <= static_cast<int>(failure_kind::error); ++f) {
+    std::string name(to_string(static_cast<failure_kind>(f)));
+    EXPECT_NE(help.find(name), std::string::npos) << name;
+  }
+}
+
+} // namespace
+} // namespace ad::agent_sim
