@@ -1,0 +1,55 @@
+#include "runtime/agents/attempt_output.hpp"
+
+#include "runtime/agents/json_fields.hpp"
+
+namespace ad::runtime {
+
+attempt_output::attempt_output(adapter_kind kind, review_guard guard)
+    : kind_(kind), guard_(guard) {}
+
+namespace {
+
+// A claude `user` event only matters when a tool result failed (it is then
+// rendered); the bulk of a claude stream is successful tool output, which is
+// skipped without a JSON parse. The CLI writes "type" first.
+bool skippable_claude_line(std::string_view line) {
+  return line.starts_with(R"({"type":"user")")
+         && line.find(R"("is_error":true)") == std::string_view::npos;
+}
+
+} // namespace
+
+output_step attempt_output::feed(output_channel channel, std::string_view line) {
+  output_step step;
+  std::optional<json> event;
+  if (channel == output_channel::out && kind_ != adapter_kind::command) {
+    if (kind_ == adapter_kind::claude && skippable_claude_line(line)) {
+      ++render_.lines_seen;
+      return step;
+    }
+    event = agent_json::parse_object_line(line);
+  }
+  const json* parsed = event ? &*event : nullptr;
+  if (auto d = detect_terminal_diagnostic(kind_, channel, line, parsed))
+    diagnostics_.add(std::move(*d));
+  if (guard_ == review_guard::codex_review && kind_ == adapter_kind::codex && parsed != nullptr
+      && !violation_) {
+    if (auto tool = codex_collaboration_tool_of_event(*parsed)) {
+      violation_ = *tool;
+      diagnostics_.add(review_control_diagnostic(*tool));
+      step.collaboration_tool = std::move(tool);
+    }
+  }
+  auto rendered = render_event(kind_, channel, line, parsed, render_);
+  step.rendered = std::move(rendered.lines);
+  step.discovered_session_id = std::move(rendered.discovered_session_id);
+  return step;
+}
+
+void attempt_output::add_agy_cli_log(std::string_view log_text,
+                                     const compiled_failure_patterns& table) {
+  for (auto& d : agy_log_diagnostics(log_text, table))
+    diagnostics_.add(std::move(d));
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,153 @@
+#include "runtime/agents/reset_time.hpp"
+
+#include <cmath>
+#include <regex>
+#include <string>
+
+namespace ad::runtime {
+
+namespace {
+
+constexpr auto flags = std::regex::ECMAScript | std::regex::icase;
+constexpr size_t max_scan = 16 * 1024;
+
+// Epoch numbers below this are seconds, above it milliseconds.
+constexpr double millis_threshold = 1e11;
+
+std::optional<double> to_number(const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(v) || v < 0)
+    return std::nullopt;
+  return v;
+}
+
+millis epoch_to_millis(double v) {
+  return static_cast<millis>(v < millis_threshold ? v * 1000.0 : v);
+}
+
+// Milliseconds per unit word; seconds when the unit is empty.
+std::optional<double> unit_millis(std::string unit) {
+  for (char& c : unit)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (unit.empty() || unit == "s" || unit == "sec" || unit == "secs" || unit == "second"
+      || unit == "seconds")
+    return 1000.0;
+  if (unit == "ms" || unit == "millisecond" || unit == "milliseconds")
+    return 1.0;
+  if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" || unit == "minutes")
+    return 60'000.0;
+  if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours")
+    return 3'600'000.0;
+  if (unit == "d" || unit == "day" || unit == "days")
+    return 86'400'000.0;
+  return std::nullopt;
+}
+
+std::optional<millis> absolute_json_field(const std::string& text) {
+  static const std::regex number_re(R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*(\d+(?:\.\d+)?))re",
+                                    flags);
+  static const std::regex iso_re(
+    R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?)")re",
+    flags);
+  std::smatch m;
+  if (std::regex_search(text, m, number_re))
+    if (auto v = to_number(m[1].str()))
+      return epoch_to_millis(*v);
+  if (std::regex_search(text, m, iso_re))
+    if (auto t = parse_utc_iso(m[1].str()))
+      return *t;
+  return std::nullopt;
+}
+
+std::optional<millis> claude_limit_pipe(const std::string& text) {
+  static const std::regex re(R"(limit reached\|(\d{9,13}))", flags);
+  std::smatch m;
+  if (std::regex_search(text, m, re))
+    if (auto v = to_number(m[1].str()))
+      return epoch_to_millis(*v);
+  return std::nullopt;
+}
+
+std::optional<millis> iso_after_reset_words(const std::string& text) {
+  static const std::regex re(
+    R"((?:resets?|try again|retry)(?: at| after| on)?\s*:?\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?))",
+    flags);
+  std::smatch m;
+  if (!std::regex_search(text, m, re))
+    return std::nullopt;
+  std::string iso = m[1].str();
+  if (iso.size() > 10 && iso[10] == ' ')
+    iso[10] = 'T';
+  if (auto t = parse_utc_iso(iso))
+    return *t;
+  return std::nullopt;
+}
+
+std::optional<millis> single_relative(const std::string& text, millis observed_at) {
+  static const std::regex retry_after_re(
+    R"(retry[-_ ]after["']?\s*[:=]?\s*["']?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)?\b)",
+    flags);
+  static const std::regex retry_in_re(
+    R"(retry in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b)",
+    flags);
+  static const std::regex retry_delay_re(R"re("?retryDelay"?\s*[:=]\s*"(\d+(?:\.\d+)?)s")re",
+                                         flags);
+  std::smatch m;
+  for (const std::regex* re : {&retry_after_re, &retry_in_re, &retry_delay_re}) {
+    if (!std::regex_search(text, m, *re))
+      continue;
+    auto v = to_number(m[1].str());
+    auto unit = unit_millis(m.size() > 2 ? m[2].str() : std::string());
+    if (v && unit)
+      return observed_at + static_cast<millis>(std::llround(*v * *unit));
+  }
+  return std::nullopt;
+}
+
+// "try again in 2 days 3 hours 5 minutes", "try again in 1h 30m".
+std::optional<millis> try_again_in(const std::string& text, millis observed_at) {
+  static const std::regex head_re(R"(try again in\s+)", flags);
+  static const std::regex part_re(
+    R"(^\s*(?:,|and)?\s*(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b)",
+    flags);
+  std::smatch head;
+  if (!std::regex_search(text, head, head_re))
+    return std::nullopt;
+  auto it = head.suffix().first;
+  auto end = text.cend();
+  double total = 0;
+  bool any = false;
+  std::smatch part;
+  while (std::regex_search(it, end, part, part_re)) {
+    auto v = to_number(part[1].str());
+    auto unit = unit_millis(part[2].str());
+    if (!v || !unit)
+      break;
+    total += *v * *unit;
+    any = true;
+    it = part.suffix().first;
+  }
+  if (!any)
+    return std::nullopt;
+  return observed_at + static_cast<millis>(std::llround(total));
+}
+
+} // namespace
+
+std::optional<millis> extract_reset_at(std::string_view text, millis observed_at) {
+  std::string scan(text.substr(0, max_scan));
+  if (auto t = absolute_json_field(scan))
+    return t;
+  if (auto t = claude_limit_pipe(scan))
+    return t;
+  if (auto t = iso_after_reset_words(scan))
+    return t;
+  if (auto t = single_relative(scan, observed_at))
+    return t;
+  if (auto t = try_again_in(scan, observed_at))
+    return t;
+  return std::nullopt;
+}
+
+} // namespace ad::runtime
