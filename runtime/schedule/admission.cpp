@@ -1,0 +1,236 @@
+#include "runtime/schedule/admission.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "runtime/schedule/dependency_gate.hpp"
+
+namespace ad::runtime {
+
+std::string_view to_string(admission_kind kind) {
+  switch (kind) {
+    case admission_kind::admit: return "admit";
+    case admission_kind::running_here: return "running-here";
+    case admission_kind::running_elsewhere: return "running-elsewhere";
+    case admission_kind::wait: return "wait";
+    case admission_kind::blocked: return "blocked";
+    case admission_kind::complete: return "complete";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Claims by owner plus a path -> owners index, so a conflict check costs
+// O(size of the requested write set), not O(number of claims).
+class claim_table {
+public:
+  explicit claim_table(const std::map<std::string, write_claim>& claims) {
+    for (const auto& [owner, c] : claims)
+      put(owner, c);
+  }
+
+  const write_claim* find(const std::string& owner) const {
+    auto it = by_owner_.find(owner);
+    return it == by_owner_.end() ? nullptr : &it->second;
+  }
+
+  void put(const std::string& owner, write_claim claim) {
+    erase(owner);
+    if (claim.kind == claim_kind::exclusive)
+      exclusive_.insert(owner);
+    else
+      for (const auto& p : claim.paths)
+        by_path_[p].insert(owner);
+    by_owner_.emplace(owner, std::move(claim));
+  }
+
+  // The conflict a claim on `paths` by `self` would have: the smallest owner
+  // among exclusive holders and holders of an intersecting path, with the
+  // smallest shared path ("" for an exclusive holder).
+  bool conflict(const std::string& self, const std::set<std::string>& paths,
+                std::string& owner, std::string& path) const {
+    bool found = false;
+    auto consider = [&](const std::string& o, const std::string& p) {
+      if (o == self)
+        return;
+      if (!found || o < owner || (o == owner && p < path)) {
+        owner = o;
+        path = p;
+        found = true;
+      }
+    };
+    for (const auto& o : exclusive_)
+      consider(o, "");
+    for (const auto& p : paths) {
+      auto it = by_path_.find(p);
+      if (it == by_path_.end())
+        continue;
+      for (const auto& o : it->second)
+        consider(o, p);
+    }
+    return found;
+  }
+
+private:
+  void erase(const std::string& owner) {
+    auto it = by_owner_.find(owner);
+    if (it == by_owner_.end())
+      return;
+    exclusive_.erase(owner);
+    for (const auto& p : it->second.paths) {
+      auto pit = by_path_.find(p);
+      if (pit == by_path_.end())
+        continue;
+      pit->second.erase(owner);
+      if (pit->second.empty())
+        by_path_.erase(pit);
+    }
+    by_owner_.erase(it);
+  }
+
+  std::map<std::string, write_claim> by_owner_;
+  std::unordered_map<std::string, std::set<std::string>> by_path_;
+  std::set<std::string> exclusive_;
+};
+
+write_claim claim_for(const task_view& t) {
+  write_claim c;
+  if (t.write_set == write_set_kind::valid && !t.write_paths.empty()) {
+    c.kind = claim_kind::paths;
+    c.paths.insert(t.write_paths.begin(), t.write_paths.end());
+  } else {
+    c.kind = claim_kind::exclusive;
+  }
+  return c;
+}
+
+bool is_review(view_stage s) { return s == view_stage::review; }
+
+} // namespace
+
+admission_plan plan_admission(const admission_input& input) {
+  admission_plan out;
+  live_set live(input.live);
+  for (const auto& t : input.tasks)
+    live.add({t.name, t.live});
+  out.occupied = static_cast<int>(live.size());
+
+  claim_table claims(input.claims);
+
+  std::vector<const task_view*> order;
+  order.reserve(input.tasks.size());
+  for (const auto& t : input.tasks)
+    order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const task_view* a, const task_view* b) {
+    return a->index != b->index ? a->index < b->index : a->name < b->name;
+  });
+
+  out.entries.resize(order.size());
+  std::vector<std::size_t> ready; // positions in order/entries
+
+  // First pass: everything that does not depend on other admissions. Running
+  // tasks adopt their claims here so that they bind every admission below.
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const task_view& t = *order[i];
+    auto& e = out.entries[i];
+    e.task = t.name;
+    e.stage = t.stage;
+    auto where = live.where(t.name);
+    if (where != live_where::none) {
+      e.kind = where == live_where::here ? admission_kind::running_here
+                                         : admission_kind::running_elsewhere;
+      e.reason = where == live_where::here ? "running here" : "running elsewhere";
+      if (!t.live_detail.empty())
+        e.reason += ": " + t.live_detail;
+      if (const auto* held = claims.find(t.name)) {
+        e.claim = *held;
+      } else {
+        e.claim = claim_for(t);
+        claims.put(t.name, e.claim);
+        out.claims_taken[t.name] = e.claim;
+      }
+      continue;
+    }
+    if (t.stage == view_stage::complete) {
+      e.kind = admission_kind::complete;
+      continue;
+    }
+    if (!t.blocked_reason.empty() || t.stage == view_stage::blocked ||
+        t.stage == view_stage::user_review) {
+      e.kind = admission_kind::blocked;
+      e.cause = wait_cause::task_blocked;
+      e.reason = t.blocked_reason.empty() ? std::string(to_string(t.stage)) : t.blocked_reason;
+      continue;
+    }
+    auto dep = check_dependencies(t, live);
+    switch (dep.kind) {
+      case dependency_kind::ready: ready.push_back(i); continue;
+      case dependency_kind::predecessor_live:
+        e.kind = admission_kind::wait;
+        e.cause = wait_cause::predecessor_live;
+        break;
+      case dependency_kind::predecessor_missing:
+        e.kind = admission_kind::wait;
+        e.cause = wait_cause::predecessor_missing;
+        break;
+      case dependency_kind::ambiguous:
+        e.kind = admission_kind::blocked;
+        e.cause = wait_cause::dependency_ambiguity;
+        break;
+    }
+    e.reason = std::move(dep.reason);
+  }
+
+  // Reviews first; within each class the (index, name) order already holds.
+  std::stable_partition(ready.begin(), ready.end(),
+                        [&](std::size_t i) { return is_review(order[i]->stage); });
+
+  int started = 0;
+  for (auto i : ready) {
+    const task_view& t = *order[i];
+    auto& e = out.entries[i];
+    if (t.write_set != write_set_kind::valid || t.write_paths.empty()) {
+      e.kind = admission_kind::blocked;
+      e.cause = wait_cause::no_write_set;
+      e.reason = "no valid write set: " +
+                 (t.write_set_error.empty() ? std::string("no claimed path") : t.write_set_error);
+      continue;
+    }
+    auto wanted = claim_for(t);
+    std::string owner;
+    std::string path;
+    if (claims.conflict(t.name, wanted.paths, owner, path)) {
+      e.kind = admission_kind::wait;
+      if (path.empty()) {
+        e.cause = wait_cause::exclusive_claim;
+        e.reason = "exclusive claim held by " + owner + " (its write set is unknown)";
+      } else {
+        e.cause = wait_cause::claim_conflict;
+        e.reason = "claim conflict with " + owner + " on " + path;
+      }
+      continue;
+    }
+    if (input.max_parallel > 0 && out.occupied + started >= input.max_parallel) {
+      e.kind = admission_kind::wait;
+      e.cause = wait_cause::capacity;
+      e.reason = "capacity: " + std::to_string(out.occupied + started) + " of " +
+                 std::to_string(input.max_parallel) + " running";
+      out.capacity_waiters.push_back(t.name);
+      continue;
+    }
+    e.kind = admission_kind::admit;
+    e.claim = wanted;
+    const auto* held = claims.find(t.name);
+    if (held == nullptr || !(*held == wanted))
+      out.claims_taken[t.name] = wanted;
+    claims.put(t.name, std::move(wanted));
+    out.admitted.push_back(t.name);
+    ++started;
+  }
+  return out;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,141 @@
+#include "runtime/schedule/review_observe.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+void set_mtime(const fs::path& p, int seconds_from_now) {
+  fs::last_write_time(p, fs::file_time_type::clock::now() + std::chrono::seconds(seconds_from_now));
+}
+
+TEST(review_observe, names_of_review_sources) {
+  EXPECT_TRUE(is_review_log_name("code_review_cloud_G05_1.log"));
+  EXPECT_FALSE(is_review_log_name("code_review_x.md"));
+  EXPECT_FALSE(is_review_log_name("plan_cloud_G05_1.log"));
+  EXPECT_TRUE(is_review_file_name("CODE_REVIEW-cloud-G05.md"));
+  EXPECT_TRUE(is_review_file_name("CODE_REVIEW-local-G10.md"));
+  EXPECT_FALSE(is_review_file_name("CODE_REVIEW-local-G11.md"));
+  EXPECT_FALSE(is_review_file_name("CODE_REVIEW-local-G00.md"));
+  EXPECT_FALSE(is_review_file_name("CODE_REVIEW-remote-G05.md"));
+  EXPECT_FALSE(is_review_file_name("CODE_REVIEW-cloud-G05.md.bak"));
+}
+
+TEST(review_observe, finds_archive_folders_with_complete_log_only) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  ws.write("agent-task/archive/2026/10/g/01_a/complete.log", "done");
+  ws.write("agent-task/archive/2026/11/g/01_a_2/complete.log", "done");
+  ws.write("agent-task/archive/2026/11/g/01_a_x/complete.log", "done"); // not a _<k> suffix
+  ws.write("agent-task/archive/2026/11/g/01_ab/complete.log", "done");  // another task
+  ws.write("agent-task/archive/2026/11/g/01_a_3/notes.md", "no complete.log");
+  ws.write("agent-task/archive/2026/11/solo/complete.log", "done");
+  auto found = find_archived_task_folders(root, "g/01_a");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], root / "archive/2026/10/g/01_a");
+  EXPECT_EQ(found[1], root / "archive/2026/11/g/01_a_2");
+  auto solo = find_archived_task_folders(root, "solo");
+  ASSERT_EQ(solo.size(), 1u);
+  EXPECT_EQ(solo[0], root / "archive/2026/11/solo");
+  EXPECT_TRUE(find_archived_task_folders(root, "a/b/c").empty());
+  EXPECT_TRUE(find_archived_task_folders(ws.path() / "nowhere", "g/01_a").empty());
+}
+
+TEST(review_observe, before_and_after_a_follow_up_review) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  auto old_log = ws.write("agent-task/g/01_a/code_review_cloud_G05_1.log",
+                          "## Code Review Result\nOverall Verdict: FAIL\n");
+  set_mtime(old_log, -100);
+  ws.write("agent-task/g/01_a/CODE_REVIEW-cloud-G05.md", "# review\n");
+  ws.write("agent-task/g/01_a/PLAN-cloud-G05.md", "# plan\n");
+  auto before = observe_review(root, "g/01_a");
+  ASSERT_TRUE(before.is_ok()) << before.error().to_string();
+  ASSERT_EQ(before->folders.size(), 1u);
+  EXPECT_EQ(before->folders[0].sources.size(), 2u);
+  EXPECT_EQ(before->folders[0].sources[0].kind, review_source_kind::review_log);
+  EXPECT_EQ(before->folders[0].sources[1].kind, review_source_kind::review_file);
+  auto seen = collect_seen_sources(*before);
+
+  // The reviewer keeps its verdict in a new log and starts a new generation.
+  ws.write("agent-task/g/01_a/code_review_cloud_G05_2.log", "## Code Review Result\nOverall Verdict: WARN\n");
+  ws.write("agent-task/g/01_a/CODE_REVIEW-cloud-G05.md", "# review, generation 2\n");
+  auto after = observe_review(root, "g/01_a");
+  ASSERT_TRUE(after.is_ok());
+  auto outcome = classify_review_outcome(*after, seen, (root / "g/01_a").string());
+  EXPECT_EQ(outcome.kind, review_outcome_kind::follow_up);
+  EXPECT_EQ(outcome.verdict, review_verdict::warn);
+  EXPECT_EQ(outcome.review_log, (root / "g/01_a/code_review_cloud_G05_2.log").string());
+}
+
+TEST(review_observe, a_pass_review_that_archived_the_folder_completes) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  ws.write("agent-task/g/01_a/CODE_REVIEW-cloud-G05.md", "# review\n");
+  auto before = observe_review(root, "g/01_a");
+  ASSERT_TRUE(before.is_ok());
+  auto seen = collect_seen_sources(*before);
+
+  ws.write("agent-task/archive/2026/11/g/01_a/code_review_cloud_G05_1.log",
+           "## Code Review Result\nOverall Verdict: PASS\n");
+  ws.write("agent-task/archive/2026/11/g/01_a/complete.log", "done\n");
+  fs::remove_all(root / "g/01_a");
+  auto after = observe_review(root, "g/01_a");
+  ASSERT_TRUE(after.is_ok());
+  ASSERT_EQ(after->folders.size(), 1u);
+  EXPECT_EQ(after->folders[0].place, review_folder_place::archive);
+  auto outcome = classify_review_outcome(*after, seen, (root / "g/01_a").string());
+  EXPECT_EQ(outcome.kind, review_outcome_kind::archived);
+  EXPECT_EQ(settle_review(outcome).next, review_next::complete);
+  EXPECT_EQ(outcome.folder, (root / "archive/2026/11/g/01_a").string());
+}
+
+TEST(review_observe, a_review_that_changed_nothing_is_changed) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  ws.write("agent-task/g/01_a/code_review_cloud_G05_1.log", "## Code Review Result\nOverall Verdict: FAIL\n");
+  ws.write("agent-task/g/01_a/CODE_REVIEW-cloud-G05.md", "# review\n");
+  auto before = observe_review(root, "g/01_a");
+  ASSERT_TRUE(before.is_ok());
+  auto outcome = classify_review_outcome(*before, collect_seen_sources(*before), "x");
+  EXPECT_EQ(outcome.kind, review_outcome_kind::changed);
+  EXPECT_EQ(settle_review(outcome).next, review_next::error);
+}
+
+TEST(review_observe, a_missing_task_without_archive_is_empty) {
+  test::temp_dir ws;
+  auto obs = observe_review(ws.path() / "agent-task", "g/01_a");
+  ASSERT_TRUE(obs.is_ok());
+  EXPECT_TRUE(obs->folders.empty());
+}
+
+} // namespace
+} // namespace ad::runtime
+
+namespace ad::runtime {
+namespace {
+
+TEST(review_observe, an_injected_reader_decides_the_verdicts) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  ws.write("agent-task/g/01_a/code_review_cloud_G05_1.log", "no parsable verdict here");
+  ws.write("agent-task/g/01_a/CODE_REVIEW-cloud-G05.md", "# review\n");
+  auto by_default = observe_review(root, "g/01_a");
+  ASSERT_TRUE(by_default.is_ok());
+  EXPECT_FALSE(by_default->folders[0].sources[0].verdict.has_value());
+  auto injected = observe_review(root, "g/01_a", [](const std::filesystem::path& p) {
+    return is_review_log_name(p.filename().string()) ? std::optional(review_verdict::fail) : std::nullopt;
+  });
+  ASSERT_TRUE(injected.is_ok());
+  EXPECT_EQ(injected->folders[0].sources[0].verdict, review_verdict::fail);
+  EXPECT_FALSE(injected->folders[0].sources[1].verdict.has_value());
+  auto outcome = classify_review_outcome(*injected, {}, "x");
+  EXPECT_EQ(outcome.kind, review_outcome_kind::follow_up);
+}
+
+} // namespace
+} // namespace ad::runtime
