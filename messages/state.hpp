@@ -1,0 +1,209 @@
+#pragma once
+// Messages and typed interfaces of the durable state actors (actors/state):
+// the state store (authoritative in-memory state; answers queries; applies
+// typed changes and replies only once they are durable) and the serializer
+// (the only writer of state files; group-commits whatever is queued). Changes
+// travel as runtime::state_change values (runtime/state/change.hpp); across
+// hosts a change list is carried as its JSON journal text, and whole task or
+// state payloads travel as JSON text (decode with runtime/state/model_json.hpp).
+// Error contract of both actors: errc::state_unavailable when the durable
+// write failed (the store then refuses every further change until the
+// dispatcher restarts: stop admitting work), errc::invalid_request for a
+// malformed request. A change rejected by its precondition (unknown task,
+// handoff id mismatch) is NOT an error: it is durable and reported in its
+// change_outcome. Registered by add_state_messages().
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/meta/save_callback.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/errc.hpp"
+#include "runtime/state/change.hpp"
+
+namespace ad::messages {
+
+using runtime::state_change;
+
+namespace detail {
+
+// Serializes a change list as its JSON text (save) and parses it back (load).
+template <class Inspector>
+typename Inspector::result_type inspect_changes(Inspector& f, const char* type_name,
+                                                std::vector<state_change>& changes) {
+  std::string text;
+  return f(caf::meta::type_name(type_name), caf::meta::save_callback([&]() -> caf::error {
+             text = runtime::changes_to_json_text(changes);
+             return caf::none;
+           }),
+           text, caf::meta::load_callback([&]() -> caf::error {
+             auto parsed = runtime::changes_from_json_text(text, type_name);
+             if (!parsed)
+               return caf::make_error(errc::invalid_request, parsed.error().message());
+             changes = std::move(*parsed);
+             return caf::none;
+           }));
+}
+
+} // namespace detail
+
+// Client -> store: make these changes durable, in order, as one journal
+// entry (all of them or none survive a crash), then apply them.
+struct apply_state_changes {
+  std::vector<state_change> changes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, apply_state_changes& x) {
+  return detail::inspect_changes(f, "apply_state_changes", x.changes);
+}
+
+// The apply status of one change: code is runtime::status::code (0 = ok).
+struct change_outcome {
+  uint8_t code = 0;
+  std::string message;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, change_outcome& x) {
+  return f(caf::meta::type_name("change_outcome"), x.code, x.message);
+}
+
+// Store -> client, sent only after the entry is durable and applied.
+// seq is the entry's journal sequence number (increasing in reply order).
+struct state_changes_applied {
+  uint64_t seq = 0;
+  std::vector<change_outcome> outcomes;  // one per change, in order
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, state_changes_applied& x) {
+  return f(caf::meta::type_name("state_changes_applied"), x.seq, x.outcomes);
+}
+
+// Query one task's state (JSON text of runtime::task_state).
+struct get_task_state {
+  std::string task;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_task_state& x) {
+  return f(caf::meta::type_name("get_task_state"), x.task);
+}
+
+struct task_state_reply {
+  std::string task;
+  bool found = false;
+  std::string state_json;  // runtime::task_from_json_text decodes it
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_state_reply& x) {
+  return f(caf::meta::type_name("task_state_reply"), x.task, x.found, x.state_json);
+}
+
+// Query the whole state (JSON text of runtime::state_model).
+struct get_state_snapshot {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_state_snapshot&) {
+  return f(caf::meta::type_name("get_state_snapshot"));
+}
+
+struct state_snapshot_reply {
+  uint64_t seq = 0;        // last durable entry reflected
+  std::string state_json;  // runtime::state_from_json_text decodes it
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, state_snapshot_reply& x) {
+  return f(caf::meta::type_name("state_snapshot_reply"), x.seq, x.state_json);
+}
+
+// Query every write claim (typed: the scheduler asks this often).
+struct get_claims {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_claims&) {
+  return f(caf::meta::type_name("get_claims"));
+}
+
+struct claim_entry {
+  std::string owner;
+  bool exclusive = false;
+  std::vector<std::string> paths;  // sorted; empty when exclusive
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, claim_entry& x) {
+  return f(caf::meta::type_name("claim_entry"), x.owner, x.exclusive, x.paths);
+}
+
+struct claims_reply {
+  std::vector<claim_entry> claims;  // ordered by owner
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, claims_reply& x) {
+  return f(caf::meta::type_name("claims_reply"), x.claims);
+}
+
+// Store -> serializer: one journal entry to group-commit.
+struct journal_entry {
+  std::vector<state_change> changes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, journal_entry& x) {
+  return detail::inspect_changes(f, "journal_entry", x.changes);
+}
+
+// Serializer -> store: the entry is durable (fsync returned).
+struct journal_entry_durable {
+  uint64_t seq = 0;
+  std::vector<change_outcome> outcomes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, journal_entry_durable& x) {
+  return f(caf::meta::type_name("journal_entry_durable"), x.seq, x.outcomes);
+}
+
+// The serializer's note to itself: commit everything queued so far.
+using st_flush_atom = caf::atom_constant<caf::atom("st_flush")>;
+
+using state_serializer_actor =
+  caf::typed_actor<caf::replies_to<journal_entry>::with<journal_entry_durable>,
+                   caf::reacts_to<st_flush_atom>>;
+
+using state_store_actor =
+  caf::typed_actor<caf::replies_to<apply_state_changes>::with<state_changes_applied>,
+                   caf::replies_to<get_task_state>::with<task_state_reply>,
+                   caf::replies_to<get_state_snapshot>::with<state_snapshot_reply>,
+                   caf::replies_to<get_claims>::with<claims_reply>>;
+
+inline void add_state_messages(caf::actor_system_config& cfg) {
+  cfg.add_message_type<apply_state_changes>("apply_state_changes");
+  cfg.add_message_type<change_outcome>("change_outcome");
+  cfg.add_message_type<std::vector<change_outcome>>("change_outcome_list");
+  cfg.add_message_type<state_changes_applied>("state_changes_applied");
+  cfg.add_message_type<get_task_state>("get_task_state");
+  cfg.add_message_type<task_state_reply>("task_state_reply");
+  cfg.add_message_type<get_state_snapshot>("get_state_snapshot");
+  cfg.add_message_type<state_snapshot_reply>("state_snapshot_reply");
+  cfg.add_message_type<get_claims>("get_claims");
+  cfg.add_message_type<claim_entry>("claim_entry");
+  cfg.add_message_type<claims_reply>("claims_reply");
+  cfg.add_message_type<journal_entry>("journal_entry");
+  cfg.add_message_type<journal_entry_durable>("journal_entry_durable");
+}
+
+} // namespace ad::messages

@@ -1,0 +1,266 @@
+#include "runtime/state/durable_store.hpp"
+
+#include "runtime/core/json.hpp"
+#include "runtime/state/journal.hpp"
+#include "runtime/state/model_json.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+json identity_json(const workspace_identity& w) { return json{{"path", w.path}, {"id", w.id}}; }
+
+result<workspace_identity> identity_from(const json& j, const fs::path& file) {
+  try {
+    const auto& w = j.at("workspace");
+    return workspace_identity{w.at("path").get<std::string>(), w.at("id").get<std::string>()};
+  } catch (const std::exception& e) {
+    return status::corruption(file.string() + ": missing or malformed workspace identity: "
+                              + e.what());
+  }
+}
+
+const char* what_to_do =
+  "Restore the state root from a backup, or move it aside to start over (durable state is "
+  "then lost).";
+
+std::string journal_header_payload(const workspace_identity& w, uint64_t base_seq) {
+  return dump_json(
+    json{{"format", state_format_version}, {"workspace", identity_json(w)}, {"base_seq", base_seq}});
+}
+
+} // namespace
+
+result<std::unique_ptr<durable_store>> durable_store::open(const fs::path& root,
+                                                           const workspace_identity& workspace,
+                                                           std::shared_ptr<state_file_layer> files,
+                                                           store_options options) {
+  std::unique_ptr<durable_store> store(new durable_store());
+  store->root_ = root;
+  store->workspace_ = workspace;
+  store->files_ = std::move(files);
+  store->options_ = options;
+  status st;
+  try {
+    st = store->load();
+  } catch (const std::exception& e) {
+    // A field of the wrong JSON type in a file that otherwise parsed.
+    st = status::corruption("state in " + root.string() + " has a malformed field: " + e.what()
+                            + ". " + what_to_do);
+  }
+  if (!st)
+    return st;
+  return store;
+}
+
+status durable_store::load() {
+  if (auto st = files_->make_dirs(root_); !st)
+    return st;
+  // Snapshot.
+  fs::path snap_path = root_ / snapshot_file_name;
+  auto snap_text = files_->read(snap_path);
+  if (snap_text) {
+    auto parsed = parse_json(*snap_text, snap_path.string());
+    if (!parsed)
+      return status::corruption(parsed.error().message() + ". The snapshot is damaged. "
+                                + what_to_do);
+    const json& j = *parsed;
+    if (!j.is_object() || j.value("format", 0) != state_format_version)
+      return status::corruption(snap_path.string() + ": not a state snapshot of format "
+                                + std::to_string(state_format_version) + ". " + what_to_do);
+    auto id = identity_from(j, snap_path);
+    if (!id)
+      return id.error();
+    if (auto st = check_workspace_identity(*id, workspace_, snap_path); !st)
+      return st;
+    auto seq = j.find("seq");
+    auto st_it = j.find("state");
+    if (seq == j.end() || !seq->is_number_unsigned() || st_it == j.end())
+      return status::corruption(snap_path.string() + ": snapshot lacks seq or state. "
+                                + what_to_do);
+    auto model = state_from_json(*st_it, snap_path.string());
+    if (!model)
+      return status::corruption(model.error().message() + ". " + what_to_do);
+    state_ = std::move(*model);
+    last_seq_ = seq->get<uint64_t>();
+  } else if (!snap_text.error().is_not_found()) {
+    return snap_text.error();
+  }
+  report_.snapshot_seq = last_seq_;
+
+  // Journal.
+  fs::path jpath = root_ / journal_file_name;
+  auto jtext = files_->read(jpath);
+  if (!jtext) {
+    if (!jtext.error().is_not_found())
+      return jtext.error();
+    return start_new_journal();
+  }
+  auto scan = scan_journal(*jtext, jpath);
+  if (!scan)
+    return scan.error();
+  if (scan->records.empty() || scan->records.front().type != journal_record_type::header)
+    return status::corruption("state journal " + jpath.string()
+                              + " does not begin with an intact header record at byte offset "
+                                "0. "
+                              + what_to_do);
+  auto header = parse_json(scan->records.front().payload, jpath.string());
+  if (!header)
+    return status::corruption(header.error().message() + " (journal header at byte offset 0). "
+                              + what_to_do);
+  auto id = identity_from(*header, jpath);
+  if (!id)
+    return id.error();
+  if (auto st = check_workspace_identity(*id, workspace_, jpath); !st)
+    return st;
+  uint64_t base_seq = header->value("base_seq", uint64_t{0});
+  if (base_seq > last_seq_)
+    return status::corruption("state journal " + jpath.string() + " continues from entry "
+                              + std::to_string(base_seq) + " but the snapshot ends at entry "
+                              + std::to_string(last_seq_) + ": entries are missing. "
+                              + what_to_do);
+  for (size_t i = 1; i < scan->records.size(); ++i) {
+    const auto& rec = scan->records[i];
+    std::string where = jpath.string() + " at byte offset " + std::to_string(rec.offset);
+    if (rec.type != journal_record_type::entry)
+      return status::corruption("state journal " + where + ": unexpected header record. "
+                                + what_to_do);
+    auto entry = parse_json(rec.payload, where);
+    if (!entry)
+      return status::corruption(entry.error().message() + ". " + what_to_do);
+    uint64_t seq = 0;
+    const json* changes = nullptr;
+    if (entry->is_object() && entry->contains("seq") && (*entry)["seq"].is_number_unsigned()
+        && entry->contains("changes") && (*entry)["changes"].is_array()) {
+      seq = (*entry)["seq"].get<uint64_t>();
+      changes = &(*entry)["changes"];
+    } else {
+      return status::corruption("state journal " + where + ": entry lacks seq or changes. "
+                                + what_to_do);
+    }
+    if (seq <= last_seq_)
+      continue;  // already folded into the snapshot
+    if (seq != last_seq_ + 1)
+      return status::corruption("state journal " + where + ": entry " + std::to_string(seq)
+                                + " follows entry " + std::to_string(last_seq_) + ". "
+                                + what_to_do);
+    for (const auto& cj : *changes) {
+      auto change = change_from_json(cj, where);
+      if (!change)
+        return status::corruption(change.error().message() + ". " + what_to_do);
+      (void) apply_change(state_, *change);  // rejected changes are rejected again: deterministic
+    }
+    last_seq_ = seq;
+    ++report_.replayed_entries;
+  }
+  auto handle = files_->open_append(jpath);
+  if (!handle)
+    return handle.error();
+  journal_ = std::move(*handle);
+  journal_bytes_ = scan->valid_bytes;
+  if (scan->torn_bytes > 0) {
+    report_.dropped_tail_bytes = scan->torn_bytes;
+    report_.warnings.push_back("state journal " + jpath.string() + ": dropped a torn final record of "
+                               + std::to_string(scan->torn_bytes) + " bytes at byte offset "
+                               + std::to_string(scan->valid_bytes)
+                               + " (a write cut short by a crash; it was never acknowledged)");
+    if (auto st = journal_->truncate(scan->valid_bytes); !st)
+      return st;
+    ++stats_.syncs;
+  }
+  return status::ok();
+}
+
+status durable_store::start_new_journal() {
+  fs::path jpath = root_ / journal_file_name;
+  journal_.reset();
+  auto record = encode_record(journal_record_type::header,
+                              journal_header_payload(workspace_, last_seq_));
+  if (auto st = files_->replace(jpath, record); !st)
+    return st;
+  stats_.bytes_written += record.size();
+  stats_.syncs += 2;
+  auto handle = files_->open_append(jpath);
+  if (!handle)
+    return handle.error();
+  journal_ = std::move(*handle);
+  journal_bytes_ = record.size();
+  return status::ok();
+}
+
+result<std::vector<entry_result>>
+durable_store::commit(const std::vector<std::vector<state_change>>& entries) {
+  if (!failed_)
+    return failed_;
+  if (!journal_)
+    return status::internal("state journal is not open");
+  std::string buffer;
+  uint64_t seq = last_seq_;
+  size_t change_count = 0;
+  for (const auto& entry : entries) {
+    json changes = json::array();
+    for (const auto& c : entry)
+      changes.push_back(change_to_json(c));
+    change_count += entry.size();
+    append_record(buffer, journal_record_type::entry,
+                  dump_json(json{{"seq", ++seq}, {"changes", std::move(changes)}}));
+  }
+  if (auto st = journal_->append(buffer); !st) {
+    failed_ = st.with_context("state journal write failed; state is read-only until restart");
+    return failed_;
+  }
+  stats_.bytes_written += buffer.size();
+  if (auto st = journal_->sync(); !st) {
+    failed_ = st.with_context("state journal sync failed; state is read-only until restart");
+    return failed_;
+  }
+  ++stats_.syncs;
+  ++stats_.commits;
+  stats_.entries += entries.size();
+  stats_.changes += change_count;
+  journal_bytes_ += buffer.size();
+
+  std::vector<entry_result> out;
+  out.reserve(entries.size());
+  for (const auto& entry : entries) {
+    entry_result r;
+    r.seq = ++last_seq_;
+    r.outcomes.reserve(entry.size());
+    for (const auto& c : entry)
+      r.outcomes.push_back(apply_change(state_, c));
+    out.push_back(std::move(r));
+  }
+  if (journal_bytes_ > options_.compact_after_bytes) {
+    // The commit is durable whatever happens here; a failed compaction only
+    // makes the store refuse the next commit.
+    (void) compact();
+  }
+  return out;
+}
+
+status durable_store::compact() {
+  if (!failed_)
+    return failed_;
+  fs::path snap_path = root_ / snapshot_file_name;
+  std::string text = dump_json(json{{"format", state_format_version},
+                                    {"workspace", identity_json(workspace_)},
+                                    {"seq", last_seq_},
+                                    {"state", state_to_json(state_)}});
+  if (auto st = files_->replace(snap_path, text); !st) {
+    failed_ = st.with_context("state snapshot write failed; state is read-only until restart");
+    return failed_;
+  }
+  stats_.bytes_written += text.size();
+  stats_.syncs += 2;
+  if (auto st = start_new_journal(); !st) {
+    failed_ = st.with_context("new state journal could not be started; state is read-only "
+                              "until restart");
+    return failed_;
+  }
+  ++stats_.compactions;
+  return status::ok();
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,76 @@
+#include "runtime/state/file_layer.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "runtime/core/files.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class posix_append_file final : public append_file {
+public:
+  posix_append_file(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  ~posix_append_file() override { ::close(fd_); }
+
+  status append(std::string_view data) override {
+    while (!data.empty()) {
+      ssize_t n = ::write(fd_, data.data(), data.size());
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        return status::from_errno("append to " + path_.string(), errno);
+      }
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return status::ok();
+  }
+
+  status sync() override {
+    if (::fdatasync(fd_) != 0)
+      return status::from_errno("fdatasync " + path_.string(), errno);
+    return status::ok();
+  }
+
+  status truncate(uint64_t size) override {
+    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0)
+      return status::from_errno("truncate " + path_.string(), errno);
+    if (::fsync(fd_) != 0)
+      return status::from_errno("fsync " + path_.string(), errno);
+    return status::ok();
+  }
+
+private:
+  int fd_;
+  fs::path path_;
+};
+
+class posix_layer final : public state_file_layer {
+public:
+  result<std::string> read(const fs::path& path) override {
+    return read_file(path, 1u << 30);
+  }
+
+  result<std::unique_ptr<append_file>> open_append(const fs::path& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+      return status::from_errno("open " + path.string() + " for appending", errno);
+    return std::unique_ptr<append_file>(std::make_unique<posix_append_file>(fd, path));
+  }
+
+  status replace(const fs::path& path, std::string_view data) override {
+    return write_file_atomic(path, data, durability::synced);
+  }
+
+  status make_dirs(const fs::path& dir) override { return make_directories(dir); }
+};
+
+} // namespace
+
+std::shared_ptr<state_file_layer> posix_file_layer() { return std::make_shared<posix_layer>(); }
+
+} // namespace ad::runtime

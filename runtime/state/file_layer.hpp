@@ -1,0 +1,42 @@
+#pragma once
+// The file operations the durable store performs, behind an interface so
+// tests can fail the k-th write or fsync (once or persistently) or cut files
+// short, the way SQLite's crash tests do. posix_file_layer() is the real one:
+// appends with write(2), syncs with fdatasync(2) and replaces whole files
+// with write_file_atomic (temp, fsync, rename, fsync dir). Single-threaded:
+// one owner (the serializer) uses a layer at a time. Every failure is a
+// status naming the path; nothing throws.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "runtime/core/status.hpp"
+
+namespace ad::runtime {
+
+// A file opened for appending at its end.
+class append_file {
+public:
+  virtual ~append_file() = default;
+  virtual status append(std::string_view data) = 0;  // one write request
+  virtual status sync() = 0;                          // data durable on OK
+  virtual status truncate(uint64_t size) = 0;         // cut back to size and sync
+};
+
+class state_file_layer {
+public:
+  virtual ~state_file_layer() = default;
+  // Whole content; not_found when missing.
+  virtual result<std::string> read(const std::filesystem::path& path) = 0;
+  virtual result<std::unique_ptr<append_file>> open_append(const std::filesystem::path& path) = 0;
+  // Durable whole-file replace.
+  virtual status replace(const std::filesystem::path& path, std::string_view data) = 0;
+  virtual status make_dirs(const std::filesystem::path& dir) = 0;
+};
+
+std::shared_ptr<state_file_layer> posix_file_layer();
+
+} // namespace ad::runtime

@@ -1,0 +1,167 @@
+#pragma once
+// The durable state model of one workspace (SPEC section 9) as plain typed
+// values: per-task state keyed by task name, attempt counters, write claims
+// and orchestration records. These structs are what the state store actor
+// holds in memory and what a snapshot file contains; they change only through
+// the typed changes of runtime/state/change.hpp. Pure data: no I/O, no
+// threads, nothing here throws. JSON mapping lives in model_json.hpp.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+
+namespace ad::runtime {
+
+// One ranked candidate of a routing decision.
+struct route_candidate {
+  std::string target;            // "<adapter>:<model>"
+  bool eligible = false;
+  std::vector<std::string> reasons;  // rejection (or selection) reason codes
+  bool operator==(const route_candidate&) const = default;
+};
+
+enum class route_transition : uint8_t { initial, resume, failover, promotion };
+
+// A batch quota probe result: target -> available | exhausted | unknown.
+struct quota_snapshot {
+  millis taken_at = 0;
+  std::map<std::string, std::string> status_by_target;
+  bool operator==(const quota_snapshot&) const = default;
+};
+
+// A routing decision with the fields of SPEC section 5.
+struct route_decision {
+  std::string work_unit_id;
+  std::string stage;    // worker | selfcheck | review
+  std::string lane;     // local | cloud
+  int grade = 0;
+  std::vector<route_candidate> candidates;
+  std::string selected_target;
+  std::string rule_id;
+  int priority = 0;
+  std::vector<std::string> reason_codes;
+  millis evaluated_at = 0;
+  quota_snapshot quota;
+  route_transition transition = route_transition::initial;
+  std::string previous_target;  // empty for `initial`
+  std::string next_target;
+  bool operator==(const route_decision&) const = default;
+};
+
+// Recorded by `run --retry-blocked`; consumed by the next attempt start.
+struct retry_handoff {
+  std::string id;
+  std::string failed_target;
+  std::string locator;
+  bool operator==(const retry_handoff&) const = default;
+};
+
+struct blocked_info {
+  std::string reason;
+  std::string evidence;
+  bool operator==(const blocked_info&) const = default;
+};
+
+// Tactical escalation context, persisted so it survives a restart.
+struct intervention_context {
+  std::vector<std::string> pattern_ids;
+  std::string instruction;
+  std::vector<std::string> existing_files;  // write-set files that exist now
+  std::vector<std::string> touched_files;   // created/modified by earlier attempts
+  millis created_at = 0;
+  bool operator==(const intervention_context&) const = default;
+};
+
+struct file_snapshot {
+  std::string path;  // canonical absolute
+  bool exists = false;
+  uint64_t size = 0;
+  millis mtime = 0;
+  std::string hash;  // sha256 hex; empty when !exists
+  bool operator==(const file_snapshot&) const = default;
+};
+
+enum class snapshot_phase : uint8_t { before, after };
+
+// The write set as seen before and after one attempt.
+struct write_set_snapshot {
+  std::vector<file_snapshot> before;
+  std::vector<file_snapshot> after;
+  bool operator==(const write_set_snapshot&) const = default;
+};
+
+// Everything remembered about one task for its current work unit. Reset to
+// a fresh value (keeping only the name) when the work unit id changes.
+struct task_state {
+  std::string work_unit_id;  // "<task>::plan-<N>::tag-<tag>"
+  bool worker_done = false;
+  bool selfcheck_done = false;
+  std::optional<blocked_info> blocked;
+  std::string active_stage;    // empty when no attempt is active
+  std::string active_locator;  // path of the active attempt's locator.json
+  std::map<std::string, int64_t> counters;         // e.g. selfcheck_rounds, no_progress
+  std::map<std::string, int64_t> failure_budgets;  // stage -> failures for work_unit_id
+  std::map<std::string, route_decision> decisions; // stage -> current decision
+  std::vector<route_decision> route_history;       // every decision, oldest first
+  std::optional<route_decision> completing_decision;
+  std::optional<quota_snapshot> quota;
+  std::optional<retry_handoff> handoff;
+  std::optional<intervention_context> intervention;
+  std::map<std::string, write_set_snapshot> write_sets;  // attempt id -> snapshots
+  bool operator==(const task_state&) const = default;
+};
+
+// Attempt numbering is per (task, plan number, role).
+struct attempt_key {
+  std::string task;
+  int64_t plan = 0;
+  std::string role;
+  auto operator<=>(const attempt_key&) const = default;
+};
+
+enum class claim_kind : uint8_t { paths, exclusive };
+
+// A task's write claim: a set of canonical paths, or exclusive (its write
+// set is unknown, so it blocks every other admission).
+struct write_claim {
+  claim_kind kind = claim_kind::paths;
+  std::set<std::string> paths;
+  bool operator==(const write_claim&) const = default;
+};
+
+enum class orchestration_status : uint8_t { running, blocked, complete };
+enum class orchestration_task_status : uint8_t { active, complete };
+
+struct orchestration_task {
+  orchestration_task_status status = orchestration_task_status::active;
+  std::string archive;  // archive folder once complete
+  std::vector<std::string> archive_baseline;  // archive folders seen at first sight
+  bool operator==(const orchestration_task&) const = default;
+};
+
+struct orchestration_record {
+  orchestration_status status = orchestration_status::running;
+  std::map<std::string, orchestration_task> tasks;
+  bool operator==(const orchestration_record&) const = default;
+};
+
+// The whole durable state of one workspace.
+struct state_model {
+  std::map<std::string, task_state> tasks;
+  std::map<attempt_key, int64_t> attempt_counters;
+  std::map<std::string, write_claim> claims;  // owner task -> claim
+  std::map<std::string, orchestration_record> orchestrations;  // scope -> record
+  bool operator==(const state_model&) const = default;
+};
+
+std::string to_string(route_transition x);
+std::string to_string(claim_kind x);
+std::string to_string(orchestration_status x);
+std::string to_string(orchestration_task_status x);
+
+} // namespace ad::runtime

@@ -1,0 +1,304 @@
+#include "runtime/state/model_json.hpp"
+
+#include <stdexcept>
+
+namespace ad::runtime {
+
+namespace {
+
+template <class E, size_t N>
+E enum_from(const json& j, const char* const (&names)[N], const char* what) {
+  const auto& text = j.get_ref<const std::string&>();
+  for (size_t i = 0; i < N; ++i)
+    if (text == names[i])
+      return static_cast<E>(i);
+  throw std::invalid_argument(std::string("unknown ") + what + " \"" + text + "\"");
+}
+
+template <class E, size_t N>
+result<E> parse_enum(std::string_view text, const char* const (&names)[N], const char* what) {
+  for (size_t i = 0; i < N; ++i)
+    if (text == names[i])
+      return static_cast<E>(i);
+  return status::invalid_argument(std::string("unknown ") + what + " \"" + std::string(text)
+                                  + "\"");
+}
+
+constexpr const char* transition_names[] = {"initial", "resume", "failover", "promotion"};
+constexpr const char* claim_kind_names[] = {"paths", "exclusive"};
+constexpr const char* orch_status_names[] = {"running", "blocked", "complete"};
+constexpr const char* orch_task_names[] = {"active", "complete"};
+
+template <class T>
+void put_optional(json& j, const char* key, const std::optional<T>& x) {
+  if (x)
+    j[key] = *x;
+}
+
+template <class T>
+void get_optional(const json& j, const char* key, std::optional<T>& x) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    x.reset();
+  else
+    x = it->template get<T>();
+}
+
+// Optional fields with a default: tolerate absence so older files load.
+template <class T>
+void get_or(const json& j, const char* key, T& x) {
+  auto it = j.find(key);
+  if (it != j.end())
+    it->get_to(x);
+}
+
+} // namespace
+
+std::string to_string(route_transition x) { return transition_names[static_cast<size_t>(x)]; }
+std::string to_string(claim_kind x) { return claim_kind_names[static_cast<size_t>(x)]; }
+std::string to_string(orchestration_status x) { return orch_status_names[static_cast<size_t>(x)]; }
+std::string to_string(orchestration_task_status x) {
+  return orch_task_names[static_cast<size_t>(x)];
+}
+
+result<route_transition> parse_route_transition(std::string_view text) {
+  return parse_enum<route_transition>(text, transition_names, "route transition");
+}
+result<claim_kind> parse_claim_kind(std::string_view text) {
+  return parse_enum<claim_kind>(text, claim_kind_names, "claim kind");
+}
+result<orchestration_status> parse_orchestration_status(std::string_view text) {
+  return parse_enum<orchestration_status>(text, orch_status_names, "orchestration status");
+}
+result<orchestration_task_status> parse_orchestration_task_status(std::string_view text) {
+  return parse_enum<orchestration_task_status>(text, orch_task_names,
+                                               "orchestration task status");
+}
+
+void to_json(json& j, const route_candidate& x) {
+  j = json{{"target", x.target}, {"eligible", x.eligible}, {"reasons", x.reasons}};
+}
+void from_json(const json& j, route_candidate& x) {
+  j.at("target").get_to(x.target);
+  j.at("eligible").get_to(x.eligible);
+  get_or(j, "reasons", x.reasons);
+}
+
+void to_json(json& j, const quota_snapshot& x) {
+  j = json{{"taken_at", x.taken_at}, {"status", x.status_by_target}};
+}
+void from_json(const json& j, quota_snapshot& x) {
+  j.at("taken_at").get_to(x.taken_at);
+  get_or(j, "status", x.status_by_target);
+}
+
+void to_json(json& j, const route_decision& x) {
+  j = json{{"work_unit_id", x.work_unit_id},
+           {"stage", x.stage},
+           {"lane", x.lane},
+           {"grade", x.grade},
+           {"candidates", x.candidates},
+           {"selected_target", x.selected_target},
+           {"rule_id", x.rule_id},
+           {"priority", x.priority},
+           {"reason_codes", x.reason_codes},
+           {"evaluated_at", x.evaluated_at},
+           {"quota", x.quota},
+           {"transition", to_string(x.transition)},
+           {"previous_target", x.previous_target},
+           {"next_target", x.next_target}};
+}
+void from_json(const json& j, route_decision& x) {
+  j.at("work_unit_id").get_to(x.work_unit_id);
+  j.at("stage").get_to(x.stage);
+  get_or(j, "lane", x.lane);
+  get_or(j, "grade", x.grade);
+  get_or(j, "candidates", x.candidates);
+  j.at("selected_target").get_to(x.selected_target);
+  get_or(j, "rule_id", x.rule_id);
+  get_or(j, "priority", x.priority);
+  get_or(j, "reason_codes", x.reason_codes);
+  get_or(j, "evaluated_at", x.evaluated_at);
+  get_or(j, "quota", x.quota);
+  x.transition = enum_from<route_transition>(j.at("transition"), transition_names, "transition");
+  get_or(j, "previous_target", x.previous_target);
+  get_or(j, "next_target", x.next_target);
+}
+
+void to_json(json& j, const retry_handoff& x) {
+  j = json{{"id", x.id}, {"failed_target", x.failed_target}, {"locator", x.locator}};
+}
+void from_json(const json& j, retry_handoff& x) {
+  j.at("id").get_to(x.id);
+  j.at("failed_target").get_to(x.failed_target);
+  j.at("locator").get_to(x.locator);
+}
+
+void to_json(json& j, const blocked_info& x) {
+  j = json{{"reason", x.reason}, {"evidence", x.evidence}};
+}
+void from_json(const json& j, blocked_info& x) {
+  j.at("reason").get_to(x.reason);
+  get_or(j, "evidence", x.evidence);
+}
+
+void to_json(json& j, const intervention_context& x) {
+  j = json{{"pattern_ids", x.pattern_ids},
+           {"instruction", x.instruction},
+           {"existing_files", x.existing_files},
+           {"touched_files", x.touched_files},
+           {"created_at", x.created_at}};
+}
+void from_json(const json& j, intervention_context& x) {
+  j.at("pattern_ids").get_to(x.pattern_ids);
+  j.at("instruction").get_to(x.instruction);
+  get_or(j, "existing_files", x.existing_files);
+  get_or(j, "touched_files", x.touched_files);
+  get_or(j, "created_at", x.created_at);
+}
+
+void to_json(json& j, const file_snapshot& x) {
+  j = json{{"path", x.path}, {"exists", x.exists}, {"size", x.size}, {"mtime", x.mtime},
+           {"hash", x.hash}};
+}
+void from_json(const json& j, file_snapshot& x) {
+  j.at("path").get_to(x.path);
+  j.at("exists").get_to(x.exists);
+  get_or(j, "size", x.size);
+  get_or(j, "mtime", x.mtime);
+  get_or(j, "hash", x.hash);
+}
+
+void to_json(json& j, const write_set_snapshot& x) {
+  j = json{{"before", x.before}, {"after", x.after}};
+}
+void from_json(const json& j, write_set_snapshot& x) {
+  get_or(j, "before", x.before);
+  get_or(j, "after", x.after);
+}
+
+void to_json(json& j, const task_state& x) {
+  j = json{{"work_unit_id", x.work_unit_id},
+           {"worker_done", x.worker_done},
+           {"selfcheck_done", x.selfcheck_done},
+           {"active_stage", x.active_stage},
+           {"active_locator", x.active_locator},
+           {"counters", x.counters},
+           {"failure_budgets", x.failure_budgets},
+           {"decisions", x.decisions},
+           {"route_history", x.route_history},
+           {"write_sets", x.write_sets}};
+  put_optional(j, "blocked", x.blocked);
+  put_optional(j, "completing_decision", x.completing_decision);
+  put_optional(j, "quota", x.quota);
+  put_optional(j, "retry_handoff", x.handoff);
+  put_optional(j, "intervention_context", x.intervention);
+}
+void from_json(const json& j, task_state& x) {
+  j.at("work_unit_id").get_to(x.work_unit_id);
+  get_or(j, "worker_done", x.worker_done);
+  get_or(j, "selfcheck_done", x.selfcheck_done);
+  get_or(j, "active_stage", x.active_stage);
+  get_or(j, "active_locator", x.active_locator);
+  get_or(j, "counters", x.counters);
+  get_or(j, "failure_budgets", x.failure_budgets);
+  get_or(j, "decisions", x.decisions);
+  get_or(j, "route_history", x.route_history);
+  get_or(j, "write_sets", x.write_sets);
+  get_optional(j, "blocked", x.blocked);
+  get_optional(j, "completing_decision", x.completing_decision);
+  get_optional(j, "quota", x.quota);
+  get_optional(j, "retry_handoff", x.handoff);
+  get_optional(j, "intervention_context", x.intervention);
+}
+
+void to_json(json& j, const write_claim& x) {
+  j = json{{"kind", to_string(x.kind)}, {"paths", x.paths}};
+}
+void from_json(const json& j, write_claim& x) {
+  x.kind = enum_from<claim_kind>(j.at("kind"), claim_kind_names, "claim kind");
+  get_or(j, "paths", x.paths);
+}
+
+void to_json(json& j, const orchestration_task& x) {
+  j = json{{"status", to_string(x.status)}, {"archive", x.archive},
+           {"archive_baseline", x.archive_baseline}};
+}
+void from_json(const json& j, orchestration_task& x) {
+  x.status = enum_from<orchestration_task_status>(j.at("status"), orch_task_names,
+                                                  "orchestration task status");
+  get_or(j, "archive", x.archive);
+  get_or(j, "archive_baseline", x.archive_baseline);
+}
+
+void to_json(json& j, const orchestration_record& x) {
+  j = json{{"status", to_string(x.status)}, {"tasks", x.tasks}};
+}
+void from_json(const json& j, orchestration_record& x) {
+  x.status = enum_from<orchestration_status>(j.at("status"), orch_status_names,
+                                             "orchestration status");
+  get_or(j, "tasks", x.tasks);
+}
+
+void to_json(json& j, const state_model& x) {
+  json counters = json::array();
+  for (const auto& [key, count] : x.attempt_counters)
+    counters.push_back(
+      json{{"task", key.task}, {"plan", key.plan}, {"role", key.role}, {"count", count}});
+  j = json{{"tasks", x.tasks},
+           {"attempt_counters", std::move(counters)},
+           {"claims", x.claims},
+           {"orchestrations", x.orchestrations}};
+}
+void from_json(const json& j, state_model& x) {
+  get_or(j, "tasks", x.tasks);
+  x.attempt_counters.clear();
+  if (auto it = j.find("attempt_counters"); it != j.end())
+    for (const auto& entry : *it) {
+      attempt_key key;
+      entry.at("task").get_to(key.task);
+      entry.at("plan").get_to(key.plan);
+      entry.at("role").get_to(key.role);
+      x.attempt_counters[key] = entry.at("count").get<int64_t>();
+    }
+  get_or(j, "claims", x.claims);
+  get_or(j, "orchestrations", x.orchestrations);
+}
+
+json state_to_json(const state_model& x) {
+  json j;
+  to_json(j, x);
+  return j;
+}
+
+result<state_model> state_from_json(const json& j, std::string_view source) {
+  try {
+    return j.get<state_model>();
+  } catch (const std::exception& e) {
+    return status::corruption(std::string(source) + ": malformed state: " + e.what());
+  }
+}
+
+std::string task_to_json_text(const task_state& x) { return dump_json(json(x)); }
+
+result<task_state> task_from_json_text(std::string_view text, std::string_view source) {
+  auto parsed = parse_json(text, source);
+  if (!parsed)
+    return status::corruption(parsed.error().message());
+  try {
+    return parsed->get<task_state>();
+  } catch (const std::exception& e) {
+    return status::corruption(std::string(source) + ": malformed task state: " + e.what());
+  }
+}
+
+std::string state_to_json_text(const state_model& x) { return dump_json(state_to_json(x)); }
+
+result<state_model> state_from_json_text(std::string_view text, std::string_view source) {
+  auto parsed = parse_json(text, source);
+  if (!parsed)
+    return status::corruption(parsed.error().message());
+  return state_from_json(*parsed, source);
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,58 @@
+#pragma once
+// JSON mapping of the state model (model.hpp), used by snapshots, journal
+// records and messages that carry state as text. The nlohmann to_json /
+// from_json overloads may throw nlohmann or std exceptions on malformed
+// input; callers outside runtime/state use only the wrappers below, which
+// never throw and return corruption() naming `source` on malformed input.
+
+#include <string>
+#include <string_view>
+
+#include "runtime/core/json.hpp"
+#include "runtime/core/status.hpp"
+#include "runtime/state/model.hpp"
+
+namespace ad::runtime {
+
+void to_json(json& j, const route_candidate& x);
+void from_json(const json& j, route_candidate& x);
+void to_json(json& j, const quota_snapshot& x);
+void from_json(const json& j, quota_snapshot& x);
+void to_json(json& j, const route_decision& x);
+void from_json(const json& j, route_decision& x);
+void to_json(json& j, const retry_handoff& x);
+void from_json(const json& j, retry_handoff& x);
+void to_json(json& j, const blocked_info& x);
+void from_json(const json& j, blocked_info& x);
+void to_json(json& j, const intervention_context& x);
+void from_json(const json& j, intervention_context& x);
+void to_json(json& j, const file_snapshot& x);
+void from_json(const json& j, file_snapshot& x);
+void to_json(json& j, const write_set_snapshot& x);
+void from_json(const json& j, write_set_snapshot& x);
+void to_json(json& j, const task_state& x);
+void from_json(const json& j, task_state& x);
+void to_json(json& j, const write_claim& x);
+void from_json(const json& j, write_claim& x);
+void to_json(json& j, const orchestration_task& x);
+void from_json(const json& j, orchestration_task& x);
+void to_json(json& j, const orchestration_record& x);
+void from_json(const json& j, orchestration_record& x);
+void to_json(json& j, const state_model& x);
+void from_json(const json& j, state_model& x);
+
+// Enum names as written in files ("failover", "exclusive", ...).
+result<route_transition> parse_route_transition(std::string_view text);
+result<claim_kind> parse_claim_kind(std::string_view text);
+result<orchestration_status> parse_orchestration_status(std::string_view text);
+result<orchestration_task_status> parse_orchestration_task_status(std::string_view text);
+
+// Non-throwing wrappers.
+json state_to_json(const state_model& x);
+result<state_model> state_from_json(const json& j, std::string_view source);
+std::string task_to_json_text(const task_state& x);
+result<task_state> task_from_json_text(std::string_view text, std::string_view source);
+std::string state_to_json_text(const state_model& x);
+result<state_model> state_from_json_text(std::string_view text, std::string_view source);
+
+} // namespace ad::runtime

@@ -1,0 +1,189 @@
+#include "runtime/state/change.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/state/model_json.hpp"
+#include "tests/runtime/state/state_fixtures.hpp"
+
+namespace ad::runtime {
+namespace {
+
+const std::string task = "auth/02+01_api";
+const std::string wu1 = "auth/02+01_api::plan-1::tag-a";
+const std::string wu2 = "auth/02+01_api::plan-2::tag-b";
+
+state_model with_task() {
+  state_model s;
+  EXPECT_TRUE(apply_change(s, begin_work_unit{task, wu1}));
+  return s;
+}
+
+TEST(state_change, new_work_unit_resets_task_state_same_one_keeps_it) {
+  auto s = with_task();
+  ASSERT_TRUE(apply_change(s, set_task_flag{task, task_flag::worker_done, true}));
+  ASSERT_TRUE(apply_change(s, record_failure{task, "worker"}));
+  ASSERT_TRUE(apply_change(s, begin_work_unit{task, wu1}));
+  EXPECT_TRUE(s.tasks[task].worker_done);
+  EXPECT_EQ(s.tasks[task].failure_budgets["worker"], 1);
+  ASSERT_TRUE(apply_change(s, begin_work_unit{task, wu2}));
+  task_state fresh;
+  fresh.work_unit_id = wu2;
+  EXPECT_EQ(s.tasks[task], fresh);
+}
+
+TEST(state_change, task_changes_need_the_task_and_leave_state_alone_otherwise) {
+  state_model s;
+  auto st = apply_change(s, set_counter{"nope", "x", 1});
+  EXPECT_TRUE(st.is_not_found());
+  EXPECT_NE(st.message().find("nope"), std::string::npos);
+  EXPECT_EQ(s, state_model{});
+  EXPECT_TRUE(apply_change(s, begin_work_unit{"", "x"}).is_invalid_argument());
+}
+
+TEST(state_change, attempt_start_consumes_handoff_in_the_same_change) {
+  auto s = with_task();
+  ASSERT_TRUE(apply_change(s, set_retry_handoff{task, {"h-7", "codex:gpt", "/old/locator.json"}}));
+  auto before = s;
+  auto wrong = apply_change(s, record_attempt_started{task, "worker", 1, "worker", 2, "/new/l.json", "h-6"});
+  EXPECT_TRUE(wrong.is_conflict());
+  EXPECT_EQ(s, before);
+
+  ASSERT_TRUE(apply_change(s, record_attempt_started{task, "worker", 1, "worker", 2, "/new/l.json", "h-7"}));
+  const auto& t = s.tasks[task];
+  EXPECT_FALSE(t.handoff.has_value());
+  EXPECT_EQ(t.active_stage, "worker");
+  EXPECT_EQ(t.active_locator, "/new/l.json");
+  EXPECT_EQ((s.attempt_counters[{task, 1, "worker"}]), 2);
+  // A second consumption of the same handoff is refused: it cannot run twice.
+  EXPECT_TRUE(apply_change(s, record_attempt_started{task, "worker", 1, "worker", 3, "/x", "h-7"})
+                .is_conflict());
+}
+
+TEST(state_change, attempt_counter_never_goes_back) {
+  auto s = with_task();
+  ASSERT_TRUE(apply_change(s, record_attempt_started{task, "worker", 1, "worker", 5, "/a", ""}));
+  ASSERT_TRUE(apply_change(s, record_attempt_started{task, "worker", 1, "worker", 3, "/b", ""}));
+  EXPECT_EQ((s.attempt_counters[{task, 1, "worker"}]), 5);
+  EXPECT_EQ(s.tasks[task].active_locator, "/b");
+  ASSERT_TRUE(apply_change(s, clear_active_stage{task}));
+  EXPECT_TRUE(s.tasks[task].active_stage.empty());
+  ASSERT_TRUE(apply_change(s, remove_task{task}));
+  EXPECT_TRUE(s.attempt_counters.empty());
+}
+
+TEST(state_change, claims_are_replaced_whole_and_released) {
+  state_model s;
+  ASSERT_TRUE(apply_change(s, replace_claim{task, {claim_kind::paths, {"/a", "/b"}}}));
+  ASSERT_TRUE(apply_change(s, replace_claim{task, {claim_kind::paths, {"/c"}}}));
+  EXPECT_EQ(s.claims[task].paths, (std::set<std::string>{"/c"}));
+  ASSERT_TRUE(apply_change(s, replace_claim{task, {claim_kind::exclusive, {}}}));
+  EXPECT_EQ(s.claims[task].kind, claim_kind::exclusive);
+  ASSERT_TRUE(apply_change(s, release_claim{task}));
+  EXPECT_TRUE(s.claims.empty());
+}
+
+TEST(state_change, decisions_keep_history_and_per_stage_current) {
+  auto s = with_task();
+  ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("worker", route_transition::initial)}));
+  ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("worker", route_transition::failover)}));
+  ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("review", route_transition::initial)}));
+  const auto& t = s.tasks[task];
+  EXPECT_EQ(t.route_history.size(), 3u);
+  EXPECT_EQ(t.decisions.at("worker").transition, route_transition::failover);
+  EXPECT_EQ(t.decisions.size(), 2u);
+  ASSERT_TRUE(apply_change(s, reset_failures{task, ""}));
+}
+
+TEST(state_change, write_set_snapshots_are_kept_per_attempt_and_phase) {
+  auto s = with_task();
+  file_snapshot f{"/w/a", true, 3, 4, "h"};
+  ASSERT_TRUE(apply_change(s, record_write_set{task, "a01", snapshot_phase::before, {}}));
+  ASSERT_TRUE(apply_change(s, record_write_set{task, "a01", snapshot_phase::after, {f}}));
+  EXPECT_TRUE(s.tasks[task].write_sets["a01"].before.empty());
+  EXPECT_EQ(s.tasks[task].write_sets["a01"].after.at(0), f);
+}
+
+TEST(state_change, orchestration_keeps_first_sight_baseline) {
+  state_model s;
+  ASSERT_TRUE(apply_change(s, observe_orchestration{"auth", {{"a", {"/arch/1"}}}}));
+  ASSERT_TRUE(apply_change(s, observe_orchestration{"auth", {{"a", {"/arch/1", "/arch/2"}}, {"b", {}}}}));
+  EXPECT_EQ(s.orchestrations["auth"].tasks["a"].archive_baseline, (std::vector<std::string>{"/arch/1"}));
+  EXPECT_EQ(s.orchestrations["auth"].tasks.size(), 2u);
+  ASSERT_TRUE(apply_change(s, complete_orchestration_task{"auth", "a", "/arch/3"}));
+  ASSERT_TRUE(apply_change(s, set_orchestration_status{"auth", orchestration_status::complete}));
+  // A complete scope observed again starts over.
+  ASSERT_TRUE(apply_change(s, observe_orchestration{"auth", {{"c", {}}}}));
+  EXPECT_EQ(s.orchestrations["auth"].status, orchestration_status::running);
+  EXPECT_EQ(s.orchestrations["auth"].tasks.size(), 1u);
+  EXPECT_TRUE(apply_change(s, set_orchestration_status{"zzz", orchestration_status::blocked}).is_not_found());
+}
+
+std::vector<state_change> one_of_each() {
+  return {begin_work_unit{task, wu1},
+          set_task_flag{task, task_flag::selfcheck_done, true},
+          set_blocked{task, {"r", "e"}},
+          clear_blocked{task},
+          set_active_stage{task, "worker", "/l"},
+          clear_active_stage{task},
+          set_counter{task, "n", -4},
+          record_failure{task, "worker"},
+          reset_failures{task, "worker"},
+          record_decision{task, test::sample_decision("worker", route_transition::initial)},
+          set_completing_decision{task, test::sample_decision("worker", route_transition::resume)},
+          set_quota_snapshot{task, {1, {{"a", "available"}}}},
+          set_retry_handoff{task, {"h", "t", "/l"}},
+          clear_retry_handoff{task},
+          record_attempt_started{task, "worker", 2, "worker", 1, "/l2", "h"},
+          set_intervention{task, {{"p"}, "i", {"/a"}, {"/b"}, 3}},
+          clear_intervention{task},
+          record_write_set{task, "a1", snapshot_phase::after, {{"/a", true, 1, 2, "h"}}},
+          remove_task{task},
+          set_attempt_counter{{task, 2, "review"}, 4},
+          replace_claim{task, {claim_kind::paths, {"/a"}}},
+          release_claim{task},
+          observe_orchestration{"s", {{"a", {"/x"}}}},
+          set_orchestration_status{"s", orchestration_status::blocked},
+          complete_orchestration_task{"s", "a", "/y"}};
+}
+
+TEST(state_change, every_change_round_trips_through_json) {
+  auto all = one_of_each();
+  ASSERT_EQ(all.size(), std::variant_size_v<state_change>);
+  for (const auto& c : all) {
+    json j = change_to_json(c);
+    auto back = change_from_json(j, "test");
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->index(), c.index());
+    EXPECT_EQ(change_to_json(*back), j) << j.dump();
+    EXPECT_EQ(j["op"], change_name(c));
+  }
+  auto text = changes_to_json_text(all);
+  auto list = changes_from_json_text(text, "test");
+  ASSERT_TRUE(list);
+  EXPECT_EQ(changes_to_json_text(*list), text);
+}
+
+TEST(state_change, unknown_or_malformed_change_is_corruption) {
+  auto unknown = change_from_json(json{{"op", "launch_missiles"}}, "journal.log@12");
+  ASSERT_FALSE(unknown);
+  EXPECT_TRUE(unknown.error().is_corruption());
+  EXPECT_NE(unknown.error().message().find("journal.log@12"), std::string::npos);
+  EXPECT_FALSE(change_from_json(json{{"op", "set_counter"}, {"task", "a"}}, "x"));
+  EXPECT_FALSE(change_from_json(json{{"op", "set_task_flag"}, {"task", "a"}, {"flag", "zz"}, {"value", true}}, "x"));
+  EXPECT_FALSE(changes_from_json_text("{}", "x"));
+}
+
+TEST(state_change, replaying_the_same_changes_gives_the_same_state) {
+  state_model a, b;
+  for (int i = 0; i < 20; ++i)
+    for (const auto& c : test::scripted_batch(i)) {
+      auto sa = apply_change(a, c);
+      auto sb = apply_change(b, c);
+      EXPECT_EQ(sa.get_code(), sb.get_code());
+    }
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(test::markers_present(a, 7), 3);
+}
+
+} // namespace
+} // namespace ad::runtime

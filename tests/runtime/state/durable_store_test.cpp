@@ -1,0 +1,198 @@
+#include "runtime/state/durable_store.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "runtime/core/files.hpp"
+#include "runtime/state/journal.hpp"
+#include "tests/runtime/state/fault_file_layer.hpp"
+#include "tests/runtime/state/state_fixtures.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+class durable_store_test : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fs::create_directories(dir_.path() / "ws");
+    id_ = *identify_workspace(dir_.path() / "ws");
+    root_ = dir_.path() / "state";
+  }
+  std::unique_ptr<durable_store> open(store_options o = {}) {
+    auto s = durable_store::open(root_, id_, posix_file_layer(), o);
+    EXPECT_TRUE(s) << s.error().to_string();
+    return s ? std::move(*s) : nullptr;
+  }
+  static state_model replay(int from, int to) {
+    state_model s;
+    for (int i = from; i < to; ++i)
+      for (const auto& c : test::scripted_batch(i))
+        (void) apply_change(s, c);
+    return s;
+  }
+  void append_to_journal(std::string_view bytes) {
+    std::ofstream out(root_ / journal_file_name, std::ios::binary | std::ios::app);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  ad::test::temp_dir dir_;
+  workspace_identity id_;
+  fs::path root_;
+};
+
+TEST_F(durable_store_test, committed_entries_survive_reopen) {
+  {
+    auto s = open();
+    EXPECT_TRUE(fs::exists(root_ / journal_file_name));
+    for (int i = 0; i < 5; ++i) {
+      auto r = s->commit({test::scripted_batch(i)});
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->at(0).seq, static_cast<uint64_t>(i + 1));
+      for (const auto& st : r->at(0).outcomes)
+        EXPECT_TRUE(st) << st.to_string();
+    }
+    EXPECT_EQ(s->state(), replay(0, 5));
+  }
+  auto s = open();
+  EXPECT_EQ(s->state(), replay(0, 5));
+  EXPECT_EQ(s->last_seq(), 5u);
+  EXPECT_EQ(s->report().replayed_entries, 5u);
+  EXPECT_TRUE(s->report().warnings.empty());
+}
+
+TEST_F(durable_store_test, group_commit_is_one_append_and_one_sync) {
+  auto layer = std::make_shared<test::fault_file_layer>();
+  auto s = durable_store::open(root_, id_, layer);
+  ASSERT_TRUE(s);
+  uint64_t writes = layer->writes(), syncs = layer->syncs();
+  std::vector<std::vector<state_change>> entries;
+  for (int i = 0; i < 8; ++i)
+    entries.push_back(test::scripted_batch(i));
+  auto r = (*s)->commit(entries);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->size(), 8u);
+  EXPECT_EQ(layer->writes() - writes, 1u);
+  EXPECT_EQ(layer->syncs() - syncs, 1u);
+  EXPECT_EQ((*s)->stats().commits, 1u);
+  EXPECT_EQ((*s)->stats().changes, replay(0, 0).tasks.size() + [&] {
+              size_t n = 0;
+              for (auto& e : entries) n += e.size();
+              return n;
+            }());
+}
+
+TEST_F(durable_store_test, rejected_changes_are_reported_and_replayed_the_same) {
+  {
+    auto s = open();
+    auto r = s->commit({{set_counter{"ghost", "x", 1}, begin_work_unit{"a", "a::plan-1::tag-t"}}});
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->at(0).outcomes[0].is_not_found());
+    EXPECT_TRUE(r->at(0).outcomes[1]);
+  }
+  auto s = open();
+  EXPECT_EQ(s->state().tasks.size(), 1u);
+}
+
+TEST_F(durable_store_test, compaction_folds_the_journal_into_a_snapshot) {
+  store_options small;
+  small.compact_after_bytes = 4000;
+  {
+    auto s = open(small);
+    for (int i = 0; i < 60; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+    EXPECT_GT(s->stats().compactions, 0u);
+    EXPECT_TRUE(fs::exists(root_ / snapshot_file_name));
+    EXPECT_LT(fs::file_size(root_ / journal_file_name), 4000u + 2000u);
+  }
+  auto s = open(small);
+  EXPECT_EQ(s->state(), replay(0, 60));
+  EXPECT_EQ(s->last_seq(), 60u);
+  EXPECT_GT(s->report().snapshot_seq, 0u);
+}
+
+TEST_F(durable_store_test, torn_tail_is_dropped_with_a_warning_and_cut_away) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  auto size_before = fs::file_size(root_ / journal_file_name);
+  // The first 23 bytes of a real record: a write cut short by a crash.
+  append_to_journal(encode_record(journal_record_type::entry, std::string(100, 'x')).substr(0, 23));
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->report().warnings.size(), 1u);
+    EXPECT_NE(s->report().warnings[0].find("23 bytes"), std::string::npos) << s->report().warnings[0];
+    EXPECT_EQ(s->report().dropped_tail_bytes, 23u);
+    EXPECT_EQ(fs::file_size(root_ / journal_file_name), size_before);
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+  }
+  auto s = open();
+  EXPECT_TRUE(s->report().warnings.empty());
+  EXPECT_EQ(s->state(), replay(0, 2));
+}
+
+TEST_F(durable_store_test, damage_in_the_middle_stops_with_file_and_offset) {
+  {
+    auto s = open();
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+  }
+  auto text = *read_file(root_ / journal_file_name);
+  auto scan = scan_journal(text, "j");
+  auto at = scan->records[2].offset;
+  text[at + 20] ^= 0x40;
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name, text));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  const auto& msg = s.error().message();
+  EXPECT_NE(msg.find((root_ / journal_file_name).string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("offset " + std::to_string(at)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("move it aside"), std::string::npos) << msg;
+}
+
+TEST_F(durable_store_test, bad_snapshot_json_is_a_clear_error) {
+  { auto s = open(); ASSERT_TRUE(s->compact()); }
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, "{\"format\":1,"));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find(snapshot_file_name), std::string::npos);
+  EXPECT_NE(s.error().message().find("byte"), std::string::npos);
+}
+
+TEST_F(durable_store_test, wrongly_typed_snapshot_field_is_corruption_not_an_exception) {
+  { auto s = open(); ASSERT_TRUE(s->compact()); }
+  auto text = *read_file(root_ / snapshot_file_name);
+  text.replace(text.find("\"format\":1"), 10, "\"format\":\"1\"");
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, text));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption()) << s.error().to_string();
+}
+
+TEST_F(durable_store_test, another_workspace_state_is_refused_naming_both) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  workspace_identity other{"/elsewhere", "0123456789abcdef"};
+  auto s = durable_store::open(root_, other, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_invalid_argument());
+  EXPECT_NE(s.error().message().find(id_.path), std::string::npos);
+  EXPECT_NE(s.error().message().find("/elsewhere"), std::string::npos);
+}
+
+TEST_F(durable_store_test, a_failed_sync_makes_the_store_refuse_further_commits) {
+  auto layer = std::make_shared<test::fault_file_layer>(test::fault_kind::sync, 2, test::fault_mode::once);
+  auto s = durable_store::open(root_, id_, layer);  // the new journal's replace is sync 1
+  ASSERT_TRUE(s);
+  auto r = (*s)->commit({test::scripted_batch(0)});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is_io_error());
+  EXPECT_FALSE((*s)->health());
+  EXPECT_FALSE((*s)->commit({test::scripted_batch(1)}));  // layer would succeed now
+  EXPECT_EQ(layer->syncs(), 2u);
+}
+
+} // namespace
+} // namespace ad::runtime

@@ -1,0 +1,61 @@
+#include "runtime/state/model_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/runtime/state/state_fixtures.hpp"
+
+namespace ad::runtime {
+namespace {
+
+TEST(state_model_json, full_state_round_trips) {
+  auto s = test::sample_state();
+  auto text = state_to_json_text(s);
+  auto back = state_from_json_text(text, "mem");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(*back, s);
+  EXPECT_EQ(state_to_json_text(*back), text);
+}
+
+TEST(state_model_json, decision_keeps_every_spec_field) {
+  json j = test::sample_decision("worker", route_transition::failover);
+  for (const char* key : {"work_unit_id", "stage", "lane", "grade", "candidates", "selected_target",
+                          "rule_id", "priority", "reason_codes", "evaluated_at", "quota",
+                          "transition", "previous_target", "next_target"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["transition"], "failover");
+  EXPECT_EQ(j["candidates"][1]["reasons"][0], "quota-exhausted");
+}
+
+TEST(state_model_json, task_round_trips_as_text) {
+  auto t = test::sample_state().tasks.at("auth/02+01_api");
+  auto back = task_from_json_text(task_to_json_text(t), "mem");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, t);
+}
+
+TEST(state_model_json, malformed_input_is_corruption_not_exception) {
+  auto bad_type = state_from_json_text(R"({"tasks":{"a":{"work_unit_id":5}}})", "snap.json");
+  ASSERT_FALSE(bad_type);
+  EXPECT_TRUE(bad_type.error().is_corruption());
+  EXPECT_NE(bad_type.error().message().find("snap.json"), std::string::npos);
+
+  auto bad_enum = state_from_json_text(R"({"claims":{"a":{"kind":"sometimes"}}})", "snap.json");
+  ASSERT_FALSE(bad_enum);
+  EXPECT_NE(bad_enum.error().message().find("sometimes"), std::string::npos);
+
+  auto not_json = task_from_json_text("{oops", "task");
+  ASSERT_FALSE(not_json);
+  EXPECT_TRUE(not_json.error().is_corruption());
+}
+
+TEST(state_model_json, enum_names_parse_back) {
+  for (auto t : {route_transition::initial, route_transition::resume, route_transition::failover,
+                 route_transition::promotion})
+    EXPECT_EQ(*parse_route_transition(to_string(t)), t);
+  EXPECT_FALSE(parse_claim_kind("both"));
+  EXPECT_EQ(*parse_orchestration_status("blocked"), orchestration_status::blocked);
+  EXPECT_EQ(*parse_orchestration_task_status("complete"), orchestration_task_status::complete);
+}
+
+} // namespace
+} // namespace ad::runtime
