@@ -1,0 +1,214 @@
+#include "actors/attempt/attempt_actor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <unistd.h>
+
+#include "actors/attempt/attempt_convert.hpp"
+#include "actors/attempt/pi_watcher.hpp"
+#include "runtime/attempt/attempt_run.hpp"
+#include "runtime/attempt/silence_clock.hpp"
+#include "runtime/process/liveness.hpp"
+
+namespace ad::actors {
+
+namespace {
+
+using self_ptr = messages::attempt_actor::stateful_pointer<attempt_state>;
+using std::chrono::milliseconds;
+using duration = caf::actor_clock::duration_type;
+
+int64_t to_ms(duration d) {
+  return std::chrono::duration_cast<milliseconds>(d).count();
+}
+
+void terminate_child(self_ptr self, int64_t grace_ms) {
+  auto& st = self->state;
+  if (st.child_running)
+    self->send(st.cfg.process, messages::terminate_process{st.child, grace_ms});
+}
+
+int64_t now_ms(self_ptr self) {
+  return to_ms(self->state.coro.now().time_since_epoch());
+}
+
+// Follows the running child until its exit: output, silence, cancellation.
+core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::attempt_timing t) {
+  auto& st = self->state;
+  auto& run = *st.run;
+  runtime::silence_clock silence{{t.heartbeat_ms, t.silence_inspection_ms, t.stall_limit_ms},
+                                 now_ms(self)};
+  bool stopping = false;
+  for (;;) {
+    auto wait = milliseconds(std::max<int64_t>(0, silence.next_deadline() - now_ms(self)));
+    auto next = core::next_event(st.coro, st.events, wait);
+    auto ev = co_await next;
+    if (!ev) {
+      auto tools = run.pi_phase() == "tool-running" ? runtime::tool_activity::tool_running
+                                                    : runtime::tool_activity::idle;
+      auto due = silence.check(now_ms(self), tools);
+      if (due.stall && !stopping) {
+        stopping = true;
+        run.stall(due.silent_ms, t.stall_limit_ms);
+        end->stop = runtime::dispatcher_stop::session_stall;
+        terminate_child(self, t.terminate_grace_ms);
+      }
+      if (due.inspect)
+        run.inspect_silence(due.silent_ms);
+      if (due.heartbeat)
+        run.heartbeat(due.silent_ms);
+    } else if (auto* line = std::get_if<messages::process_line>(&*ev)) {
+      if (line->child != st.child)
+        continue;
+      silence.on_output(now_ms(self));
+      auto channel = line->stream == messages::process_stream::out ? runtime::output_channel::out
+                                                                    : runtime::output_channel::err;
+      auto out = run.on_line(channel, line->text,
+                             line->cut == messages::process_line_cut::truncated,
+                             line->dropped_bytes);
+      if (out.review_control_tool && !stopping) {
+        stopping = true;
+        terminate_child(self, t.terminate_grace_ms);
+      }
+    } else if (auto* exit = std::get_if<messages::process_exit>(&*ev)) {
+      if (exit->child != st.child)
+        continue;
+      record_exit(*exit, *end);
+      st.child_running = false;
+      co_return;
+    } else if (!stopping) {  // cancellation
+      stopping = true;
+      end->stop = runtime::dispatcher_stop::cancelled;
+      terminate_child(self, t.terminate_grace_ms);
+    }
+  }
+}
+
+void start_watcher(self_ptr self, const messages::attempt_timing& t) {
+  auto& run = *self->state.run;
+  messages::pi_watch_target target;
+  target.session_file = run.pi_session_file().string();
+  target.session_dir = run.pi_session_folder().string();
+  target.session_id = run.locator().session_id.value_or("");
+  target.poll_ms = t.pi_poll_ms;
+  auto me = caf::actor_cast<messages::pi_phase_subscriber_actor>(self);
+  self->state.watcher = self->spawn(pi_watcher_impl, me, std::move(target));
+}
+
+void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result> rp,
+            const runtime::failure_verdict& verdict) {
+  auto result = to_attempt_result(*self->state.run, verdict);
+  rp.deliver(std::move(result));
+  self->quit();
+}
+
+core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
+                             caf::typed_response_promise<messages::attempt_result> rp) {
+  auto& st = self->state;
+  auto setup = to_attempt_setup(req, st.cfg);
+  if (!setup) {
+    rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
+    self->quit();
+    co_return;
+  }
+  auto opened = runtime::attempt_run::open(std::move(*setup), *st.cfg.clock);
+  if (!opened) {
+    rp.deliver(caf::make_error(messages::errc::state_unavailable, opened.error().to_string()));
+    self->quit();
+    co_return;
+  }
+  st.run = std::move(*opened);
+  auto& run = *st.run;
+  if (auto row = run.write_start_row(); !row) {
+    auto v = run.fail_before_start(std::string{runtime::work_log_failure_class}, "work-log",
+                                   row.to_string());
+    finish(self, rp, v);
+    co_return;
+  }
+  if (st.cancel_requested) {
+    auto v = run.fail_before_start("cancelled", "caller-cancel", "cancelled before start");
+    finish(self, rp, v);
+    co_return;
+  }
+  if (run.kind() == runtime::adapter_kind::pi)
+    start_watcher(self, req.timing);
+  messages::spawn_process spawn;
+  spawn.argv = run.argv();
+  spawn.cwd = req.workspace;
+  spawn.env_additions = req.env_additions;
+  spawn.marker = run.marker();
+  auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
+                           std::move(spawn));
+  auto spawned = co_await ask;
+  runtime::attempt_end end;
+  if (!spawned) {
+    end.launch = runtime::launch_outcome::failed_to_start;
+    end.launch_error = "process actor refused the spawn: " + caf::to_string(spawned.error());
+  } else if (spawned->outcome == messages::process_start::launch_failed) {
+    end.launch = runtime::launch_outcome::failed_to_start;
+    end.launch_error = spawned->reason;
+    end.exit_code = 127;
+  } else {
+    st.child = spawned->child;
+    st.child_running = true;
+    run.on_started(spawned->pid, spawned->start_token);
+    auto followed = follow(self, &end, req.timing);
+    co_await followed;
+  }
+  auto verdict = run.finish(end);
+  finish(self, rp, verdict);
+}
+
+} // namespace
+
+attempt_state::attempt_state() = default;
+
+attempt_state::~attempt_state() {
+  if (child_running && cfg.process)
+    caf::anon_send(cfg.process, messages::terminate_process{child, -1});
+  if (watcher)
+    caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+}
+
+attempt_config make_attempt_config(messages::process_actor process) {
+  attempt_config cfg;
+  cfg.process = std::move(process);
+  cfg.clock = std::make_shared<runtime::system_clock>();
+  cfg.dispatcher_pid = static_cast<int>(::getpid());
+  if (auto token = runtime::process_start_token(cfg.dispatcher_pid))
+    cfg.dispatcher_start_token = *token;
+  return cfg;
+}
+
+messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_config cfg) {
+  self->state.cfg = std::move(cfg);
+  self->state.coro.bind(self);
+  return {
+    [self](messages::start_attempt& req) -> caf::result<messages::attempt_result> {
+      if (self->state.started)
+        return caf::make_error(messages::errc::invalid_request, "attempt already started");
+      self->state.started = true;
+      auto rp = self->make_response_promise<messages::attempt_result>();
+      auto body = run_attempt(self, std::move(req), rp);
+      self->state.coro.start(std::move(body));
+      return rp;
+    },
+    [self](messages::cancel_attempt&) {
+      self->state.cancel_requested = true;
+      self->state.events.push(attempt_cancel_signal{});
+    },
+    [self](messages::process_line& line) { self->state.events.push(std::move(line)); },
+    [](messages::process_silence&) {
+      // Silence is measured by the attempt's own timers.
+    },
+    [self](messages::process_exit& exit) { self->state.events.push(std::move(exit)); },
+    [self](messages::pi_phase_changed& changed) {
+      if (self->state.run)
+        self->state.run->on_pi_phase(changed.report.session_file, changed.report.phase, changed.report.reason,
+                                     changed.report.pending_tool_call_ids);
+    },
+    self->state.coro.wake_handler(),
+  };
+}
+
+} // namespace ad::actors

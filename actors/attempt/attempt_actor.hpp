@@ -1,0 +1,67 @@
+#pragma once
+// The attempt actor: one agent process for one task and role, followed from
+// start to a classified end by one coroutine (actors/core). start_attempt
+// opens the attempt folder and writes the locator durably (runtime/attempt),
+// appends the START row, starts the pi session watcher for pi, asks the
+// process actor to spawn the agent, records pid and start token, then
+// follows output, heartbeats (every timing.heartbeat_ms of silence), a
+// one-time silence inspection per silence (for pi only outside a running
+// tool call), the optional stall limit, a codex review's collaboration
+// tool and cancel_attempt, and finally classifies, appends FINISH, writes
+// the final locator and answers with attempt_result. It then exits; if it
+// is stopped while its agent runs, it asks the process actor to terminate
+// the agent's process group. Every resumption runs on this actor. Error
+// contract: start_attempt answers errc::state_unavailable when the attempt
+// folder or first locator cannot be written (no process started),
+// errc::invalid_request for a second start; every other failure is a
+// classified attempt_result.
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "actors/core/coroutines.hpp"
+#include "messages/attempt.hpp"
+#include "messages/errc.hpp"
+#include "messages/process.hpp"
+
+namespace ad::runtime {
+class attempt_run;
+class clock;
+} // namespace ad::runtime
+
+namespace ad::actors {
+
+struct attempt_config {
+  messages::process_actor process;
+  std::shared_ptr<const runtime::clock> clock;  // wall clock for records
+  int dispatcher_pid = 0;
+  std::string dispatcher_start_token;
+};
+
+// The dispatcher's own pid and start token with the system clock.
+attempt_config make_attempt_config(messages::process_actor process);
+
+struct attempt_cancel_signal {};
+using attempt_event =
+  std::variant<messages::process_line, messages::process_exit, attempt_cancel_signal>;
+
+struct attempt_state {
+  static inline const char* name = "attempt";
+  attempt_state();
+  ~attempt_state();  // terminates a child that still runs
+  attempt_config cfg;
+  core::event_queue<attempt_event> events;
+  std::unique_ptr<runtime::attempt_run> run;
+  messages::pi_watcher_actor watcher;
+  bool started = false;
+  bool cancel_requested = false;
+  uint64_t child = 0;
+  bool child_running = false;
+  core::coroutine_host coro;  // last: its frames go first on exit
+};
+
+messages::attempt_actor::behavior_type attempt_impl(
+  messages::attempt_actor::stateful_pointer<attempt_state> self, attempt_config cfg);
+
+} // namespace ad::actors

@@ -1,0 +1,92 @@
+#include "actors/attempt/attempt_convert.hpp"
+
+#include "runtime/core/json.hpp"
+
+namespace ad::actors {
+
+runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_attempt& req,
+                                                         const attempt_config& cfg) {
+  auto kind = runtime::parse_adapter_kind(req.adapter);
+  if (!kind)
+    return kind.error();
+  runtime::attempt_setup s;
+  s.task = req.task;
+  s.plan_number = req.plan_number;
+  s.role = req.role;
+  s.attempt = req.attempt;
+  s.workspace = req.workspace;
+  s.workspace_id = req.workspace_id;
+  s.runs_dir = req.runs_dir;
+  s.work_log = req.work_log;
+  s.launch.kind = *kind;
+  s.launch.executable = req.executable;
+  s.launch.model = req.model;
+  s.launch.effort = req.effort;
+  s.launch.prompt = req.prompt;
+  s.launch.session_id = req.session_id;
+  s.launch.native_session_file = req.native_session_file;
+  s.launch.plan_path = req.plan_path;
+  s.launch.review_path = req.review_path;
+  s.launch.command_template = req.command_template;
+  s.env_additions = req.env_additions;
+  if (!req.selector_evidence_json.empty()) {
+    auto evidence = runtime::parse_json(req.selector_evidence_json, "selector evidence");
+    if (!evidence)
+      return evidence.error();
+    s.selector_evidence = std::move(*evidence);
+  }
+  s.stage_budget = req.stage_budget;
+  s.retry_handoff_id = req.retry_handoff_id;
+  for (auto& p : req.failure_patterns)
+    s.failure_patterns.push_back({p.failure_class, p.regexes});
+  s.dispatcher_pid = cfg.dispatcher_pid;
+  s.dispatcher_start_token = cfg.dispatcher_start_token;
+  return s;
+}
+
+messages::attempt_result to_attempt_result(const runtime::attempt_run& run,
+                                           const runtime::failure_verdict& v) {
+  const auto& loc = run.locator();
+  messages::attempt_result r;
+  r.identity = loc.identity;
+  r.locator_path = run.locator_path().string();
+  r.attempt_dir = run.attempt_dir().string();
+  r.status = std::string{runtime::to_string(loc.status)};
+  r.exit_code = static_cast<int32_t>(loc.exit_code.value_or(0));
+  r.pid = static_cast<int32_t>(loc.agent_pid.value_or(0));
+  r.failure_class = v.failure_class;
+  r.failure_source = v.failure_source;
+  r.evidence = v.evidence;
+  r.evidence_origin = v.evidence_origin;
+  r.termination_signal = loc.termination_signal.value_or("");
+  r.session_id = loc.session_id.value_or("");
+  r.native_session_path = loc.native_session_path.value_or("");
+  r.started_at = loc.started_at;
+  r.finished_at = loc.finished_at.value_or(0);
+  r.heartbeats = run.heartbeats();
+  r.silence_inspected = loc.extra.contains("silence_inspections");
+  r.has_reset_at = v.reset_at.has_value();
+  r.reset_at = v.reset_at.value_or(0);
+  return r;
+}
+
+void record_exit(const messages::process_exit& exit, runtime::attempt_end& end) {
+  switch (exit.end) {
+    case messages::process_end::exited:
+      end.how = runtime::exit_how::exited;
+      end.exit_code = exit.exit_code;
+      break;
+    case messages::process_end::signaled:
+      end.how = runtime::exit_how::signaled;
+      end.exit_signal = exit.signal;
+      end.exit_code = exit.exit_code;
+      break;
+    case messages::process_end::launch_failed:
+      end.launch = runtime::launch_outcome::failed_to_start;
+      end.launch_error = exit.reason;
+      end.exit_code = 127;
+      break;
+  }
+}
+
+} // namespace ad::actors

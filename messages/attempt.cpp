@@ -1,0 +1,20 @@
+#include "messages/attempt.hpp"
+
+#include <caf/all.hpp>
+
+namespace ad::messages {
+
+void add_attempt_messages(caf::actor_system_config& cfg) {
+  cfg.add_message_type<attempt_timing>("attempt_timing");
+  cfg.add_message_type<attempt_failure_pattern>("attempt_failure_pattern");
+  cfg.add_message_type<std::vector<attempt_failure_pattern>>("attempt_failure_patterns");
+  cfg.add_message_type<start_attempt>("start_attempt");
+  cfg.add_message_type<attempt_result>("attempt_result");
+  cfg.add_message_type<cancel_attempt>("cancel_attempt");
+  cfg.add_message_type<pi_watch_target>("pi_watch_target");
+  cfg.add_message_type<pi_phase_report>("pi_phase_report");
+  cfg.add_message_type<pi_session_observed>("pi_session_observed");
+  cfg.add_message_type<pi_phase_changed>("pi_phase_changed");
+}
+
+} // namespace ad::messages

@@ -1,0 +1,214 @@
+#pragma once
+// Messages and typed interfaces of attempts (actors/attempt): the
+// attempt-host interface through which an attempt is started and cancelled
+// (a local host today, a remote node later), the attempt actor itself, and
+// the pi session watcher that reports a pi session's phase to its attempt.
+// Every struct is a value with a free inspect() (flags instead of optional
+// members) so it can cross hosts. start_attempt is answered once, when the
+// attempt has ended and its final locator is on disk, with an
+// attempt_result; an attempt that could not even write its files answers
+// with an error (errc::state_unavailable). Registered by
+// add_attempt_messages().
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/coroutine.hpp"
+#include "messages/process.hpp"
+
+namespace ad::messages {
+
+// Intervals of one attempt, in milliseconds. Defaults are SPEC section 6;
+// tests use a few milliseconds. stall_limit_ms == 0 disables the stall limit.
+struct attempt_timing {
+  int64_t heartbeat_ms = 30'000;
+  int64_t silence_inspection_ms = 180'000;
+  int64_t stall_limit_ms = 0;
+  int64_t terminate_grace_ms = 5'000;
+  int64_t pi_poll_ms = 2'000;
+  int64_t spawn_timeout_ms = 30'000;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_timing& x) {
+  return f(caf::meta::type_name("attempt_timing"), x.heartbeat_ms, x.silence_inspection_ms,
+           x.stall_limit_ms, x.terminate_grace_ms, x.pi_poll_ms, x.spawn_timeout_ms);
+}
+
+// One failure-pattern table entry (policy override of the default table).
+struct attempt_failure_pattern {
+  std::string failure_class;
+  std::vector<std::string> regexes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_failure_pattern& x) {
+  return f(caf::meta::type_name("attempt_failure_pattern"), x.failure_class, x.regexes);
+}
+
+// Starts one attempt: one agent process for one task and role.
+struct start_attempt {
+  // identity: <safe task>__p<plan>__<role>__a<NN>; `attempt` is the
+  // persisted per (task, plan, role) counter, assigned by the caller.
+  std::string task;
+  int64_t plan_number = 0;
+  std::string role;  // worker, selfcheck, review
+  int64_t attempt = 0;
+  // where
+  std::string workspace;     // absolute workspace root (the agent's cwd)
+  std::string workspace_id;
+  std::string runs_dir;      // <state root>/runs
+  std::string work_log;      // WORK_LOG.md path; empty: agent-task/<group>/WORK_LOG.md
+  // what runs (runtime::launch_spec)
+  std::string adapter;       // codex, claude, agy, pi, command
+  std::string executable;    // replaces argv[0]; empty: the CLI's own name
+  std::string model;
+  std::string effort;
+  std::string prompt;
+  std::string session_id;    // claude/pi; empty: a fresh UUID
+  std::string native_session_file;  // pi resume
+  std::string plan_path;
+  std::string review_path;
+  std::vector<std::string> command_template;  // adapter "command"
+  std::vector<std::string> env_additions;     // "NAME=value"
+  // routing evidence copied into the locator
+  std::string selector_evidence_json;  // "" or a JSON object
+  int64_t stage_budget = 0;
+  std::string retry_handoff_id;        // "" when none
+  // policy
+  std::vector<attempt_failure_pattern> failure_patterns;  // empty: defaults
+  attempt_timing timing;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
+  return f(caf::meta::type_name("start_attempt"), x.task, x.plan_number, x.role, x.attempt,
+           x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
+           x.effort, x.prompt, x.session_id, x.native_session_file, x.plan_path, x.review_path,
+           x.command_template, x.env_additions, x.selector_evidence_json, x.stage_budget,
+           x.retry_handoff_id, x.failure_patterns, x.timing);
+}
+
+// The classified end of an attempt (the same facts as its final locator).
+struct attempt_result {
+  std::string identity;
+  std::string locator_path;
+  std::string attempt_dir;
+  std::string status;  // succeeded, failed
+  int32_t exit_code = 0;
+  int32_t pid = 0;
+  std::string failure_class;  // "" on success
+  std::string failure_source;
+  std::string evidence;
+  std::string evidence_origin;
+  std::string termination_signal;  // "SIGKILL" or ""
+  std::string session_id;
+  std::string native_session_path;
+  int64_t started_at = 0;   // ms since the epoch
+  int64_t finished_at = 0;
+  int64_t heartbeats = 0;
+  bool silence_inspected = false;
+  bool has_reset_at = false;  // provider-quota: when the quota resets
+  int64_t reset_at = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
+  return f(caf::meta::type_name("attempt_result"), x.identity, x.locator_path, x.attempt_dir,
+           x.status, x.exit_code, x.pid, x.failure_class, x.failure_source, x.evidence,
+           x.evidence_origin, x.termination_signal, x.session_id, x.native_session_path,
+           x.started_at, x.finished_at, x.heartbeats, x.silence_inspected, x.has_reset_at,
+           x.reset_at);
+}
+
+// Stops a running attempt: its process group is terminated and it ends as
+// `cancelled`. Unknown identities are ignored.
+struct cancel_attempt {
+  std::string identity;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cancel_attempt& x) {
+  return f(caf::meta::type_name("cancel_attempt"), x.identity);
+}
+
+// Where a pi session lives: a known file, or the file in session_dir whose
+// name holds session_id (found once pi creates it).
+struct pi_watch_target {
+  std::string session_file;
+  std::string session_dir;
+  std::string session_id;
+  int64_t poll_ms = 2'000;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pi_watch_target& x) {
+  return f(caf::meta::type_name("pi_watch_target"), x.session_file, x.session_dir, x.session_id,
+           x.poll_ms);
+}
+
+// One reading of a pi session (runtime::pi_session_state plus the file).
+struct pi_phase_report {
+  std::string session_file;  // "" while not found
+  std::string phase;         // starting, awaiting-model, tool-running, finishing, unknown
+  std::string reason;
+  std::vector<std::string> expected_tool_call_ids;
+  std::vector<std::string> completed_tool_call_ids;
+  std::vector<std::string> pending_tool_call_ids;
+
+  friend bool operator==(const pi_phase_report&, const pi_phase_report&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pi_phase_report& x) {
+  return f(caf::meta::type_name("pi_phase_report"), x.session_file, x.phase, x.reason,
+           x.expected_tool_call_ids, x.completed_tool_call_ids, x.pending_tool_call_ids);
+}
+
+// A file-system observation entering the watcher (what it read at a poll);
+// replaying these replays the watcher's reports.
+struct pi_session_observed {
+  pi_phase_report reading;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pi_session_observed& x) {
+  return f(caf::meta::type_name("pi_session_observed"), x.reading);
+}
+
+// Sent by the watcher to its attempt whenever the phase (or its ids) changes.
+struct pi_phase_changed {
+  pi_phase_report report;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pi_phase_changed& x) {
+  return f(caf::meta::type_name("pi_phase_changed"), x.report);
+}
+
+// What a subscriber to a pi watcher handles.
+using pi_phase_subscriber_actor = caf::typed_actor<caf::reacts_to<pi_phase_changed>>;
+
+// The pi session watcher: polls on its own timer, and takes observations
+// (from its polls or a replay) as messages.
+using pi_watcher_actor =
+  caf::typed_actor<caf::reacts_to<pi_session_observed>>::extend_with<
+    coroutine_wake_actor>;
+
+// Starts and cancels attempts; a remote node may provide it later.
+using attempt_host_actor =
+  caf::typed_actor<caf::replies_to<start_attempt>::with<attempt_result>,
+                   caf::reacts_to<cancel_attempt>>;
+
+// One attempt: the host's interface plus the events it follows.
+using attempt_actor = attempt_host_actor::extend_with<process_subscriber_actor>::extend_with<
+  pi_phase_subscriber_actor>::extend_with<coroutine_wake_actor>;
+
+void add_attempt_messages(caf::actor_system_config& cfg);
+
+} // namespace ad::messages

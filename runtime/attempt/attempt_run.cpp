@@ -1,0 +1,374 @@
+#include "runtime/attempt/attempt_run.hpp"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "runtime/agents/native_sessions.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/worklog/work_log.hpp"
+
+namespace ad::runtime {
+
+namespace {
+
+std::string task_group(std::string_view task) {
+  auto slash = task.find('/');
+  return std::string{slash == std::string_view::npos ? task : task.substr(0, slash)};
+}
+
+std::filesystem::path home_dir() {
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? std::filesystem::path{home} : std::filesystem::path{};
+}
+
+std::string exit_text(const failure_verdict& v, const attempt_end& end) {
+  if (!v.failed())
+    return "succeeded:0";
+  if (v.failure_class == "cancelled")
+    return "failed:cancelled";
+  int code = end.how == exit_how::signaled ? 128 + end.exit_signal : end.exit_code;
+  if (end.launch == launch_outcome::failed_to_start)
+    code = 127;
+  return "failed:" + v.failure_class + ":" + std::to_string(code);
+}
+
+} // namespace
+
+result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, const clock& clk) {
+  std::unique_ptr<attempt_run> run{new attempt_run};
+  run->clock_ = &clk;
+  auto& loc = run->locator_;
+  loc.identity = attempt_identity(setup.task, setup.plan_number, setup.role, setup.attempt);
+  loc.started_at = clk.now();
+  run->attempt_dir_ = setup.runs_dir / attempt_run_folder_name(loc.started_at, loc.identity);
+  run->locator_path_ = run->attempt_dir_ / "locator.json";
+
+  auto& launch = setup.launch;
+  launch.workspace = setup.workspace;
+  launch.attempt_dir = run->attempt_dir_;
+  launch.task = setup.task;
+  launch.role = setup.role;
+  if (launch.session_id.empty() &&
+      (launch.kind == adapter_kind::claude || launch.kind == adapter_kind::pi))
+    launch.session_id = random_uuid();
+  auto argv = build_argv(launch);
+  if (!argv)
+    return argv.error().with_context("argv of " + loc.identity);
+  run->argv_ = std::move(*argv);
+
+  if (auto st = make_directories(run->attempt_dir_); !st)
+    return st.with_context("attempt folder");
+
+  if (setup.failure_patterns.empty()) {
+    run->patterns_ = default_compiled_failure_patterns();
+  } else {
+    auto compiled = compile_failure_patterns(setup.failure_patterns);
+    if (!compiled)
+      return compiled.error();
+    run->patterns_ = std::move(*compiled);
+  }
+
+  auto open_file = [&](const char* name, line_file& out) -> status {
+    auto f = line_file::create(run->attempt_dir_ / name);
+    if (!f)
+      return f.error();
+    out = std::move(*f);
+    return status::ok();
+  };
+  for (auto [name, file] : {std::pair{"stream.log", &run->stream_},
+                            std::pair{"normalized-output.log", &run->normalized_},
+                            std::pair{"heartbeat.log", &run->heartbeat_}})
+    if (auto st = open_file(name, *file); !st)
+      return st;
+
+  if (setup.work_log.empty())
+    setup.work_log = work_log_path(setup.workspace, task_group(setup.task));
+  loc.task = setup.task;
+  loc.plan_number = setup.plan_number;
+  loc.role = setup.role;
+  loc.attempt = setup.attempt;
+  loc.workspace = setup.workspace.string();
+  loc.workspace_id = setup.workspace_id;
+  loc.dispatcher_pid = setup.dispatcher_pid;
+  loc.dispatcher_start_token = setup.dispatcher_start_token;
+  loc.cli = std::string{to_string(launch.kind)};
+  loc.model = launch.model;
+  if (launch.kind == adapter_kind::codex || launch.kind == adapter_kind::claude)
+    loc.effort = effective_effort(launch);
+  loc.process_marker =
+    attempt_process_marker(setup.workspace_id, loc.identity, random_uuid().substr(0, 8));
+  if (!launch.plan_path.empty())
+    loc.plan_path = launch.plan_path.string();
+  if (!launch.review_path.empty())
+    loc.review_path = launch.review_path.string();
+  if (!launch.session_id.empty())
+    loc.session_id = launch.session_id;
+  if (launch.kind == adapter_kind::claude)
+    loc.native_session_path =
+      claude_session_path(home_dir(), setup.workspace, launch.session_id).string();
+  if (launch.kind == adapter_kind::pi && !launch.native_session_file.empty()) {
+    loc.native_session_path = launch.native_session_file.string();
+    loc.resumed_from_locator = std::nullopt;
+  }
+  loc.stream_log = run->stream_.path().string();
+  loc.normalized_output_log = run->normalized_.path().string();
+  loc.heartbeat_log = run->heartbeat_.path().string();
+  if (launch.kind == adapter_kind::agy)
+    loc.cli_log = agy_cli_log_path(run->attempt_dir_).string();
+  loc.work_log = setup.work_log.string();
+  loc.status = attempt_status::running;
+  loc.selector_evidence = setup.selector_evidence;
+  loc.stage_budget = setup.stage_budget;
+  if (!setup.retry_handoff_id.empty())
+    loc.retry_handoff_id = setup.retry_handoff_id;
+  run->setup_ = std::move(setup);
+
+  // Durable before anything can start: a later dispatcher must find it.
+  auto text = dump_json(locator_to_json(loc), 2);
+  if (auto st = write_file_atomic(run->locator_path_, text); !st)
+    return st.with_context("first locator");
+  return run;
+}
+
+std::filesystem::path attempt_run::pi_session_file() const {
+  return setup_.launch.native_session_file;
+}
+
+std::filesystem::path attempt_run::pi_session_folder() const {
+  if (!setup_.launch.native_session_file.empty())
+    return setup_.launch.native_session_file.parent_path();
+  return pi_session_dir(attempt_dir_);
+}
+
+void attempt_run::write_locator() {
+  locator_.updated_at = clock_->now();
+  auto text = dump_json(locator_to_json(locator_), 2);
+  if (auto st = write_file_atomic(locator_path_, text); !st)
+    locator_.extra["locator_write_error"] = st.to_string();
+  else if (locator_.extra.contains("locator_write_error"))
+    locator_.extra.erase("locator_write_error");
+}
+
+status attempt_run::write_start_row() {
+  work_log_event ev{"START", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
+                    locator_.model, "running", locator_path_.string()};
+  auto row = append_work_log(setup_.work_log, ev, *clock_);
+  if (!row)
+    return row.error();
+  return status::ok();
+}
+
+void attempt_run::on_started(int pid, std::string start_token) {
+  locator_.agent_pid = pid;
+  locator_.agent_start_token = std::move(start_token);
+  write_locator();
+}
+
+line_outcome attempt_run::on_line(output_channel channel, std::string_view text, bool truncated,
+                                  uint64_t dropped_bytes) {
+  line_outcome out;
+  std::string line = channel == output_channel::out ? "[stdout] " : "[stderr] ";
+  line.append(text);
+  if (truncated)
+    line += " [line cut: " + std::to_string(dropped_bytes) + " bytes dropped]";
+  (void)stream_.append_line(line);
+
+  auto rendered = render_stream_line(kind(), channel, text, render_);
+  for (auto& shown : rendered.lines)
+    if (!shown.empty())
+      (void)normalized_.append_line(shown);
+
+  if (auto d = detect_terminal_diagnostic(kind(), channel, text))
+    diagnostics_.add(std::move(*d));
+
+  if (kind() == adapter_kind::codex && setup_.role == "review" && channel == output_channel::out &&
+      !review_control_tool_) {
+    if (auto tool = codex_collaboration_tool(text)) {
+      review_control_tool_ = *tool;
+      diagnostics_.add(review_control_diagnostic(*tool));
+      out.review_control_tool = *tool;
+    }
+  }
+
+  if (rendered.discovered_session_id && locator_.session_id != rendered.discovered_session_id) {
+    locator_.session_id = *rendered.discovered_session_id;
+    if (kind() == adapter_kind::claude)
+      locator_.native_session_path =
+        claude_session_path(home_dir(), setup_.workspace, *locator_.session_id).string();
+    write_locator();
+    out.session_discovered = true;
+  }
+  return out;
+}
+
+void attempt_run::on_pi_phase(std::string session_file, std::string phase, std::string reason,
+                              std::vector<std::string> pending_tool_call_ids) {
+  if (!session_file.empty())
+    locator_.native_session_path = std::move(session_file);
+  pi_phase_ = std::move(phase);
+  pi_phase_reason_ = std::move(reason);
+  pi_pending_ = std::move(pending_tool_call_ids);
+  locator_.extra["pi_session_phase"] = pi_phase_;
+  locator_.extra["pi_session_phase_reason"] = pi_phase_reason_;
+  locator_.extra["pi_pending_tool_call_ids"] = pi_pending_;
+}
+
+void attempt_run::heartbeat_line(std::string_view text) {
+  (void)heartbeat_.append_line(text);
+}
+
+void attempt_run::heartbeat(int64_t silent_ms) {
+  ++heartbeats_;
+  std::string mtime = "none";
+  if (locator_.native_session_path) {
+    std::error_code ec;
+    auto t = std::filesystem::last_write_time(*locator_.native_session_path, ec);
+    if (!ec) {
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::file_clock::to_sys(t).time_since_epoch())
+                  .count();
+      locator_.native_session_mtime_ns = ns;
+      mtime = std::to_string(ns);
+    }
+  }
+  std::string line = format_utc_iso(clock_->now()) + " [heartbeat] silent_ms=" +
+                     std::to_string(silent_ms) + " locator=" + locator_path_.string() +
+                     " native_session=" + locator_.native_session_path.value_or("none") +
+                     " native_mtime_ns=" + mtime;
+  if (kind() == adapter_kind::pi)
+    line += " pi_phase=" + (pi_phase_.empty() ? std::string{"starting"} : pi_phase_);
+  heartbeat_line(line);
+  write_locator();
+}
+
+void attempt_run::inspect_silence(int64_t silent_ms) {
+  silence_inspection s;
+  s.at = clock_->now();
+  s.silence_ms = silent_ms;
+  s.stream_tail = log_tail(stream_.path());
+  std::string what = kind() == adapter_kind::pi
+                       ? "pi (phase " + (pi_phase_.empty() ? std::string{"starting"} : pi_phase_) +
+                           ") wrote no output"
+                       : locator_.cli + " wrote no output";
+  heartbeat_line(format_utc_iso(s.at) + " [silence-inspection] silent_ms=" +
+                 std::to_string(silent_ms) + " " + what +
+                 "; stream tail recorded in the locator");
+  locator_.silence = std::move(s);
+  locator_.extra["silence_inspections"] = locator_.extra.value("silence_inspections", 0) + 1;
+  write_locator();
+}
+
+void attempt_run::stall(int64_t silent_ms, int64_t limit_ms) {
+  heartbeat_line(format_utc_iso(clock_->now()) + " [stall] silent_ms=" +
+                 std::to_string(silent_ms) + " limit_ms=" + std::to_string(limit_ms) +
+                 "; terminating the process group");
+}
+
+void attempt_run::finish_line(const failure_verdict& v) {
+  std::string exit = "none";
+  if (locator_.termination_signal)
+    exit = *locator_.termination_signal;
+  else if (locator_.exit_code)
+    exit = std::to_string(*locator_.exit_code);
+  heartbeat_line(format_utc_iso(clock_->now()) + " [finish] status=" +
+                 std::string{to_string(locator_.status)} + " exit=" + exit +
+                 " class=" + (v.failed() ? v.failure_class : std::string{"none"}));
+}
+
+failure_verdict attempt_run::fail_before_start(std::string failure_class,
+                                               std::string failure_source,
+                                               std::string evidence) {
+  failure_verdict v;
+  v.failure_class = std::move(failure_class);
+  v.failure_source = std::move(failure_source);
+  v.evidence = std::move(evidence);
+  v.evidence_origin = "dispatcher";
+  if (v.failure_class != work_log_failure_class) {
+    work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
+                      locator_.model, "failed:" + v.failure_class, locator_path_.string()};
+    if (auto row = append_work_log(setup_.work_log, ev, *clock_); !row) {
+      locator_.extra["prior_failure_class"] = v.failure_class;
+      v.failure_class = std::string{work_log_failure_class};
+      v.failure_source = "work-log";
+      v.evidence = row.error().to_string();
+    }
+  }
+  locator_.status = attempt_status::failed;
+  locator_.finished_at = clock_->now();
+  locator_.failure_class = v.failure_class;
+  locator_.failure_source = v.failure_source;
+  locator_.failure_evidence = v.evidence;
+  locator_.failure_evidence_origin = v.evidence_origin;
+  finish_line(v);
+  write_locator();
+  return v;
+}
+
+failure_verdict attempt_run::finish(const attempt_end& end) {
+  if (kind() == adapter_kind::agy && locator_.cli_log) {
+    if (auto text = read_file_tail(*locator_.cli_log, 256 * 1024))
+      for (auto& d : agy_log_diagnostics(*text, patterns_))
+        diagnostics_.add(std::move(d));
+  }
+  // Aggregate-initialized on purpose (see attempt_end).
+  failure_inputs in{
+    .launch = end.launch,
+    .launch_error = end.launch_error,
+    .exit = agent_exit_status{end.how == exit_how::signaled ? agent_exit_status::how::signaled
+                                                       : agent_exit_status::how::exited,
+                         end.exit_code, end.exit_signal},
+    .stop = end.stop,
+    .review_control_tool = review_control_tool_,
+    .diagnostics_newest_first = diagnostics_.newest_first(),
+    .observed_at = clock_->now(),
+  };
+  auto v = classify_attempt(in, patterns_);
+
+  work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
+                    locator_.model, exit_text(v, end), locator_path_.string()};
+  if (auto row = append_work_log(setup_.work_log, ev, *clock_); !row) {
+    if (v.failed())
+      locator_.extra["prior_failure_class"] = v.failure_class;
+    locator_.extra["work_log_error"] = row.error().to_string();
+    failure_verdict w;
+    w.failure_class = std::string{work_log_failure_class};
+    w.failure_source = "work-log";
+    w.evidence = row.error().to_string();
+    w.evidence_origin = "dispatcher:work-log";
+    w.termination_signal = v.termination_signal;
+    w.termination_signal_name = v.termination_signal_name;
+    w.termination_signal_inferred = v.termination_signal_inferred;
+    v = std::move(w);
+  }
+
+  locator_.status = v.failed() ? attempt_status::failed : attempt_status::succeeded;
+  locator_.finished_at = clock_->now();
+  if (end.launch == launch_outcome::failed_to_start)
+    locator_.exit_code = 127;
+  else if (end.how == exit_how::signaled)
+    locator_.exit_code = 128 + end.exit_signal;
+  else
+    locator_.exit_code = end.exit_code;
+  if (v.failed()) {
+    locator_.failure_class = v.failure_class;
+    locator_.failure_source = v.failure_source;
+    if (!v.evidence.empty()) {
+      locator_.failure_evidence = v.evidence;
+      locator_.failure_evidence_origin = v.evidence_origin;
+    }
+    locator_.failure_evidence_truncated = v.evidence_truncated;
+    locator_.provider_transport_failure_confirmed = v.provider_transport_failure_confirmed;
+    locator_.quota_reset_at = v.reset_at;
+  }
+  if (v.termination_signal) {
+    locator_.termination_signal = v.termination_signal_name;
+    locator_.termination_signal_inferred = v.termination_signal_inferred;
+    locator_.termination_initiator =
+      end.stop != dispatcher_stop::none || review_control_tool_ ? "dispatcher" : "unknown";
+  }
+  finish_line(v);
+  write_locator();
+  return v;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,160 @@
+#pragma once
+// attempt_run: the bookkeeping of one attempt from folder creation to its
+// classified end, without any actor code, so the attempt actor only moves
+// messages and decides when to call it. It owns the attempt folder
+// runs/<UTC stamp>__<identity>/ and its four files (docs/attempt-files.md):
+// locator.json (replaced durably with write_file_atomic at creation, after
+// the spawn with pid and start token, at every heartbeat and inspection, when
+// a session id is discovered, and at the end), stream.log
+// (`[stdout] line` / `[stderr] line`, one write per line),
+// normalized-output.log (the adapter's rendering) and heartbeat.log. It also
+// keeps the terminal diagnostics and writes the START and FINISH rows of the
+// work log. One attempt_run belongs to one attempt (one thread at a time).
+// Error contract: never throws. open() fails (io_error/invalid_argument)
+// when the folder, the files or the first locator cannot be written or the
+// argv cannot be built: then no process may start. A later locator refresh
+// that fails is remembered (locator_write_error in the locator) but does not
+// stop a live agent; a failed work-log row becomes the failure class
+// work-log-write-failed.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/agents/adapter.hpp"
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/agents/failure_classifier.hpp"
+#include "runtime/agents/failure_patterns.hpp"
+#include "runtime/agents/stream_render.hpp"
+#include "runtime/agents/terminal_diagnostics.hpp"
+#include "runtime/attempt/attempt_files.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/core/status.hpp"
+
+namespace ad::runtime {
+
+inline constexpr std::string_view work_log_failure_class = "work-log-write-failed";
+
+// Everything an attempt is started with (the runtime mirror of the
+// start_attempt message).
+struct attempt_setup {
+  std::string task;
+  int64_t plan_number = 0;
+  std::string role;
+  int64_t attempt = 0;
+  std::filesystem::path workspace;
+  std::string workspace_id;
+  std::filesystem::path runs_dir;
+  std::filesystem::path work_log; // empty: <workspace>/agent-task/<group>/WORK_LOG.md
+  launch_spec launch;             // workspace, attempt_dir, session_id filled by open()
+  std::vector<std::string> env_additions;
+  json selector_evidence;         // null or an object
+  int64_t stage_budget = 0;
+  std::string retry_handoff_id;
+  std::vector<failure_pattern> failure_patterns; // empty: the default table
+  int dispatcher_pid = 0;
+  std::string dispatcher_start_token;
+};
+
+// What one output line changed.
+struct line_outcome {
+  bool session_discovered = false; // the locator was rewritten with it
+  std::optional<std::string> review_control_tool; // terminate the agent
+};
+
+// What the attempt knows at the end.
+enum class exit_how : uint8_t { exited, signaled };
+struct attempt_end {
+  launch_outcome launch = launch_outcome::started;
+  std::string launch_error;
+  exit_how how = exit_how::exited;
+  int exit_code = 0;
+  int exit_signal = 0;
+  dispatcher_stop stop = dispatcher_stop::none;
+};
+
+class attempt_run {
+public:
+  // Creates the folder and files, builds argv and writes the first locator
+  // (status running, no pid). The folder name uses clk's time.
+  static result<std::unique_ptr<attempt_run>> open(attempt_setup setup, const clock& clk);
+
+  const attempt_locator& locator() const noexcept { return locator_; }
+  const std::filesystem::path& locator_path() const noexcept { return locator_path_; }
+  const std::filesystem::path& attempt_dir() const noexcept { return attempt_dir_; }
+  const std::vector<std::string>& argv() const noexcept { return argv_; }
+  const std::string& marker() const noexcept { return locator_.process_marker; }
+  const std::string& identity() const noexcept { return locator_.identity; }
+  adapter_kind kind() const noexcept { return setup_.launch.kind; }
+  const attempt_setup& setup() const noexcept { return setup_; }
+  // pi: where the watcher looks for the session.
+  std::filesystem::path pi_session_file() const;
+  std::filesystem::path pi_session_folder() const;
+
+  // Appends the START row. Failing, the attempt ends (finish_without_process).
+  status write_start_row();
+
+  // The process runs: pid and start token go into the locator at once.
+  void on_started(int pid, std::string start_token);
+
+  // One output line: stream.log, normalized output, diagnostics, session
+  // discovery, review control.
+  line_outcome on_line(output_channel channel, std::string_view text, bool truncated,
+                       uint64_t dropped_bytes);
+
+  // A pi phase reading (recorded in the locator at the next write).
+  void on_pi_phase(std::string session_file, std::string phase, std::string reason,
+                   std::vector<std::string> pending_tool_call_ids);
+  const std::string& pi_phase() const noexcept { return pi_phase_; }
+
+  // heartbeat.log line + locator refresh.
+  void heartbeat(int64_t silent_ms);
+  // One silence inspection: heartbeat.log line with the stream tail, and the
+  // locator's silence record.
+  void inspect_silence(int64_t silent_ms);
+  // heartbeat.log note that the stall limit was reached (the caller
+  // terminates the agent).
+  void stall(int64_t silent_ms, int64_t limit_ms);
+  int64_t heartbeats() const noexcept { return heartbeats_; }
+
+  // Ends an attempt whose process never started because the dispatcher
+  // stopped it first (the START row failed: work-log-write-failed; a
+  // cancellation: cancelled). Writes the FINISH row when it can, then the
+  // final locator.
+  failure_verdict fail_before_start(std::string failure_class, std::string failure_source,
+                                    std::string evidence);
+
+  // Classifies, writes the FINISH row and the final locator; returns the
+  // verdict (failure_class work-log-write-failed when the row failed).
+  failure_verdict finish(const attempt_end& end);
+
+private:
+  attempt_run() = default;
+  void write_locator();
+  void heartbeat_line(std::string_view text);
+  void finish_line(const failure_verdict& v);
+
+  attempt_setup setup_;
+  const clock* clock_ = nullptr;
+  attempt_locator locator_;
+  std::filesystem::path attempt_dir_;
+  std::filesystem::path locator_path_;
+  std::vector<std::string> argv_;
+  line_file stream_;
+  line_file normalized_;
+  line_file heartbeat_;
+  render_state render_;
+  diagnostic_log diagnostics_;
+  compiled_failure_patterns patterns_;
+  std::optional<std::string> review_control_tool_;
+  std::string pi_phase_;
+  std::string pi_phase_reason_;
+  std::vector<std::string> pi_pending_;
+  int64_t heartbeats_ = 0;
+};
+
+} // namespace ad::runtime

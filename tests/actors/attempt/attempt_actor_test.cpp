@@ -1,0 +1,384 @@
+// The attempt actor end to end: real processes (/bin/sh scripts through the
+// `command` adapter, a fake codex for the review control), the real process
+// actor and the threaded scheduler, with millisecond timings.
+
+#include <caf/all.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/attempt/attempt_host.hpp"
+#include "actors/process/process_actor.hpp"
+#include "messages/types.hpp"
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/process/liveness.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::actors {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+runtime::json read_json(const fs::path& p) {
+  auto text = runtime::read_file(p);
+  EXPECT_TRUE(text.is_ok()) << p;
+  if (!text)
+    return runtime::json{};
+  auto j = runtime::parse_json(*text, p.string());
+  EXPECT_TRUE(j.is_ok()) << p;
+  return j.is_ok() ? *j : runtime::json{};
+}
+
+std::string slurp(const fs::path& p) {
+  auto text = runtime::read_file(p);
+  return text.is_ok() ? *text : std::string{};
+}
+
+// A process that exists and is not a zombie.
+bool running(int pid) {
+  auto stat = runtime::read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat)
+    return false;
+  auto close = stat->rfind(')');
+  return close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] != 'Z';
+}
+
+class attempt_actor_test_base : public ::testing::Test {
+public:
+  static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
+    cfg.set("logger.file-verbosity", caf::atom("quiet"));
+    cfg.set("logger.console-verbosity", caf::atom("quiet"));
+    cfg.set("scheduler.max-threads", size_t{2});
+    messages::register_message_types(cfg);
+    return cfg;
+  }
+
+  attempt_actor_test_base() : sys(configure(cfg)) {
+    process_actor_config pc;
+    pc.reactor.default_grace_ms = 500;
+    pc.reactor.orphan_drain_ms = 200;
+    process = sys.spawn(process_actor_impl, pc);
+    host = sys.spawn(attempt_host_impl, make_attempt_config(process));
+  }
+
+  ~attempt_actor_test_base() override {
+    caf::anon_send_exit(host, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(process, caf::exit_reason::user_shutdown);
+  }
+
+  // A `command` attempt running `sh -c script sh <attempt_dir>`.
+  messages::start_attempt shell_attempt(std::string script, std::string task = "grp/01_demo") {
+    messages::start_attempt req;
+    req.task = std::move(task);
+    req.plan_number = 2;
+    req.role = "worker";
+    req.attempt = ++counter;
+    req.workspace = dir.path().string();
+    req.workspace_id = "0123456789abcdef";
+    req.runs_dir = (dir.path() / "runs").string();
+    req.adapter = "command";
+    req.model = "sim";
+    req.prompt = "Read PLAN.md and complete the task.";
+    req.command_template = {"/bin/sh", "-c", std::move(script), "sh", "{attempt_dir}"};
+    req.timing.heartbeat_ms = 10'000;
+    req.timing.silence_inspection_ms = 10'000;
+    req.timing.terminate_grace_ms = 300;
+    req.timing.spawn_timeout_ms = 5'000;
+    return req;
+  }
+
+  caf::expected<messages::attempt_result> run(const messages::start_attempt& req,
+                                              caf::timespan limit = 20s) {
+    caf::scoped_actor self{sys};
+    caf::expected<messages::attempt_result> out{caf::sec::request_timeout};
+    self->request(host, limit, req)
+      .receive([&](messages::attempt_result& r) { out = std::move(r); },
+               [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  caf::actor_system_config cfg;
+  caf::actor_system sys;
+  test::temp_dir dir;
+  messages::process_actor process;
+  messages::attempt_host_actor host;
+  int counter = 0;
+};
+using attempt_actor_test = attempt_actor_test_base;
+
+TEST_F(attempt_actor_test, ASuccessfulRunWritesEveryFile) {
+  auto req = shell_attempt(
+    "cp \"$1/locator.json\" \"$1/seen-at-start.json\"; echo $$ > \"$1/pid\";"
+    " echo hello; echo oops >&2; echo bye; exit 0");
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded");
+  EXPECT_EQ(r->failure_class, "");
+  EXPECT_EQ(r->identity, "grp__01_demo__p2__worker__a01");
+  fs::path attempt_dir = r->attempt_dir;
+  EXPECT_EQ(attempt_dir.parent_path(), dir.path() / "runs");
+  EXPECT_NE(attempt_dir.filename().string().find("__grp__01_demo__p2__worker__a01"),
+            std::string::npos);
+
+  // The locator existed before the child ran, saying it was running.
+  auto seen = read_json(attempt_dir / "seen-at-start.json");
+  EXPECT_EQ(seen.value("identity", ""), r->identity);
+  EXPECT_EQ(seen.value("status", ""), "running");
+
+  auto loc = read_json(r->locator_path);
+  EXPECT_EQ(loc.value("status", ""), "succeeded");
+  EXPECT_EQ(loc.value("exit_code", -1), 0);
+  EXPECT_EQ(std::to_string(loc.value("agent_pid", 0)) + "\n", slurp(attempt_dir / "pid"));
+  EXPECT_EQ(r->pid, loc.value("agent_pid", 0));
+  EXPECT_FALSE(loc.value("agent_start_token", std::string{}).empty());
+  EXPECT_EQ(loc.value("cli", ""), "command");
+
+  auto stream = slurp(attempt_dir / "stream.log");
+  EXPECT_NE(stream.find("[stdout] hello\n"), std::string::npos) << stream;
+  EXPECT_NE(stream.find("[stderr] oops\n"), std::string::npos) << stream;
+  EXPECT_NE(stream.find("[stdout] bye\n"), std::string::npos) << stream;
+  auto normalized = slurp(attempt_dir / "normalized-output.log");
+  EXPECT_NE(normalized.find("hello"), std::string::npos) << normalized;
+  EXPECT_TRUE(fs::exists(attempt_dir / "heartbeat.log"));
+
+  auto log = slurp(dir.path() / "agent-task/grp/WORK_LOG.md");
+  EXPECT_NE(log.find("| START | grp/01_demo | worker | 1 | sim | running |"), std::string::npos)
+    << log;
+  EXPECT_NE(log.find("| FINISH | grp/01_demo | worker | 1 | sim | succeeded:0 |"),
+            std::string::npos)
+    << log;
+}
+
+TEST_F(attempt_actor_test, TheLocatorNamesThePidWhileTheChildRuns) {
+  auto req = shell_attempt(
+    "echo $$ > \"$1/pid\"; sleep 0.4; cp \"$1/locator.json\" \"$1/seen-running.json\"");
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  fs::path attempt_dir = r->attempt_dir;
+  auto seen = read_json(attempt_dir / "seen-running.json");
+  EXPECT_EQ(seen.value("status", ""), "running");
+  EXPECT_EQ(std::to_string(seen.value("agent_pid", 0)) + "\n", slurp(attempt_dir / "pid"));
+  EXPECT_FALSE(seen.value("agent_start_token", std::string{}).empty());
+  EXPECT_FALSE(seen.value("process_marker", std::string{}).empty());
+}
+
+TEST_F(attempt_actor_test, StderrIsClassified) {
+  auto req = shell_attempt(
+    "echo working; echo 'error: maximum context length is 200000 tokens' >&2; exit 1");
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "failed");
+  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_EQ(r->failure_class, "context-limit");
+  EXPECT_NE(r->evidence.find("maximum context length"), std::string::npos) << r->evidence;
+  EXPECT_EQ(r->evidence_origin, "stderr");
+  auto loc = read_json(r->locator_path);
+  EXPECT_EQ(loc.value("failure_class", ""), "context-limit");
+  auto log = slurp(dir.path() / "agent-task/grp/WORK_LOG.md");
+  EXPECT_NE(log.find("failed:context-limit:1"), std::string::npos) << log;
+}
+
+TEST_F(attempt_actor_test, ANonZeroExitWithoutPatternIsAGenericError) {
+  auto r = run(shell_attempt("echo something odd >&2; exit 3"));
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->failure_class, "generic-error");
+  EXPECT_EQ(r->exit_code, 3);
+}
+
+TEST_F(attempt_actor_test, HeartbeatsAndOneSilenceInspectionDuringSilence) {
+  auto req = shell_attempt("echo first; sleep 0.7; echo last");
+  req.timing.heartbeat_ms = 100;
+  req.timing.silence_inspection_ms = 250;
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded");
+  EXPECT_GE(r->heartbeats, 4);
+  EXPECT_LE(r->heartbeats, 8);
+  EXPECT_TRUE(r->silence_inspected);
+  auto beats = slurp(fs::path{r->attempt_dir} / "heartbeat.log");
+  EXPECT_NE(beats.find("[heartbeat] "), std::string::npos) << beats;
+  auto first = beats.find("[silence-inspection]");
+  ASSERT_NE(first, std::string::npos) << beats;
+  EXPECT_EQ(beats.find("[silence-inspection]", first + 1), std::string::npos) << beats;
+  auto loc = read_json(r->locator_path);
+  EXPECT_EQ(loc.value("silence_inspections", 0), 1);
+  ASSERT_TRUE(loc.contains("silence_inspection")) << loc.dump();
+  auto tail = loc["silence_inspection"].value("stream_tail", "");
+  EXPECT_NE(tail.find("[stdout] first"), std::string::npos) << tail;
+  EXPECT_NE(beats.find("[finish] status=succeeded exit=0 class=none"), std::string::npos) << beats;
+}
+
+TEST_F(attempt_actor_test, OutputKeepsHeartbeatsAway) {
+  auto req = shell_attempt("for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.05; done");
+  req.timing.heartbeat_ms = 300;
+  req.timing.silence_inspection_ms = 300;
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->heartbeats, 0);
+  EXPECT_FALSE(r->silence_inspected);
+}
+
+TEST_F(attempt_actor_test, TheStallLimitTerminatesAsSessionStall) {
+  auto req = shell_attempt("echo started; exec sleep 30");
+  req.timing.heartbeat_ms = 50;
+  req.timing.stall_limit_ms = 200;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(r->failure_class, "session-stall");
+  EXPECT_EQ(r->status, "failed");
+  auto log = slurp(dir.path() / "agent-task/grp/WORK_LOG.md");
+  EXPECT_NE(log.find("failed:session-stall"), std::string::npos) << log;
+  auto beats = slurp(fs::path{r->attempt_dir} / "heartbeat.log");
+  EXPECT_NE(beats.find("[stall] silent_ms="), std::string::npos) << beats;
+  EXPECT_NE(beats.find("limit_ms=200; terminating the process group"), std::string::npos) << beats;
+}
+
+TEST_F(attempt_actor_test, CancellationKillsTheWholeProcessGroup) {
+  auto req = shell_attempt(
+    "sleep 60 & echo $! > \"$1/grandchild\"; echo $$ > \"$1/pid\"; echo ready; wait");
+  auto identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(500ms);
+    caf::anon_send(host, messages::cancel_attempt{identity});
+  });
+  auto r = run(req);
+  canceller.join();
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->failure_class, "cancelled");
+  EXPECT_EQ(r->status, "failed");
+  fs::path attempt_dir = r->attempt_dir;
+  int grandchild = std::stoi(slurp(attempt_dir / "grandchild"));
+  int leader = std::stoi(slurp(attempt_dir / "pid"));
+  EXPECT_EQ(leader, r->pid);
+  // The group (leader and grandchild) is gone.
+  for (int i = 0; i < 50 && runtime::probe_process_group(leader) == runtime::group_liveness::alive;
+       ++i)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(runtime::probe_process_group(leader), runtime::group_liveness::gone);
+  EXPECT_FALSE(running(grandchild));
+  EXPECT_FALSE(running(leader));
+  auto log = slurp(dir.path() / "agent-task/grp/WORK_LOG.md");
+  EXPECT_NE(log.find("failed:cancelled"), std::string::npos) << log;
+}
+
+TEST_F(attempt_actor_test, ACommandThatCannotStartIsALaunchFailure) {
+  auto req = shell_attempt("unused");
+  req.command_template = {"/nonexistent/agent-cli", "{prompt}"};
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->failure_class, "launch-failure");
+  EXPECT_EQ(r->exit_code, 127);
+  EXPECT_EQ(r->pid, 0);
+}
+
+TEST_F(attempt_actor_test, AWorkLogThatCannotBeWrittenStopsBeforeTheProcess) {
+  auto req = shell_attempt("touch \"$1/ran\"");
+  dir.write("blocker", "a file where a folder should be");
+  req.work_log = (dir.path() / "blocker/WORK_LOG.md").string();
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->failure_class, "work-log-write-failed");
+  EXPECT_EQ(r->pid, 0);
+  EXPECT_FALSE(fs::exists(fs::path{r->attempt_dir} / "ran"));
+  auto loc = read_json(r->locator_path);
+  EXPECT_EQ(loc.value("failure_class", ""), "work-log-write-failed");
+}
+
+TEST_F(attempt_actor_test, AnUnwritableRunsFolderIsAnErrorAndNothingStarts) {
+  auto req = shell_attempt("touch \"$1/ran\"");
+  dir.write("runs-file", "not a folder");
+  req.runs_dir = (dir.path() / "runs-file").string();
+  auto r = run(req);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), messages::errc::state_unavailable);
+}
+
+TEST_F(attempt_actor_test, ACodexReviewStartingACollaborationToolIsStopped) {
+  auto fake = dir.write("fake-codex",
+                        "#!/bin/sh\n"
+                        "echo '{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}'\n"
+                        "echo '{\"type\":\"item.started\",\"item\":{\"id\":\"i1\",\"type\":"
+                        "\"collab_tool_call\",\"tool\":\"spawn_agent\"}}'\n"
+                        "exec sleep 30\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  auto req = shell_attempt("unused");
+  req.adapter = "codex";
+  req.role = "review";
+  req.executable = fake.string();
+  req.command_template.clear();
+  req.prompt = "Read CODE_REVIEW.md and start the review.";
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(r->failure_class, "review-control-violation");
+  EXPECT_EQ(r->session_id, "t-1");
+}
+
+// A fake pi: puts a fixture session where the attempt told pi to keep its
+// session, says one line, then stays silent.
+messages::start_attempt pi_attempt(attempt_actor_test_base& t, const char* fixture_name) {
+  auto fake = t.dir.write("fake-pi",
+                          "#!/bin/sh\n"
+                          "while [ $# -gt 0 ]; do\n"
+                          "  case \"$1\" in\n"
+                          "    --session-id) id=\"$2\"; shift;;\n"
+                          "    --session-dir) dir=\"$2\"; shift;;\n"
+                          "  esac\n"
+                          "  shift\n"
+                          "done\n"
+                          "mkdir -p \"$dir\"\n"
+                          "cp \"$PI_FIXTURE\" \"$dir/2026-11-29T12-00-00-000Z_$id.jsonl\"\n"
+                          "echo thinking\n"
+                          "sleep 0.6\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  auto req = t.shell_attempt("unused");
+  req.adapter = "pi";
+  req.executable = fake.string();
+  req.model = "m";
+  req.command_template.clear();
+  req.env_additions = {"PI_FIXTURE=" + (test::source_dir() / "tests/fixtures/agents/pi-sessions" /
+                                        fixture_name)
+                                         .string()};
+  req.timing.heartbeat_ms = 100;
+  req.timing.silence_inspection_ms = 250;
+  req.timing.pi_poll_ms = 20;
+  return req;
+}
+
+TEST_F(attempt_actor_test, PiSilenceDuringARunningToolIsNotInspected) {
+  auto r = run(pi_attempt(*this, "tool-running.jsonl"));
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded");
+  EXPECT_FALSE(r->silence_inspected);
+  EXPECT_GE(r->heartbeats, 3);
+  EXPECT_NE(r->native_session_path.find(r->session_id + ".jsonl"), std::string::npos)
+    << r->native_session_path;
+  auto beats = slurp(fs::path{r->attempt_dir} / "heartbeat.log");
+  EXPECT_NE(beats.find("pi_phase=tool-running"), std::string::npos) << beats;
+  auto loc = read_json(r->locator_path);
+  EXPECT_EQ(loc.value("pi_session_phase", ""), "tool-running");
+}
+
+TEST_F(attempt_actor_test, PiSilenceOutsideAToolIsInspected) {
+  auto r = run(pi_attempt(*this, "awaiting-model-user.jsonl"));
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded");
+  EXPECT_TRUE(r->silence_inspected);
+  auto beats = slurp(fs::path{r->attempt_dir} / "heartbeat.log");
+  EXPECT_NE(beats.find("[silence-inspection] silent_ms="), std::string::npos) << beats;
+  EXPECT_NE(beats.find("pi (phase awaiting-model) wrote no output"), std::string::npos) << beats;
+}
+
+} // namespace
+} // namespace ad::actors

@@ -1,0 +1,236 @@
+// attempt_run without processes or actors: folder and first locator,
+// stream and normalized lines, session discovery, heartbeats and silence,
+// classification with the FINISH row, failures of the files it writes.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "runtime/attempt/attempt_files.hpp"
+#include "runtime/attempt/attempt_run.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+class attempt_run_test : public ::testing::Test {
+protected:
+  attempt_setup setup(adapter_kind kind = adapter_kind::command) {
+    attempt_setup s;
+    s.task = "auth/02+01_api";
+    s.plan_number = 3;
+    s.role = "worker";
+    s.attempt = 7;
+    s.workspace = dir.path();
+    s.workspace_id = "feedfacefeedface";
+    s.runs_dir = dir.path() / "state/runs";
+    s.launch.kind = kind;
+    s.launch.model = "m1";
+    s.launch.prompt = "Read PLAN.md and complete the task.";
+    if (kind == adapter_kind::command)
+      s.launch.command_template = {"agent", "{attempt_dir}", "{prompt}"};
+    s.dispatcher_pid = 4242;
+    s.dispatcher_start_token = "99";
+    return s;
+  }
+  json locator_on_disk(const attempt_run& run) {
+    auto text = read_file(run.locator_path());
+    EXPECT_TRUE(text.is_ok());
+    auto j = parse_json(text.is_ok() ? *text : "{}", "locator");
+    EXPECT_TRUE(j.is_ok());
+    return j.is_ok() ? *j : json{};
+  }
+  std::string file(const fs::path& p) {
+    auto text = read_file(p);
+    return text.is_ok() ? *text : std::string{};
+  }
+
+  test::temp_dir dir;
+  manual_clock clk{1'796'562'456'000}; // 2026-12-05T...
+};
+
+TEST_F(attempt_run_test, OpenWritesTheFolderFilesAndFirstLocator) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  EXPECT_EQ(run.identity(), "auth__02__01_api__p3__worker__a07");
+  EXPECT_EQ(run.attempt_dir().parent_path(), dir.path() / "state/runs");
+  EXPECT_EQ(run.attempt_dir().filename().string(),
+            format_utc_stamp(clk.now()) + "__auth__02__01_api__p3__worker__a07");
+  for (auto name : {"stream.log", "normalized-output.log", "heartbeat.log", "locator.json"})
+    EXPECT_TRUE(fs::exists(run.attempt_dir() / name)) << name;
+  EXPECT_EQ(run.argv(), (std::vector<std::string>{"agent", run.attempt_dir().string(),
+                                                  "Read PLAN.md and complete the task."}));
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("status", ""), "running");
+  EXPECT_EQ(loc.value("identity", ""), run.identity());
+  EXPECT_EQ(loc.value("dispatcher_pid", 0), 4242);
+  EXPECT_FALSE(loc.contains("agent_pid") && !loc["agent_pid"].is_null());
+  EXPECT_EQ(loc.value("process_marker", ""), run.marker());
+  EXPECT_EQ(run.marker().rfind("wfeedfacefeedface__" + run.identity() + "__", 0), 0u);
+  EXPECT_EQ(loc.value("work_log", ""), (dir.path() / "agent-task/auth/WORK_LOG.md").string());
+}
+
+TEST_F(attempt_run_test, ABadTemplateFailsBeforeAnythingIsWritten) {
+  auto s = setup();
+  s.launch.command_template = {"agent", "{nonsense}"};
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_FALSE(opened.is_ok());
+  EXPECT_TRUE(opened.error().is_invalid_argument()) << opened.error().to_string();
+  EXPECT_FALSE(fs::exists(dir.path() / "state/runs"));
+}
+
+TEST_F(attempt_run_test, AnUnwritableRunsFolderFailsOpen) {
+  dir.write("state/runs", "a file, not a folder");
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_FALSE(opened.is_ok());
+}
+
+TEST_F(attempt_run_test, PidAndStartTokenAreWrittenAtOnce) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_started(31337, "123456");
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("agent_pid", 0), 31337);
+  EXPECT_EQ(loc.value("agent_start_token", ""), "123456");
+}
+
+TEST_F(attempt_run_test, LinesGoToStreamAndNormalizedOutput) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_line(output_channel::out, "hello", false, 0);
+  run.on_line(output_channel::err, "warn", false, 0);
+  run.on_line(output_channel::out, "xxxx", true, 1000);
+  EXPECT_EQ(file(run.attempt_dir() / "stream.log"),
+            "[stdout] hello\n[stderr] warn\n[stdout] xxxx [line cut: 1000 bytes dropped]\n");
+  auto normalized = file(run.attempt_dir() / "normalized-output.log");
+  EXPECT_NE(normalized.find("hello\n"), std::string::npos) << normalized;
+}
+
+TEST_F(attempt_run_test, ADiscoveredSessionIdRewritesTheLocator) {
+  auto opened = attempt_run::open(setup(adapter_kind::codex), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto out = run.on_line(output_channel::out, R"({"type":"thread.started","thread_id":"th-9"})",
+                         false, 0);
+  EXPECT_TRUE(out.session_discovered);
+  EXPECT_EQ(locator_on_disk(run).value("session_id", ""), "th-9");
+  out = run.on_line(output_channel::out, R"({"type":"thread.started","thread_id":"th-9"})",
+                    false, 0);
+  EXPECT_FALSE(out.session_discovered);
+}
+
+TEST_F(attempt_run_test, HeartbeatAndSilenceInspection) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_line(output_channel::out, "last words", false, 0);
+  clk.advance(30'000);
+  run.heartbeat(30'000);
+  clk.advance(150'000);
+  run.inspect_silence(180'000);
+  EXPECT_EQ(run.heartbeats(), 1);
+  auto beats = file(run.attempt_dir() / "heartbeat.log");
+  EXPECT_NE(beats.find(format_utc_iso(clk.now() - 150'000) + " [heartbeat] silent_ms=30000 locator=" +
+                       run.locator_path().string() + " native_session=none native_mtime_ns=none\n"),
+            std::string::npos)
+    << beats;
+  EXPECT_NE(beats.find(format_utc_iso(clk.now()) + " [silence-inspection] silent_ms=180000 "
+                                                   "command wrote no output; stream tail recorded"),
+            std::string::npos)
+    << beats;
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc["silence_inspection"].value("stream_tail", ""), "[stdout] last words\n");
+  EXPECT_EQ(loc.value("updated_at", std::string{}), format_utc_iso(clk.now()));
+  EXPECT_EQ(loc.value("silence_inspections", 0), 1);
+}
+
+TEST_F(attempt_run_test, FinishClassifiesAndWritesTheFinishRow) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  ASSERT_TRUE(run.write_start_row().is_ok());
+  run.on_started(100, "1");
+  run.on_line(output_channel::err, "Error: 429 rate limit exceeded, try again later", false, 0);
+  attempt_end end;
+  end.exit_code = 1;
+  auto v = run.finish(end);
+  EXPECT_EQ(v.failure_class, "provider-quota");
+  EXPECT_EQ(v.evidence_origin, "stderr");
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("status", ""), "failed");
+  EXPECT_EQ(loc.value("failure_class", ""), "provider-quota");
+  EXPECT_EQ(loc.value("exit_code", 0), 1);
+  EXPECT_NE(file(run.attempt_dir() / "heartbeat.log")
+              .find(" [finish] status=failed exit=1 class=provider-quota\n"),
+            std::string::npos);
+  auto log = file(dir.path() / "agent-task/auth/WORK_LOG.md");
+  EXPECT_NE(log.find("| START | auth/02+01_api | worker | 7 | m1 | running |"), std::string::npos)
+    << log;
+  EXPECT_NE(log.find("| FINISH | auth/02+01_api | worker | 7 | m1 | failed:provider-quota:1 |"),
+            std::string::npos)
+    << log;
+}
+
+TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
+  auto s = setup();
+  s.work_log = dir.write("not-a-folder", "x") / "WORK_LOG.md";
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  EXPECT_FALSE(run.write_start_row().is_ok());
+  attempt_end end;
+  end.exit_code = 2;
+  auto v = run.finish(end);
+  EXPECT_EQ(v.failure_class, work_log_failure_class);
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("failure_class", ""), work_log_failure_class);
+  EXPECT_EQ(loc.value("prior_failure_class", ""), "generic-error");
+}
+
+TEST_F(attempt_run_test, ALostLocatorRefreshIsRecordedNotFatal) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  fs::remove_all(run.attempt_dir());
+  run.on_started(5, "7");  // the rewrite fails; the run goes on
+  EXPECT_TRUE(run.locator().extra.contains("locator_write_error"));
+  fs::create_directories(run.attempt_dir());
+  run.heartbeat(1);
+  EXPECT_FALSE(run.locator().extra.contains("locator_write_error"));
+  EXPECT_EQ(locator_on_disk(run).value("agent_pid", 0), 5);
+}
+
+TEST(attempt_files, RandomUuidsAreCanonicalAndDistinct) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) {
+    auto u = random_uuid();
+    EXPECT_TRUE(is_uuid(u)) << u;
+    EXPECT_EQ(u[14], '4');
+    seen.insert(u);
+  }
+  EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST(attempt_files, LineFileAppendsWholeLines) {
+  test::temp_dir dir;
+  auto f = line_file::create(dir.path() / "x.log");
+  ASSERT_TRUE(f.is_ok());
+  ASSERT_TRUE(f->append_line("one").is_ok());
+  ASSERT_TRUE(f->append_line("").is_ok());
+  ASSERT_TRUE(f->append_line(std::string(100000, 'z')).is_ok());
+  auto text = read_file(dir.path() / "x.log");
+  ASSERT_TRUE(text.is_ok());
+  EXPECT_EQ(*text, "one\n\n" + std::string(100000, 'z') + "\n");
+  EXPECT_FALSE(line_file::create(dir.path() / "missing/x.log").is_ok());
+}
+
+} // namespace
+} // namespace ad::runtime
