@@ -24,8 +24,8 @@ bool is_transport_class(const std::string& failure_class) {
   return failure_class == "provider-connection" || failure_class == "provider-stream-disconnect";
 }
 
-std::optional<std::pair<int, bool>> termination(const process_exit& exit) {
-  if (exit.ended == process_exit::how::signaled)
+std::optional<std::pair<int, bool>> termination(const agent_exit_status& exit) {
+  if (exit.ended == agent_exit_status::how::signaled)
     return std::pair{exit.signal, false};
   if (exit.code > 128 && exit.code <= 128 + 64)
     return std::pair{exit.code - 128, true};
@@ -72,13 +72,13 @@ failure_verdict classify_attempt(const failure_inputs& in,
     v.failure_source = cancelled ? "caller-cancel" : "dispatcher-stall";
     return v;
   }
-  bool nonzero = in.exit.ended == process_exit::how::signaled || in.exit.code != 0;
+  bool nonzero = in.exit.ended == agent_exit_status::how::signaled || in.exit.code != 0;
   if (nonzero && v.termination_signal) {
     v.failure_class = "process-terminated";
     v.failure_source = "process-termination";
     return v;
   }
-  if (in.exit.ended == process_exit::how::exited && in.exit.code == 127) {
+  if (in.exit.ended == agent_exit_status::how::exited && in.exit.code == 127) {
     v.failure_class = "launch-failure";
     v.failure_source = "cli-launch";
     for (const auto& d : diags)

@@ -30,7 +30,7 @@ inline constexpr size_t failure_evidence_limit = 2000;
 enum class launch_outcome : uint8_t { started, failed_to_start };
 enum class dispatcher_stop : uint8_t { none, cancelled, session_stall };
 
-struct process_exit {
+struct agent_exit_status {
   enum class how : uint8_t { exited, signaled };
   how ended = how::exited;
   int code = 0;   // exit status when exited
@@ -40,7 +40,7 @@ struct process_exit {
 struct failure_inputs {
   launch_outcome launch = launch_outcome::started;
   std::string launch_error; // e.g. "command not found: codex" when failed_to_start
-  process_exit exit;
+  agent_exit_status exit;
   dispatcher_stop stop = dispatcher_stop::none;
   std::optional<std::string> review_control_tool; // set when a review started one
   std::vector<terminal_diagnostic> diagnostics_newest_first;

@@ -177,7 +177,7 @@ bool path_inside(const fs::path& inner, const fs::path& outer) {
 } // namespace
 
 locator_ownership judge_locator_ownership(const locator_claim& claim,
-                                          const workspace_identity& workspace) {
+                                          const locator_home& workspace) {
   if (!path_inside(claim.locator_path, workspace.runs_dir))
     return {locator_ownership_kind::foreign,
             "foreign locator path: " + claim.locator_path.string() +
@@ -197,7 +197,7 @@ locator_ownership judge_locator_ownership(const locator_claim& claim,
 }
 
 locator_ownership probe_locator_ownership(locator_claim claim,
-                                          const workspace_identity& workspace) {
+                                          const locator_home& workspace) {
   std::error_code ec;
   fs::path resolved = fs::weakly_canonical(claim.locator_path, ec);
   if (!ec)
@@ -207,7 +207,7 @@ locator_ownership probe_locator_ownership(locator_claim claim,
     if (!ec)
       claim.workspace_root = root.string();
   }
-  workspace_identity ws = workspace;
+  locator_home ws = workspace;
   fs::path runs = fs::weakly_canonical(ws.runs_dir, ec);
   if (!ec)
     ws.runs_dir = runs;

@@ -52,7 +52,7 @@ std::vector<int> processes_with_marker(std::string_view marker,
 
 // --- locator ownership ------------------------------------------------------
 
-struct workspace_identity {
+struct locator_home {
   std::filesystem::path root;     // absolute, canonical workspace path
   std::string id;                 // first 16 hex of sha256 of the root
   std::filesystem::path runs_dir; // <state root>/runs, canonical
@@ -77,12 +77,12 @@ struct locator_ownership {
 // (lexically, after normalisation) and the locator names the same workspace
 // id and the same root. Anything else is foreign, with the reason.
 locator_ownership judge_locator_ownership(const locator_claim& claim,
-                                          const workspace_identity& workspace);
+                                          const locator_home& workspace);
 
 // Effectful wrapper: resolves symlinks in the locator path (weakly) before
 // judging, so a link out of the runs folder is foreign.
 locator_ownership probe_locator_ownership(locator_claim claim,
-                                          const workspace_identity& workspace);
+                                          const locator_home& workspace);
 
 // --- the SPEC section 8 rule ------------------------------------------------
 

@@ -24,7 +24,7 @@ TEST(attempt_output, codex_review_violation_is_reported_once_and_classified) {
   EXPECT_EQ(output.review_violation(), "spawn_agent");
 
   failure_inputs in;
-  in.exit.ended = process_exit::how::signaled;
+  in.exit.ended = agent_exit_status::how::signaled;
   in.exit.signal = 15;
   in.review_control_tool = output.review_violation();
   in.diagnostics_newest_first = output.diagnostics().newest_first();

@@ -45,7 +45,7 @@ failure_verdict replay(const json& c) {
   failure_inputs in;
   int signal = c["signal"];
   if (signal != 0) {
-    in.exit.ended = process_exit::how::signaled;
+    in.exit.ended = agent_exit_status::how::signaled;
     in.exit.signal = signal;
   } else {
     in.exit.code = c["exit_code"];
@@ -96,7 +96,7 @@ const compiled_failure_patterns& table() { return default_compiled_failure_patte
 
 TEST(failure_classifier, order_review_control_before_signal_before_patterns) {
   auto in = exited(0, {{"stderr", "429 Too Many Requests"}});
-  in.exit.ended = process_exit::how::signaled;
+  in.exit.ended = agent_exit_status::how::signaled;
   in.exit.signal = SIGTERM;
   in.review_control_tool = "spawn_agent";
   auto v = classify_attempt(in, table());
@@ -126,7 +126,7 @@ TEST(failure_classifier, order_review_control_before_signal_before_patterns) {
 
 TEST(failure_classifier, dispatcher_stops_and_launch_failures) {
   auto in = exited(0);
-  in.exit.ended = process_exit::how::signaled;
+  in.exit.ended = agent_exit_status::how::signaled;
   in.exit.signal = SIGKILL;
   in.stop = dispatcher_stop::session_stall;
   EXPECT_EQ(classify_attempt(in, table()).failure_class, "session-stall");

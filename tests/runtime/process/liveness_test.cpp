@@ -108,7 +108,7 @@ TEST(marker_scan, skips_unreadable_entries) {
   EXPECT_EQ(processes_with_marker("m10", dir.path()), std::vector<int>{11});
 }
 
-workspace_identity sample_workspace() {
+locator_home sample_workspace() {
   return {"/ws/project", "0123456789abcdef", "/ws/project/.git/agent-dispatch/runs"};
 }
 
@@ -148,7 +148,7 @@ TEST(locator_ownership, a_symlink_out_of_the_runs_folder_is_foreign) {
   fs::create_directories(dir.path() / "runs");
   fs::create_directories(dir.path() / "elsewhere" / "a");
   fs::create_symlink(dir.path() / "elsewhere", dir.path() / "runs" / "link");
-  workspace_identity ws{dir.path(), "id1", dir.path() / "runs"};
+  locator_home ws{dir.path(), "id1", dir.path() / "runs"};
   locator_claim via_link{dir.path() / "runs" / "link" / "a" / "locator.json", "id1",
                          dir.path().string()};
   EXPECT_EQ(judge_locator_ownership(via_link, ws).kind, locator_ownership_kind::owned);
