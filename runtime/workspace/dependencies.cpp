@@ -1,0 +1,151 @@
+#include "runtime/workspace/dependencies.hpp"
+
+#include <algorithm>
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Folder names "<pred>_*" or "<pred>+*".
+bool names_predecessor(std::string_view folder, std::string_view predecessor) {
+  return folder.size() > predecessor.size() && folder.starts_with(predecessor) &&
+         (folder[predecessor.size()] == '_' || folder[predecessor.size()] == '+');
+}
+
+void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
+  std::error_code ec;
+  fs::directory_iterator it(group_dir, ec);
+  if (ec)
+    return;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      return;
+    auto name = it->path().filename().string();
+    if (name.starts_with(".") || !names_predecessor(name, predecessor))
+      continue;
+    auto log = it->path() / "complete.log";
+    std::error_code ec2;
+    if (!fs::exists(log, ec2))
+      continue;
+    auto canonical = fs::canonical(log, ec2);
+    found.insert(ec2 ? log : canonical);
+  }
+}
+
+std::vector<fs::path> subfolders(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    return out;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    std::error_code ec2;
+    if (fs::is_directory(it->path(), ec2))
+      out.push_back(it->path());
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty())
+      out += sep;
+    out += item;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string_view to_string(dependency_status state) {
+  switch (state) {
+  case dependency_status::none: return "none";
+  case dependency_status::satisfied: return "satisfied";
+  case dependency_status::missing: return "missing";
+  case dependency_status::ambiguous: return "ambiguous";
+  case dependency_status::running: return "running";
+  }
+  return "?";
+}
+
+std::string dependency_report::label() const {
+  switch (state) {
+  case dependency_status::missing: return "missing " + join(missing, ",");
+  case dependency_status::running: return "running " + join(running, ",");
+  case dependency_status::ambiguous: {
+    std::vector<std::string> indexes;
+    for (const auto& a : ambiguous)
+      indexes.push_back(a.substr(0, a.find('=')));
+    return "ambiguous " + join(indexes, ",");
+  }
+  default: return std::string(to_string(state));
+  }
+}
+
+std::string dependency_report::reason() const {
+  switch (state) {
+  case dependency_status::none: return "no predecessors";
+  case dependency_status::satisfied: return "every predecessor is complete";
+  case dependency_status::missing:
+    return "waiting for predecessor complete.log: " + join(missing, ",");
+  case dependency_status::running:
+    return "waiting for running predecessor to finish: " + join(running, ",");
+  case dependency_status::ambiguous:
+    return "ambiguous predecessors (several completed folders): " + join(ambiguous, "; ");
+  }
+  return {};
+}
+
+std::vector<fs::path> dependency_candidates(const fs::path& task_root, std::string_view group,
+                                            std::string_view predecessor) {
+  std::set<fs::path> found;
+  collect(task_root / group, predecessor, found);
+  for (const auto& year : subfolders(task_root / "archive"))
+    for (const auto& month : subfolders(year))
+      collect(month / group, predecessor, found);
+  return {found.begin(), found.end()};
+}
+
+dependency_report resolve_dependencies(const fs::path& task_root, const scanned_task& task,
+                                       const std::set<std::string>& running_tasks) {
+  dependency_report report;
+  if (task.deps.empty() || task.name.find('/') == std::string::npos)
+    return report;
+  // A predecessor still running keeps the dependent waiting.
+  for (const auto& pred : task.deps) {
+    for (const auto& name : running_tasks) {
+      if (!name.starts_with(task.group + "/"))
+        continue;
+      if (names_predecessor(std::string_view(name).substr(task.group.size() + 1), pred)) {
+        report.running.push_back(pred);
+        break;
+      }
+    }
+  }
+  if (!report.running.empty()) {
+    report.state = dependency_status::running;
+    return report;
+  }
+  for (const auto& pred : task.deps) {
+    auto candidates = dependency_candidates(task_root, task.group, pred);
+    if (candidates.empty()) {
+      report.missing.push_back(pred);
+    } else if (candidates.size() > 1) {
+      std::string entry = pred + "=";
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        entry += (i ? "," : "") + candidates[i].parent_path().string();
+      report.ambiguous.push_back(entry);
+    }
+  }
+  report.state = !report.ambiguous.empty() ? dependency_status::ambiguous
+                 : !report.missing.empty() ? dependency_status::missing
+                                           : dependency_status::satisfied;
+  return report;
+}
+
+} // namespace ad::runtime

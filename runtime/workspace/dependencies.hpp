@@ -1,0 +1,56 @@
+#pragma once
+// Dependency resolution for subtasks (SPEC sections 2 and 4). Subtask
+// `03+01,02_x` of group g needs exactly one `01_*` (or `01+*`) folder and one
+// `02_*` folder holding complete.log, in agent-task/g/ or in any
+// agent-task/archive/<YYYY>/<MM>/g/. No match leaves the task waiting; several
+// matches are an ambiguity error; a predecessor that is still running keeps the
+// dependent waiting even when its complete.log already exists. Pure apart from
+// listing folders; never throws, never writes.
+
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/workspace/task_scan.hpp"
+
+namespace ad::runtime {
+
+enum class dependency_status : uint8_t {
+  none,        // the task has no predecessors
+  satisfied,   // every predecessor has exactly one completed folder
+  missing,     // some predecessor has no completed folder yet
+  ambiguous,   // some predecessor has several completed folders
+  running,     // some predecessor is still running
+};
+
+std::string_view to_string(dependency_status state);
+
+struct dependency_report {
+  dependency_status state = dependency_status::none;
+  std::vector<std::string> missing;    // predecessor indexes without a completed folder
+  std::vector<std::string> running;    // predecessor indexes still running
+  // For ambiguous predecessors: "01=<path>,<path>".
+  std::vector<std::string> ambiguous;
+
+  // "none", "satisfied", "missing 01,02", "ambiguous 01", "running 01".
+  std::string label() const;
+  // One human sentence.
+  std::string reason() const;
+};
+
+// Completed folders (their complete.log, canonical) for predecessor index
+// `predecessor` of a task in `group`, in the group and its archive months.
+std::vector<std::filesystem::path> dependency_candidates(const std::filesystem::path& task_root,
+                                                         std::string_view group,
+                                                         std::string_view predecessor);
+
+// running_tasks: names of tasks currently running (here or in another live
+// dispatcher); a predecessor among them keeps the task waiting.
+dependency_report resolve_dependencies(const std::filesystem::path& task_root,
+                                       const scanned_task& task,
+                                       const std::set<std::string>& running_tasks = {});
+
+} // namespace ad::runtime

@@ -1,0 +1,259 @@
+#include "runtime/workspace/dry_run.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty())
+      out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::vector<fs::path> subfolders(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    return out;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    std::error_code ec2;
+    if (fs::is_directory(it->path(), ec2))
+      out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Archived folders with complete.log for the groups in scope.
+std::vector<dry_run_task> archived_tasks(const workspace_scan& scan,
+                                         const std::vector<std::string>& groups) {
+  std::vector<dry_run_task> out;
+  auto archive = scan.task_root / "archive";
+  for (const auto& year : subfolders(archive)) {
+    for (const auto& month : subfolders(year)) {
+      for (const auto& group : groups) {
+        for (const auto& folder : subfolders(month / group)) {
+          std::error_code ec;
+          if (!fs::exists(folder / "complete.log", ec))
+            continue;
+          dry_run_task t;
+          t.name = group + "/" + folder.filename().string();
+          t.stage = "complete";
+          t.route = "archive";
+          t.status = dispatch_status::complete;
+          t.archive_path = folder.lexically_relative(scan.workspace).generic_string();
+          t.reason = "complete: archived in " + t.archive_path;
+          out.push_back(std::move(t));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string action_text(task_stage stage, const scanned_task& task) {
+  auto files = std::to_string(task.write_set.paths.size()) +
+               (task.write_set.paths.size() == 1 ? " file" : " files");
+  switch (stage) {
+  case task_stage::review:
+    return "would start the official review (write set " + files + ")";
+  case task_stage::selfcheck:
+    return "would start the self-check on " + task.route() + " (write set " + files + ")";
+  default:
+    return "would start the worker on " + task.route() + " (write set " + files + ")";
+  }
+}
+
+} // namespace
+
+std::string_view to_string(dispatch_status status) {
+  switch (status) {
+  case dispatch_status::ready: return "ready";
+  case dispatch_status::waiting: return "waiting";
+  case dispatch_status::blocked: return "blocked";
+  case dispatch_status::user_review: return "user-review";
+  case dispatch_status::running: return "running";
+  case dispatch_status::complete: return "complete";
+  }
+  return "?";
+}
+
+dry_run_report plan_dry_run(const dry_run_input& input) {
+  dry_run_report report;
+  if (input.scan == nullptr)
+    return report;
+  const auto& scan = *input.scan;
+  report.warnings = scan.warnings;
+
+  auto progress_of = [&](const std::string& name) {
+    auto it = input.progress.find(name);
+    return it == input.progress.end() ? task_progress{} : it->second;
+  };
+
+  std::set<std::string> running_names;
+  for (const auto& [name, p] : input.progress)
+    if (p.activity == task_activity::live && !p.active_stage.empty())
+      running_names.insert(name);
+
+  struct candidate {
+    std::size_t slot;  // index into report.tasks
+    task_stage stage;
+    const scanned_task* task;
+  };
+  std::vector<candidate> ready;
+
+  for (const auto& task : scan.tasks) {
+    auto progress = progress_of(task.name);
+    dry_run_task out;
+    out.name = task.name;
+    out.route = task.route();
+    out.work_unit_id = task.work_unit_id();
+    out.write_set = task.write_set.paths;
+    for (const auto& e : task.errors)
+      out.errors.push_back(e.message);
+    out.dependency = resolve_dependencies(scan.task_root, task, running_names);
+    auto stage = derive_stage(task, progress);
+    out.stage = std::string(to_string(stage));
+
+    if (progress.activity == task_activity::live && !progress.active_stage.empty()) {
+      out.status = dispatch_status::running;
+      out.reason = "running: stage=" + progress.active_stage +
+                   (progress.active_detail.empty() ? "" : "; " + progress.active_detail);
+    } else if (!task.errors.empty()) {
+      out.status = dispatch_status::blocked;
+      out.reason = join(out.errors, "; ");
+    } else if (stage == task_stage::user_review) {
+      const auto& ur = task.user_review_state;
+      out.status = dispatch_status::user_review;
+      out.reason = "waiting for a human (USER_REVIEW.md, " + std::string(to_string(ur.type)) +
+                   ", target " + ur.target + "): " + (ur.actions.empty() ? "" : ur.actions.front());
+    } else if (stage == task_stage::blocked && task.user_review) {
+      out.status = dispatch_status::blocked;
+      out.reason = "USER_REVIEW.md is not a complete stop request: " +
+                   task.user_review_state.missing_summary();
+    } else if (!progress.blocked_reason.empty()) {
+      out.status = dispatch_status::blocked;
+      out.reason = progress.blocked_reason;
+    } else if (stage == task_stage::blocked) {
+      out.status = dispatch_status::blocked;
+      out.reason = "worker finished but no valid completing decision is recorded";
+    } else if (out.dependency.state == dependency_status::ambiguous) {
+      out.status = dispatch_status::blocked;
+      out.reason = out.dependency.reason();
+    } else if (out.dependency.state == dependency_status::missing ||
+               out.dependency.state == dependency_status::running) {
+      out.status = dispatch_status::waiting;
+      out.reason = out.dependency.reason();
+    } else {
+      ready.push_back({report.tasks.size(), stage, &task});
+    }
+    report.tasks.push_back(std::move(out));
+  }
+
+  // Admission: reviews first, then workers and self-checks, in scan order.
+  std::stable_partition(ready.begin(), ready.end(),
+                        [](const candidate& c) { return c.stage == task_stage::review; });
+  std::map<std::string, held_claim> claims = input.claims;
+  std::optional<std::size_t> slots;
+  if (input.max_parallel > 0) {
+    auto live = static_cast<int>(running_names.size());
+    slots = static_cast<std::size_t>(std::max(0, input.max_parallel - live));
+  }
+  std::size_t selected = 0;
+  for (const auto& c : ready) {
+    auto& out = report.tasks[c.slot];
+    const auto& task = *c.task;
+    if (!task.write_set_known) {
+      out.status = dispatch_status::blocked;
+      out.reason = "no valid non-empty Modified Files Summary write set to claim";
+      continue;
+    }
+    std::string conflict;
+    for (const auto& [owner, claim] : claims) {
+      if (owner == task.name)
+        continue;
+      if (claim.exclusive) {
+        conflict = "exclusive claim held by " + owner + " (its write set is unknown)";
+        break;
+      }
+      for (const auto& path : task.write_set.paths) {
+        if (std::find(claim.paths.begin(), claim.paths.end(), path) != claim.paths.end()) {
+          conflict = "claim conflict with " + owner + " on " + path;
+          break;
+        }
+      }
+      if (!conflict.empty())
+        break;
+    }
+    if (!conflict.empty()) {
+      out.status = dispatch_status::waiting;
+      out.reason = conflict;
+      continue;
+    }
+    if (slots && selected >= *slots) {
+      out.status = dispatch_status::waiting;
+      out.reason = "capacity: --max-parallel " + std::to_string(input.max_parallel) +
+                   " reached (selected " + std::to_string(selected) + ")";
+      continue;
+    }
+    claims[task.name] = held_claim{task.write_set.paths, false};
+    ++selected;
+    out.status = dispatch_status::ready;
+    out.reason = action_text(c.stage, task);
+  }
+
+  // Completed tasks of the groups in scope.
+  std::vector<std::string> groups = scan.groups;
+  if (input.group && std::find(groups.begin(), groups.end(), *input.group) == groups.end())
+    groups.push_back(*input.group);
+  for (auto& t : archived_tasks(scan, groups))
+    report.tasks.push_back(std::move(t));
+
+  auto& s = report.summary;
+  s.tasks = report.tasks.size();
+  for (const auto& t : report.tasks) {
+    switch (t.status) {
+    case dispatch_status::ready: ++s.ready; break;
+    case dispatch_status::waiting: ++s.waiting; break;
+    case dispatch_status::blocked: ++s.blocked; break;
+    case dispatch_status::user_review: ++s.user_review; break;
+    case dispatch_status::running: ++s.running; break;
+    case dispatch_status::complete: ++s.complete; break;
+    }
+  }
+  if (s.ready > 0) {
+    s.exit_code = 0;
+    s.message = std::to_string(s.ready) + (s.ready == 1 ? " task" : " tasks") + " ready to start";
+  } else if (s.tasks == 0 && input.group) {
+    s.exit_code = 2;
+    s.message = "task group '" + *input.group + "' has no active task and no archived complete.log";
+  } else if (s.tasks == 0) {
+    s.exit_code = 0;
+    s.message = "no tasks under agent-task/: nothing to do";
+  } else if (s.complete == s.tasks) {
+    s.exit_code = 0;
+    s.message = "every task is complete";
+  } else if (s.running > 0) {
+    s.exit_code = 3;
+    s.message = "nothing to start here; waiting on " + std::to_string(s.running) +
+                " task(s) running elsewhere";
+  } else {
+    s.exit_code = 2;
+    s.message = "nothing can run: every remaining task is blocked, waiting or needs a human";
+  }
+  return report;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,74 @@
+#pragma once
+// The dry run (SPEC section 10, `run --dry-run`): for every task of a scanned
+// workspace, the stage, route, dependency state, admission status and a
+// one-line human reason, plus summary counts and the exit code. It applies the
+// admission rules of SPEC section 4 without persisting anything: reviews are
+// considered before workers and self-checks, a task without a valid write set
+// is never admitted, a write set that intersects an existing claim or one
+// admitted earlier in the same pass waits, an exclusive claim blocks every
+// admission, and --max-parallel caps admissions counting live tasks.
+// Completed tasks are the archived subtask folders (with complete.log) of the
+// groups in scope. Pure: the caller supplies the scan, the per-task progress
+// from durable state and the existing claims; nothing here writes or prints.
+// Never fails.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/workspace/dependencies.hpp"
+#include "runtime/workspace/stage.hpp"
+#include "runtime/workspace/task_scan.hpp"
+
+namespace ad::runtime {
+
+enum class dispatch_status : uint8_t { ready, waiting, blocked, user_review, running, complete };
+
+std::string_view to_string(dispatch_status status);
+
+// A write claim already held (persisted by a running dispatcher).
+struct held_claim {
+  std::vector<std::string> paths;  // canonical absolute paths
+  bool exclusive = false;          // a live task whose write set is unknown
+};
+
+struct dry_run_input {
+  const workspace_scan* scan = nullptr;
+  std::optional<std::string> group;                 // --task-group
+  std::map<std::string, task_progress> progress;    // by task name; absent = fresh
+  std::map<std::string, held_claim> claims;         // by owner task name
+  int max_parallel = 0;                             // 0 = unlimited
+};
+
+struct dry_run_task {
+  std::string name;
+  std::string stage;            // a task_stage name, or "complete"
+  std::string route;            // "local-G05", "cloud-G03", "recovery", "archive"
+  dependency_report dependency;
+  dispatch_status status = dispatch_status::waiting;
+  std::string reason;           // one line
+  std::string work_unit_id;     // empty without an identity header
+  std::vector<std::string> write_set;
+  std::vector<std::string> errors;
+  std::string archive_path;     // complete tasks: their archive folder
+};
+
+struct dry_run_summary {
+  std::size_t tasks = 0, ready = 0, waiting = 0, blocked = 0, user_review = 0, running = 0,
+              complete = 0;
+  int exit_code = 0;
+  std::string message;          // one line explaining the exit code
+};
+
+struct dry_run_report {
+  std::vector<dry_run_task> tasks;  // active tasks in scan order, then completed ones
+  dry_run_summary summary;
+  std::vector<std::string> warnings; // from the scan
+};
+
+dry_run_report plan_dry_run(const dry_run_input& input);
+
+} // namespace ad::runtime

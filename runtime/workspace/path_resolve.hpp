@@ -1,0 +1,25 @@
+#pragma once
+// Resolves a path the way realpath(3) does without requiring it to exist:
+// every existing component is followed through symlinks (at most 40 hops, so a
+// symlink loop is an error, never a hang), `.` and `..` are applied after the
+// prefix is resolved, and missing trailing components are kept as written. A
+// dangling symlink is followed to where it points, so a link that leads out of
+// the workspace is seen as outside. Pure apart from lstat/readlink; no state.
+// Errors: invalid_argument for a symlink loop (naming the path), io_error when
+// the file system refuses.
+
+#include <filesystem>
+
+#include "runtime/core/status.hpp"
+
+namespace ad::runtime {
+
+// `path` relative paths are taken relative to `base` (which should itself be
+// absolute and resolved).
+result<std::filesystem::path> resolve_path(const std::filesystem::path& path,
+                                           const std::filesystem::path& base);
+
+// True when `path` equals `root` or lies below it (both already resolved).
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);
+
+} // namespace ad::runtime

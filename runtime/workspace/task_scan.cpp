@@ -1,0 +1,339 @@
+#include "runtime/workspace/task_scan.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "runtime/workspace/markdown.hpp"
+#include "runtime/workspace/path_resolve.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class entry_kind : uint8_t { file, directory, other };
+
+struct dir_entry {
+  std::string name;
+  entry_kind kind = entry_kind::other;
+};
+
+// The entries of a folder, sorted by name, each classified after following
+// symlinks. A folder that cannot be listed, and entries that cannot be
+// classified (a symlink loop, a dangling link is simply "other"), add a warning.
+std::optional<std::vector<dir_entry>> list_folder(const fs::path& dir,
+                                                  std::vector<std::string>& warnings) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) {
+    warnings.push_back("cannot read folder " + dir.string() + ": " + ec.message());
+    return std::nullopt;
+  }
+  std::vector<dir_entry> out;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      warnings.push_back("cannot read folder " + dir.string() + ": " + ec.message());
+      break;
+    }
+    dir_entry entry;
+    entry.name = it->path().filename().string();
+    struct stat st {};
+    if (::stat(it->path().c_str(), &st) != 0) {
+      if (errno == ELOOP)
+        warnings.push_back("skipped " + it->path().string() +
+                           ": symlink loop (too many levels of symbolic links)");
+      else if (errno != ENOENT)
+        warnings.push_back("skipped " + it->path().string() + ": " + std::strerror(errno));
+      entry.kind = entry_kind::other;
+    } else if (S_ISDIR(st.st_mode)) {
+      entry.kind = entry_kind::directory;
+    } else if (S_ISREG(st.st_mode)) {
+      entry.kind = entry_kind::file;
+    }
+    out.push_back(std::move(entry));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const dir_entry& a, const dir_entry& b) { return a.name < b.name; });
+  return out;
+}
+
+void add_error(scanned_task& task, task_error_kind kind, std::string message) {
+  task.errors.push_back({kind, std::move(message)});
+}
+
+} // namespace
+
+std::string_view to_string(task_error_kind kind) {
+  switch (kind) {
+  case task_error_kind::several_plans: return "several-plans";
+  case task_error_kind::several_reviews: return "several-reviews";
+  case task_error_kind::several_user_reviews: return "several-user-reviews";
+  case task_error_kind::user_review_beside_active: return "user-review-beside-active";
+  case task_error_kind::incomplete_pair: return "incomplete-pair";
+  case task_error_kind::bad_subtask_name: return "bad-subtask-name";
+  case task_error_kind::invalid_write_set: return "invalid-write-set";
+  case task_error_kind::no_recovery_plan_log: return "no-recovery-plan-log";
+  case task_error_kind::missing_plan_header: return "missing-plan-header";
+  case task_error_kind::plan_header_names_other_task: return "plan-header-names-other-task";
+  case task_error_kind::incomplete_user_review: return "incomplete-user-review";
+  }
+  return "?";
+}
+
+std::string scanned_task::route() const {
+  return lane && grade > 0 ? route_label(*lane, grade) : "recovery";
+}
+
+std::string scanned_task::work_unit_id() const {
+  return header ? header->work_unit_id() : std::string{};
+}
+
+std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs::path& directory,
+                                             std::vector<std::string>& warnings) {
+  auto entries = list_folder(directory, warnings);
+  if (!entries)
+    return std::nullopt;
+
+  scanned_task task;
+  task.directory = directory;
+  std::vector<fs::path> plans, reviews, users;
+  for (const auto& e : *entries) {
+    if (e.kind != entry_kind::file)
+      continue;
+    fs::path path = directory / e.name;
+    if (parse_plan_file_name(e.name)) {
+      plans.push_back(path);
+    } else if (parse_review_file_name(e.name)) {
+      reviews.push_back(path);
+    } else if (to_lower_ascii(e.name) == "user_review.md") {
+      users.push_back(path);
+    } else if (e.name == "complete.log") {
+      task.has_complete_log = true;
+    } else if (auto log = parse_plan_log_name(e.name)) {
+      task.plan_logs.push_back({path, *log, std::nullopt});
+    } else if (auto rlog = parse_review_log_name(e.name)) {
+      auto reading = read_review_verdict_file(path);
+      task.review_logs.push_back({path, *rlog, reading.verdict});
+    }
+  }
+  // The recovery log: the review log with a verdict and the highest generation.
+  const task_log_file* newest = nullptr;
+  for (const auto& log : task.review_logs) {
+    if (!log.verdict)
+      continue;
+    if (newest == nullptr || log.name.generation > newest->name.generation ||
+        (log.name.generation == newest->name.generation &&
+         log.path.filename() > newest->path.filename()))
+      newest = &log;
+  }
+  if (newest != nullptr)
+    task.recovery_log = newest->path;
+
+  if (plans.empty() && reviews.empty() && users.empty() && !task.has_complete_log &&
+      !task.recovery_log)
+    return std::nullopt;
+
+  auto task_root = workspace / "agent-task";
+  task.name = task_name_of(task_root, directory);
+  task.group = task.name.substr(0, task.name.find('/'));
+  task.plan_count = plans.size();
+  task.review_count = reviews.size();
+  task.user_review_count = users.size();
+
+  if (plans.size() > 1)
+    add_error(task, task_error_kind::several_plans,
+              std::to_string(plans.size()) + " active PLAN files; exactly one is allowed");
+  if (reviews.size() > 1)
+    add_error(task, task_error_kind::several_reviews,
+              std::to_string(reviews.size()) + " active CODE_REVIEW files; exactly one is allowed");
+  if (users.size() > 1)
+    add_error(task, task_error_kind::several_user_reviews,
+              std::to_string(users.size()) + " USER_REVIEW files; exactly one is allowed");
+  if (!users.empty() && (!plans.empty() || !reviews.empty()))
+    add_error(task, task_error_kind::user_review_beside_active,
+              "USER_REVIEW.md stop state next to an active PLAN/CODE_REVIEW");
+
+  if (plans.size() == 1)
+    task.plan = plans.front();
+  if (reviews.size() == 1)
+    task.review = reviews.front();
+  if (users.size() == 1)
+    task.user_review = users.front();
+  task.recovery = task.has_complete_log || task.recovery_log.has_value();
+  if (task.plan.has_value() != task.review.has_value() && !task.recovery)
+    add_error(task, task_error_kind::incomplete_pair,
+              task.plan ? "active PLAN without its CODE_REVIEW"
+                        : "active CODE_REVIEW without its PLAN");
+
+  // Subtask folder name: index and dependencies.
+  auto relative = directory.lexically_relative(task_root);
+  std::vector<std::string> parts;
+  for (const auto& p : relative)
+    parts.push_back(p.string());
+  if (parts.size() == 2) {
+    if (auto sub = parse_subtask_name(parts[1])) {
+      task.index = sub->index;
+      task.deps = sub->deps;
+    } else {
+      add_error(task, task_error_kind::bad_subtask_name,
+                "subtask folder name '" + parts[1] +
+                    "' does not match NN[+DD[,DD...]]_slug (lower-case slug)");
+    }
+  }
+
+  if (task.plan) {
+    auto route = parse_plan_file_name(task.plan->filename().string());
+    task.lane = route->lane;
+    task.grade = route->grade;
+  }
+
+  // The recovery plan log: a plan log whose identity matches the review log's.
+  if (task.recovery_log) {
+    auto wanted = plan_identity_key(*task.recovery_log);
+    std::optional<fs::file_time_type> best_time;
+    for (const auto& log : task.plan_logs) {
+      if (plan_identity_key(log.path) != wanted)
+        continue;
+      std::error_code ec;
+      auto mtime = fs::last_write_time(log.path, ec);
+      if (ec)
+        continue;
+      if (!best_time || mtime > *best_time) {
+        best_time = mtime;
+        task.recovery_plan_log = log.path;
+      }
+    }
+  }
+
+  std::optional<fs::path> write_set_source = task.plan ? task.plan : task.recovery_plan_log;
+  if (task.recovery_log && !task.recovery_plan_log) {
+    add_error(task, task_error_kind::no_recovery_plan_log,
+              "no plan log carries the identity of " + task.recovery_log->filename().string() +
+                  ", so the Modified Files Summary cannot be recovered");
+  } else if (write_set_source) {
+    task.write_set = inspect_write_set_file(*write_set_source, workspace);
+    task.write_set_known = task.write_set.valid();
+    for (const auto& d : task.write_set.diagnostics)
+      add_error(task, task_error_kind::invalid_write_set,
+                "invalid Modified Files Summary: " + d.message);
+  }
+
+  if (task.plan) {
+    auto header = read_plan_header_file(*task.plan);
+    if (!header.is_ok()) {
+      add_error(task, task_error_kind::missing_plan_header,
+                "PLAN identity header unreadable: " + header.error().message());
+    } else if (!header->has_value()) {
+      add_error(task, task_error_kind::missing_plan_header,
+                "PLAN has no identity header '<!-- task=" + task.name +
+                    " plan=<N> tag=<tag> -->' in its first 1024 bytes");
+    } else {
+      task.header = **header;
+      if (task.header->task != task.name)
+        add_error(task, task_error_kind::plan_header_names_other_task,
+                  "PLAN identity header names task '" + task.header->task + "', not '" +
+                      task.name + "'");
+    }
+  }
+
+  if (task.review)
+    task.review_verdict_now = read_review_verdict_file(*task.review).verdict;
+
+  if (task.user_review) {
+    task.user_review_state = read_user_review_file(*task.user_review);
+    if (!task.user_review_state.is_stop_request())
+      add_error(task, task_error_kind::incomplete_user_review,
+                "USER_REVIEW.md is not a complete stop request: " +
+                    task.user_review_state.missing_summary());
+  }
+
+  if (task.plan)
+    task.identity_key = plan_identity_key(*task.plan);
+  else if (task.recovery_log)
+    task.identity_key = plan_identity_key(*task.recovery_log);
+  else if (task.user_review)
+    task.identity_key = plan_identity_key(*task.user_review);
+  else
+    task.identity_key = plan_identity_key(directory / "complete.log");
+  return task;
+}
+
+result<workspace_scan> scan_workspace(const fs::path& workspace_in,
+                                      std::optional<std::string> group) {
+  if (group && !is_valid_group_name(*group))
+    return status::invalid_argument("bad task group '" + *group +
+                                    "': expected one folder name under agent-task/ (not archive)");
+  std::error_code ec;
+  auto cwd = fs::current_path(ec);
+  auto resolved = resolve_path(workspace_in, ec ? fs::path("/") : cwd);
+  if (!resolved.is_ok())
+    return resolved.error().with_context("workspace");
+  workspace_scan scan;
+  scan.workspace = *resolved;
+  scan.task_root = scan.workspace / "agent-task";
+  if (!fs::is_directory(scan.workspace, ec))
+    return status::not_found("workspace " + scan.workspace.string() + " is not a folder");
+  if (!fs::is_directory(scan.task_root, ec))
+    return status::not_found("no agent-task/ folder in workspace " + scan.workspace.string());
+
+  std::vector<fs::path> directories;
+  if (group) {
+    auto dir = scan.task_root / *group;
+    if (fs::is_directory(dir, ec)) {
+      scan.groups.push_back(*group);
+    }
+  } else if (auto entries = list_folder(scan.task_root, scan.warnings)) {
+    for (const auto& e : *entries)
+      if (e.kind == entry_kind::directory && e.name != "archive")
+        scan.groups.push_back(e.name);
+  }
+  for (const auto& g : scan.groups) {
+    auto group_dir = scan.task_root / g;
+    directories.push_back(group_dir);
+    if (auto entries = list_folder(group_dir, scan.warnings))
+      for (const auto& e : *entries)
+        if (e.kind == entry_kind::directory)
+          directories.push_back(group_dir / e.name);
+  }
+  for (const auto& dir : directories)
+    if (auto task = read_task_folder(scan.workspace, dir, scan.warnings))
+      scan.tasks.push_back(std::move(*task));
+  // A folder listed twice (a group read for its subtasks and as a task, or a
+  // symlink back up the tree) reports its problem once.
+  std::vector<std::string> unique;
+  for (auto& w : scan.warnings)
+    if (std::find(unique.begin(), unique.end(), w) == unique.end())
+      unique.push_back(std::move(w));
+  scan.warnings = std::move(unique);
+  std::sort(scan.tasks.begin(), scan.tasks.end(), [](const scanned_task& a, const scanned_task& b) {
+    return a.index != b.index ? a.index < b.index : a.name < b.name;
+  });
+  return scan;
+}
+
+result<fs::path> find_workspace_root(const fs::path& path) {
+  // Walk up the path as written (made absolute), so a PLAN reached through a
+  // symlink still finds the workspace it sits in; the root found is resolved.
+  std::error_code ec;
+  auto cwd = fs::current_path(ec);
+  fs::path at = (path.is_absolute() ? path : (ec ? fs::path("/") : cwd) / path).lexically_normal();
+  if (!at.has_filename() && at.has_parent_path() && at != at.root_path())
+    at = at.parent_path();
+  if (!fs::is_directory(at, ec))
+    at = at.parent_path();
+  while (true) {
+    if (fs::is_directory(at / "agent-task", ec)) {
+      auto resolved = resolve_path(at, "/");
+      return resolved.is_ok() ? *resolved : at;
+    }
+    if (at == at.parent_path())
+      break;
+    at = at.parent_path();
+  }
+  return status::not_found("no folder holding agent-task/ above " + path.string());
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,79 @@
+#include "runtime/workspace/dependencies.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/runtime/workspace/fixtures.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+scanned_task subtask(const std::string& group, const std::string& folder) {
+  std::vector<std::string> warnings;
+  auto ws = fs::canonical(fixture("basic"));
+  auto t = read_task_folder(ws, ws / "agent-task" / group / folder, warnings);
+  EXPECT_TRUE(t.has_value()) << folder;
+  return t ? *t : scanned_task{};
+}
+
+TEST(dependencies, states_against_group_and_archive) {
+  auto root = fs::canonical(fixture("basic")) / "agent-task";
+
+  auto none = resolve_dependencies(root, subtask("stages", "01_worker"));
+  EXPECT_EQ(none.state, dependency_status::none);
+  EXPECT_EQ(none.label(), "none");
+
+  // 01 exists only in archive/2026/09/alpha/.
+  auto archived = resolve_dependencies(root, subtask("alpha", "02+01_ready"));
+  EXPECT_EQ(archived.state, dependency_status::satisfied);
+
+  // 02 is an active folder without complete.log.
+  auto missing = resolve_dependencies(root, subtask("alpha", "03+02_waits"));
+  EXPECT_EQ(missing.state, dependency_status::missing);
+  EXPECT_EQ(missing.missing, (std::vector<std::string>{"02"}));
+  EXPECT_EQ(missing.label(), "missing 02");
+
+  // 04 is complete in the group (04_dup_a) and in the archive (04_dup_old).
+  auto ambiguous = resolve_dependencies(root, subtask("alpha", "05+04_ambiguous"));
+  EXPECT_EQ(ambiguous.state, dependency_status::ambiguous);
+  ASSERT_EQ(ambiguous.ambiguous.size(), 1u);
+  EXPECT_NE(ambiguous.ambiguous.front().find("04_dup_a"), std::string::npos);
+  EXPECT_NE(ambiguous.ambiguous.front().find("04_dup_old"), std::string::npos);
+  EXPECT_NE(ambiguous.reason().find("ambiguous"), std::string::npos);
+
+  // A running predecessor keeps the dependent waiting even before complete.log matters.
+  auto running =
+      resolve_dependencies(root, subtask("alpha", "03+02_waits"), {"alpha/02+01_ready"});
+  EXPECT_EQ(running.state, dependency_status::running);
+  EXPECT_EQ(running.label(), "running 02");
+  // A running task of another group with the same index does not count.
+  auto other_group =
+      resolve_dependencies(root, subtask("alpha", "03+02_waits"), {"beta/02_x"});
+  EXPECT_EQ(other_group.state, dependency_status::missing);
+}
+
+TEST(dependencies, several_predecessors_and_plus_named_folders) {
+  test::temp_dir dir;
+  dir.write("agent-task/g/01_a/complete.log", "x");
+  dir.write("agent-task/g/02+01_b/complete.log", "x");          // "02+*" counts for 02
+  dir.write("agent-task/archive/2025/12/other/03_c/complete.log", "x");  // another group
+  dir.write("agent-task/g/04+01,02,03_d/PLAN-local-G01.md", "<!-- task=g/04+01,02,03_d plan=1 tag=t -->");
+  dir.write("agent-task/g/04+01,02,03_d/CODE_REVIEW-local-G01.md", "r");
+  dir.write("agent-task/g/010_not_01/complete.log", "x");       // "010_" is not "01_"
+  std::vector<std::string> warnings;
+  auto t = read_task_folder(dir.path(), dir.path() / "agent-task/g/04+01,02,03_d", warnings);
+  ASSERT_TRUE(t);
+  auto r = resolve_dependencies(dir.path() / "agent-task", *t);
+  EXPECT_EQ(r.state, dependency_status::missing);
+  EXPECT_EQ(r.missing, (std::vector<std::string>{"03"}));
+  EXPECT_EQ(dependency_candidates(dir.path() / "agent-task", "g", "01").size(), 1u);
+
+  dir.write("agent-task/archive/2026/01/g/03_c/complete.log", "x");
+  EXPECT_EQ(resolve_dependencies(dir.path() / "agent-task", *t).state,
+            dependency_status::satisfied);
+}
+
+} // namespace
+} // namespace ad::runtime
