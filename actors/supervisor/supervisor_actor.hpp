@@ -1,0 +1,34 @@
+#pragma once
+// The supervisor actor: answers every failed attempt with the next step by
+// applying runtime::decide_after_failure with the policy and time zone it was
+// spawned with, and keeps the one piece of state shared by all tasks: the
+// per-target quota cool-downs (a runtime::target_cooldowns value, updated by
+// failures and by admission quota batches). It never writes durable state and
+// never reads the clock: requests carry `now`, replies carry the changes the
+// caller must make durable. Error contract: errc::invalid_request when a
+// request's JSON does not decode (see messages/supervisor.hpp).
+
+#include <caf/actor_system.hpp>
+
+#include "messages/supervisor.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/policy/quota.hpp"
+#include "runtime/policy/time_zone.hpp"
+
+namespace ad::actors {
+
+struct supervisor_state {
+  static inline const char* name = "supervisor";
+  runtime::policy pol;
+  runtime::time_zone zone;
+  runtime::target_cooldowns cooldowns;
+};
+
+messages::supervisor_actor::behavior_type supervisor(
+  messages::supervisor_actor::stateful_pointer<supervisor_state> self, runtime::policy pol,
+  runtime::time_zone zone);
+
+messages::supervisor_actor spawn_supervisor(caf::actor_system& sys, runtime::policy pol,
+                                            runtime::time_zone zone);
+
+} // namespace ad::actors

@@ -1,0 +1,171 @@
+#pragma once
+// Messages and the typed interface of the supervisor actor (actors/supervisor):
+// every failed attempt is reported to it and it answers with the next step
+// (runtime/policy/supervisor.hpp decides; the actor only applies the policy
+// it was spawned with and keeps the per-target quota cool-downs shared by all
+// tasks). Structured values travel as JSON text (requests, task state, steps)
+// and state changes as their journal JSON (messages/state.hpp); `now` is part
+// of each request so a recorded trace replays the same decisions. The
+// supervisor writes nothing: the caller makes the returned changes durable
+// through the state store before acting on the step.
+// Error contract: errc::invalid_request when a request's JSON does not decode.
+// Registered by add_supervisor_messages().
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/state.hpp"
+
+namespace ad::messages {
+
+// Attempt -> supervisor: this attempt failed; what next?
+struct supervise_failure {
+  std::string request_json;    // runtime::supervisor_request
+  std::string task_state_json; // runtime::task_state (task_to_json_text)
+  int64_t now = 0;             // ms since the epoch, UTC
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, supervise_failure& x) {
+  return f(caf::meta::type_name("supervise_failure"), x.request_json, x.task_state_json, x.now);
+}
+
+struct supervision_decided {
+  std::string step;      // retry_same | failover | promote | resume_native | wait_until | block
+  std::string step_json; // runtime::to_json(next_step)
+  std::vector<state_change> changes; // make durable before acting on the step
+  std::vector<std::string> events;   // tactical diagnostic events, JSON text each
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
+  std::string changes_json;
+  return f(caf::meta::type_name("supervision_decided"), x.step, x.step_json,
+           caf::meta::save_callback([&]() -> caf::error {
+             changes_json = runtime::changes_to_json_text(x.changes);
+             return caf::none;
+           }),
+           changes_json, caf::meta::load_callback([&]() -> caf::error {
+             auto parsed = runtime::changes_from_json_text(changes_json, "supervision_decided");
+             if (!parsed)
+               return caf::make_error(errc::invalid_request, parsed.error().message());
+             x.changes = std::move(*parsed);
+             return caf::none;
+           }),
+           x.events);
+}
+
+// Attempt -> supervisor: the stage succeeded; its budget starts over.
+struct stage_succeeded {
+  std::string task;
+  std::string stage;
+  std::string task_state_json;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_succeeded& x) {
+  return f(caf::meta::type_name("stage_succeeded"), x.task, x.stage, x.task_state_json);
+}
+
+// A list of changes to make durable (reply to stage_succeeded).
+struct supervision_changes {
+  std::vector<state_change> changes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, supervision_changes& x) {
+  return detail::inspect_changes(f, "supervision_changes", x.changes);
+}
+
+// Scheduler -> supervisor: `run --retry-blocked` clears this task.
+struct retry_blocked_task {
+  std::string task;
+  std::string task_state_json;
+  int64_t now = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, retry_blocked_task& x) {
+  return f(caf::meta::type_name("retry_blocked_task"), x.task, x.task_state_json, x.now);
+}
+
+struct retry_cleared {
+  std::vector<state_change> changes;
+  bool has_handoff = false;
+  std::string handoff_id;
+  std::string failed_target;
+  std::string locator;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, retry_cleared& x) {
+  std::string changes_json;
+  return f(caf::meta::type_name("retry_cleared"),
+           caf::meta::save_callback([&]() -> caf::error {
+             changes_json = runtime::changes_to_json_text(x.changes);
+             return caf::none;
+           }),
+           changes_json, caf::meta::load_callback([&]() -> caf::error {
+             auto parsed = runtime::changes_from_json_text(changes_json, "retry_cleared");
+             if (!parsed)
+               return caf::make_error(errc::invalid_request, parsed.error().message());
+             x.changes = std::move(*parsed);
+             return caf::none;
+           }),
+           x.has_handoff, x.handoff_id, x.failed_target, x.locator);
+}
+
+// Scheduler -> supervisor: an admission quota batch; exhausted targets cool
+// down for every task, available ones are released.
+struct quota_batch_taken {
+  std::string snapshot_json; // runtime::probe_snapshot
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, quota_batch_taken& x) {
+  return f(caf::meta::type_name("quota_batch_taken"), x.snapshot_json);
+}
+
+// Anyone -> supervisor: the shared cool-downs (for selection and status).
+struct get_target_cooldowns {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_target_cooldowns&) {
+  return f(caf::meta::type_name("get_target_cooldowns"));
+}
+
+struct target_cooldowns_reply {
+  std::string cooldowns_json; // runtime::target_cooldowns_from_json decodes it
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_cooldowns_reply& x) {
+  return f(caf::meta::type_name("target_cooldowns_reply"), x.cooldowns_json);
+}
+
+using supervisor_actor =
+  caf::typed_actor<caf::replies_to<supervise_failure>::with<supervision_decided>,
+                   caf::replies_to<stage_succeeded>::with<supervision_changes>,
+                   caf::replies_to<retry_blocked_task>::with<retry_cleared>,
+                   caf::replies_to<get_target_cooldowns>::with<target_cooldowns_reply>,
+                   caf::reacts_to<quota_batch_taken>>;
+
+inline void add_supervisor_messages(caf::actor_system_config& cfg) {
+  cfg.add_message_type<supervise_failure>("supervise_failure");
+  cfg.add_message_type<supervision_decided>("supervision_decided");
+  cfg.add_message_type<stage_succeeded>("stage_succeeded");
+  cfg.add_message_type<supervision_changes>("supervision_changes");
+  cfg.add_message_type<retry_blocked_task>("retry_blocked_task");
+  cfg.add_message_type<retry_cleared>("retry_cleared");
+  cfg.add_message_type<quota_batch_taken>("quota_batch_taken");
+  cfg.add_message_type<get_target_cooldowns>("get_target_cooldowns");
+  cfg.add_message_type<target_cooldowns_reply>("target_cooldowns_reply");
+}
+
+} // namespace ad::messages

@@ -1,0 +1,478 @@
+// Validation of the policy document (parse_policy).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <set>
+
+#include "runtime/policy/policy.hpp"
+
+namespace ad::runtime {
+
+std::string_view to_string(execution_class c) {
+  return c == execution_class::local_model ? "local_model" : "cloud_model";
+}
+
+const policy_target* policy::find_target(std::string_view id) const {
+  for (const auto& t : targets)
+    if (t.id == id)
+      return &t;
+  return nullptr;
+}
+
+namespace {
+
+std::string escape_pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string describe(const json* v) {
+  if (v == nullptr)
+    return "nothing (the key is missing)";
+  std::string text = dump_json(*v);
+  if (text.size() > 80)
+    text = text.substr(0, 77) + "...";
+  return std::string(v->type_name()) + " " + text;
+}
+
+// Collects validation errors; each names source, pointer, expected, found.
+class checker {
+public:
+  explicit checker(std::string_view source) : source_(source) {}
+
+  void fail(const std::string& pointer, std::string_view expected, const json* found) {
+    errors_.push_back(source_ + ": " + (pointer.empty() ? "/" : pointer) + ": expected " +
+                      std::string(expected) + ", found " + describe(found));
+  }
+  void fail_text(const std::string& pointer, std::string_view expected, std::string found) {
+    errors_.push_back(source_ + ": " + (pointer.empty() ? "/" : pointer) + ": expected " +
+                      std::string(expected) + ", found " + found);
+  }
+
+  // An object with only `allowed` keys and every `required` key.
+  bool object(const json& v, const std::string& ptr, std::initializer_list<std::string_view> allowed,
+              std::initializer_list<std::string_view> required) {
+    if (!v.is_object()) {
+      fail(ptr, "an object", &v);
+      return false;
+    }
+    bool ok = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+        std::string keys;
+        for (auto k : allowed)
+          keys += (keys.empty() ? "" : ", ") + std::string(k);
+        fail(ptr + "/" + escape_pointer_token(it.key()), "no unknown key (allowed: " + keys + ")",
+             &it.value());
+        ok = false;
+      }
+    }
+    for (auto k : required)
+      if (!v.contains(k)) {
+        fail(ptr + "/" + std::string(k), "a value (required key)", nullptr);
+        ok = false;
+      }
+    return ok;
+  }
+
+  bool string(const json& v, const std::string& ptr, std::string& out, bool allow_empty = false) {
+    if (!v.is_string() || (!allow_empty && v.get_ref<const std::string&>().empty())) {
+      fail(ptr, allow_empty ? "a string" : "a non-empty string", &v);
+      return false;
+    }
+    out = v.get<std::string>();
+    return true;
+  }
+
+  bool integer(const json& v, const std::string& ptr, int& out, int lo, int hi) {
+    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+      fail(ptr, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi), &v);
+      return false;
+    }
+    out = static_cast<int>(v.get<int64_t>());
+    return true;
+  }
+
+  bool number(const json& v, const std::string& ptr, double& out, double lo, std::string_view what) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo) {
+      fail(ptr, what, &v);
+      return false;
+    }
+    out = v.get<double>();
+    return true;
+  }
+
+  bool boolean(const json& v, const std::string& ptr, bool& out) {
+    if (!v.is_boolean()) {
+      fail(ptr, "true or false", &v);
+      return false;
+    }
+    out = v.get<bool>();
+    return true;
+  }
+
+  bool strings(const json& v, const std::string& ptr, std::vector<std::string>& out,
+               bool allow_empty_list) {
+    if (!v.is_array() || (!allow_empty_list && v.empty())) {
+      fail(ptr, allow_empty_list ? "an array of strings" : "a non-empty array of strings", &v);
+      return false;
+    }
+    out.clear();
+    bool ok = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::string s;
+      if (string(v[i], ptr + "/" + std::to_string(i), s))
+        out.push_back(s);
+      else
+        ok = false;
+    }
+    return ok;
+  }
+
+  bool regexes(const std::vector<std::string>& list, const std::string& ptr) {
+    bool ok = true;
+    for (size_t i = 0; i < list.size(); ++i) {
+      try {
+        std::regex re(list[i], std::regex::ECMAScript | std::regex::icase);
+      } catch (const std::regex_error& e) {
+        fail_text(ptr + "/" + std::to_string(i), "a valid regular expression (ECMAScript)",
+                  "\"" + list[i] + "\" (" + e.what() + ")");
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  status result() const {
+    if (errors_.empty())
+      return status::ok();
+    std::string msg;
+    for (const auto& e : errors_)
+      msg += (msg.empty() ? "" : "\n") + e;
+    return status::invalid_argument(msg);
+  }
+
+private:
+  std::string source_;
+  std::vector<std::string> errors_;
+};
+
+const std::vector<std::string_view> adapters = {"codex", "claude", "agy", "pi", "command"};
+const std::vector<std::string_view> weekday_names = {"sun", "mon", "tue", "wed",
+                                                     "thu", "fri", "sat"};
+
+bool parse_hhmm(const std::string& s, int& minutes) {
+  std::smatch m;
+  static const std::regex re(R"(^([01][0-9]|2[0-3]):([0-5][0-9])$)");
+  if (!std::regex_match(s, m, re))
+    return false;
+  minutes = std::stoi(m[1]) * 60 + std::stoi(m[2]);
+  return true;
+}
+
+void parse_target(checker& c, const json& v, const std::string& p, policy_target& t) {
+  if (!c.object(v, p,
+                {"id", "adapter", "model", "execution_class", "selfcheck_required",
+                 "reasoning_effort", "native_resume", "argv", "quota_probe"},
+                {"id", "adapter", "model", "execution_class"}))
+    return;
+  c.string(v["id"], p + "/id", t.id);
+  if (c.string(v["adapter"], p + "/adapter", t.adapter) &&
+      std::find(adapters.begin(), adapters.end(), t.adapter) == adapters.end())
+    c.fail(p + "/adapter", "one of codex, claude, agy, pi, command", &v["adapter"]);
+  c.string(v["model"], p + "/model", t.model);
+  std::string cls;
+  if (c.string(v["execution_class"], p + "/execution_class", cls)) {
+    if (cls == "local_model")
+      t.exec_class = execution_class::local_model;
+    else if (cls == "cloud_model")
+      t.exec_class = execution_class::cloud_model;
+    else
+      c.fail(p + "/execution_class", "local_model or cloud_model", &v["execution_class"]);
+  }
+  t.selfcheck_required = t.exec_class == execution_class::local_model;
+  if (v.contains("selfcheck_required"))
+    c.boolean(v["selfcheck_required"], p + "/selfcheck_required", t.selfcheck_required);
+  if (v.contains("reasoning_effort"))
+    c.string(v["reasoning_effort"], p + "/reasoning_effort", t.reasoning_effort, true);
+  if (v.contains("native_resume")) {
+    if (c.boolean(v["native_resume"], p + "/native_resume", t.native_resume) && t.native_resume &&
+        t.adapter != "pi")
+      c.fail(p + "/native_resume", "false (native resume is a pi feature)", &v["native_resume"]);
+  }
+  if (v.contains("argv")) {
+    if (c.strings(v["argv"], p + "/argv", t.argv, false) && t.adapter != "command")
+      c.fail(p + "/argv", "no argv (only the command adapter takes an argument template)",
+             &v["argv"]);
+  } else if (t.adapter == "command") {
+    c.fail(p + "/argv", "an argument template (required for the command adapter)", nullptr);
+  }
+  if (v.contains("quota_probe"))
+    c.strings(v["quota_probe"], p + "/quota_probe", t.quota_probe, false);
+}
+
+void parse_window(checker& c, const json& v, const std::string& p, time_window& w) {
+  if (!c.object(v, p, {"days", "start", "end"}, {"start", "end"}))
+    return;
+  std::string start, end;
+  if (c.string(v["start"], p + "/start", start) && !parse_hhmm(start, w.start_minute))
+    c.fail(p + "/start", "a local time \"HH:MM\"", &v["start"]);
+  if (c.string(v["end"], p + "/end", end) && !parse_hhmm(end, w.end_minute))
+    c.fail(p + "/end", "a local time \"HH:MM\"", &v["end"]);
+  std::string days_text;
+  if (v.contains("days")) {
+    std::vector<std::string> days;
+    if (c.strings(v["days"], p + "/days", days, false)) {
+      for (size_t i = 0; i < days.size(); ++i) {
+        auto it = std::find(weekday_names.begin(), weekday_names.end(), days[i]);
+        if (it == weekday_names.end())
+          c.fail(p + "/days/" + std::to_string(i), "a day name sun, mon, tue, wed, thu, fri or sat",
+                 &v["days"][i]);
+        else
+          w.weekdays.push_back(static_cast<int>(it - weekday_names.begin()));
+      }
+      for (const auto& d : days)
+        days_text += (days_text.empty() ? "" : ",") + d;
+    }
+  }
+  w.text = (days_text.empty() ? "" : days_text + " ") + start + "-" + end;
+  if (start == end && !start.empty())
+    c.fail(p + "/end", "a time different from start", &v["end"]);
+}
+
+void parse_rule(checker& c, const json& v, const std::string& p, policy_rule& r) {
+  if (!c.object(v, p, {"id", "priority", "stage", "lanes", "grades", "time_window", "candidates"},
+                {"id", "stage", "lanes", "grades", "candidates"}))
+    return;
+  c.string(v["id"], p + "/id", r.id);
+  if (v.contains("priority"))
+    c.integer(v["priority"], p + "/priority", r.priority, -1000000, 1000000);
+  if (c.string(v["stage"], p + "/stage", r.stage) && r.stage != "worker" && r.stage != "selfcheck")
+    c.fail(p + "/stage", "worker or selfcheck (reviews always run on review_target)", &v["stage"]);
+  if (c.strings(v["lanes"], p + "/lanes", r.lanes, false))
+    for (size_t i = 0; i < r.lanes.size(); ++i)
+      if (r.lanes[i] != "local" && r.lanes[i] != "cloud")
+        c.fail(p + "/lanes/" + std::to_string(i), "local or cloud", &v["lanes"][i]);
+  const json& g = v["grades"];
+  if (!g.is_array() || g.size() != 2) {
+    c.fail(p + "/grades", "a grade range [min, max] within 1..10", &g);
+  } else if (c.integer(g[0], p + "/grades/0", r.grade_min, 1, 10) &&
+             c.integer(g[1], p + "/grades/1", r.grade_max, 1, 10) && r.grade_min > r.grade_max) {
+    c.fail(p + "/grades", "min <= max", &g);
+  }
+  if (v.contains("time_window")) {
+    time_window w;
+    parse_window(c, v["time_window"], p + "/time_window", w);
+    r.window = w;
+  }
+  c.strings(v["candidates"], p + "/candidates", r.candidates, false);
+}
+
+void parse_budgets(checker& c, const json& v, const std::string& p, policy_budgets& b) {
+  if (!c.object(v, p, {"recovery_failures", "selfcheck_incomplete", "review_no_progress", "reset_waits"},
+                {}))
+    return;
+  if (v.contains("recovery_failures"))
+    c.integer(v["recovery_failures"], p + "/recovery_failures", b.recovery_failures, 1, 1000);
+  if (v.contains("selfcheck_incomplete"))
+    c.integer(v["selfcheck_incomplete"], p + "/selfcheck_incomplete", b.selfcheck_incomplete, 1, 1000);
+  if (v.contains("review_no_progress"))
+    c.integer(v["review_no_progress"], p + "/review_no_progress", b.review_no_progress, 1, 1000);
+  if (v.contains("reset_waits"))
+    c.integer(v["reset_waits"], p + "/reset_waits", b.reset_waits, 0, 1000);
+}
+
+void parse_backoff(checker& c, const json& v, const std::string& p, policy_backoff& b) {
+  if (!c.object(v, p, {"initial_s", "coefficient", "max_s"}, {}))
+    return;
+  if (v.contains("initial_s"))
+    c.number(v["initial_s"], p + "/initial_s", b.initial_s, 0, "a number of seconds >= 0");
+  if (v.contains("coefficient"))
+    c.number(v["coefficient"], p + "/coefficient", b.coefficient, 1, "a number >= 1");
+  if (v.contains("max_s"))
+    c.number(v["max_s"], p + "/max_s", b.max_s, 0, "a number of seconds >= 0");
+}
+
+void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
+  if (!c.object(v, p, {"heartbeat_s", "silence_inspection_s", "stall_limit_s", "reset_wait_max_s",
+                       "quota_cooldown_s"},
+                {}))
+    return;
+  auto num = [&](const char* key, double& out) {
+    if (v.contains(key))
+      c.number(v[key], p + "/" + key, out, 0, "a number of seconds >= 0");
+  };
+  num("heartbeat_s", t.heartbeat_s);
+  num("silence_inspection_s", t.silence_inspection_s);
+  num("stall_limit_s", t.stall_limit_s);
+  num("reset_wait_max_s", t.reset_wait_max_s);
+  num("quota_cooldown_s", t.quota_cooldown_s);
+}
+
+void parse_prompts(checker& c, const json& v, const std::string& p, policy_prompts& out) {
+  if (!c.object(v, p, {"worker", "selfcheck", "review", "continuation", "review_continuation",
+                       "context_package", "native_resume", "intervention"},
+                {"worker", "selfcheck", "review", "continuation", "review_continuation",
+                 "context_package", "native_resume", "intervention"}))
+    return;
+  c.string(v["worker"], p + "/worker", out.worker);
+  c.string(v["selfcheck"], p + "/selfcheck", out.selfcheck);
+  c.string(v["review"], p + "/review", out.review);
+  c.string(v["continuation"], p + "/continuation", out.continuation);
+  c.string(v["review_continuation"], p + "/review_continuation", out.review_continuation);
+  c.string(v["context_package"], p + "/context_package", out.context_package);
+  c.string(v["native_resume"], p + "/native_resume", out.native_resume);
+  c.string(v["intervention"], p + "/intervention", out.intervention);
+}
+
+void check_references(checker& c, const json& doc, const policy& pol) {
+  std::set<std::string> ids;
+  for (size_t i = 0; i < pol.targets.size(); ++i)
+    if (!pol.targets[i].id.empty() && !ids.insert(pol.targets[i].id).second)
+      c.fail("/targets/" + std::to_string(i) + "/id", "a unique target id",
+             &doc["targets"][i]["id"]);
+  auto known = [&](const std::string& id) { return ids.count(id) != 0; };
+  std::set<std::string> rule_ids;
+  for (size_t i = 0; i < pol.rules.size(); ++i) {
+    const auto& r = pol.rules[i];
+    std::string p = "/rules/" + std::to_string(i);
+    if (!r.id.empty() && !rule_ids.insert(r.id).second)
+      c.fail(p + "/id", "a unique rule id", &doc["rules"][i]["id"]);
+    std::set<std::string> seen;
+    for (size_t k = 0; k < r.candidates.size(); ++k) {
+      const json* found = &doc["rules"][i]["candidates"][k];
+      if (!known(r.candidates[k]))
+        c.fail(p + "/candidates/" + std::to_string(k), "the id of a target in /targets", found);
+      else if (!seen.insert(r.candidates[k]).second)
+        c.fail(p + "/candidates/" + std::to_string(k), "each candidate once", found);
+    }
+  }
+  for (const auto& [from, to] : pol.promotion) {
+    std::string p = "/promotion/" + escape_pointer_token(from);
+    json key = from;
+    if (!known(from))
+      c.fail_text(p, "a key naming a target in /targets", "key " + dump_json(key));
+    if (!known(to))
+      c.fail(p, "the id of a target in /targets", &doc["promotion"][from]);
+  }
+  // The chain must end: follow every start and stop at a repeat.
+  for (const auto& [from, to] : pol.promotion) {
+    std::set<std::string> visited{from};
+    std::string cur = to;
+    while (pol.promotion.count(cur)) {
+      if (!visited.insert(cur).second) {
+        c.fail("/promotion/" + escape_pointer_token(from), "a promotion chain without a cycle",
+               &doc["promotion"][from]);
+        break;
+      }
+      cur = pol.promotion.at(cur);
+    }
+  }
+  if (!pol.review_target.empty() && !known(pol.review_target))
+    c.fail("/review_target", "the id of a target in /targets", &doc["review_target"]);
+}
+
+} // namespace
+
+result<policy> parse_policy(const json& doc, std::string_view source) {
+  checker c(source);
+  policy pol;
+  if (!c.object(doc, "",
+                {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
+                 "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"},
+                {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
+                 "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
+    return c.result();
+  if (c.integer(doc["version"], "/version", pol.version, 1, 1000) && pol.version != 1)
+    c.fail("/version", "1 (the only policy format version)", &doc["version"]);
+  if (c.string(doc["timezone"], "/timezone", pol.timezone)) {
+    // Resolved against the tz database by the caller; only the shape here.
+    static const std::regex zone_re(R"(^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$)");
+    if (!std::regex_match(pol.timezone, zone_re))
+      c.fail("/timezone", "an IANA time zone name such as \"Asia/Seoul\"", &doc["timezone"]);
+  }
+  const json& targets = doc["targets"];
+  if (!targets.is_array() || targets.empty()) {
+    c.fail("/targets", "a non-empty array of targets", &targets);
+  } else {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      policy_target t;
+      parse_target(c, targets[i], "/targets/" + std::to_string(i), t);
+      pol.targets.push_back(std::move(t));
+    }
+  }
+  const json& rules = doc["rules"];
+  if (!rules.is_array()) {
+    c.fail("/rules", "an array of rules", &rules);
+  } else {
+    for (size_t i = 0; i < rules.size(); ++i) {
+      policy_rule r;
+      parse_rule(c, rules[i], "/rules/" + std::to_string(i), r);
+      pol.rules.push_back(std::move(r));
+    }
+  }
+  const json& promo = doc["promotion"];
+  if (!promo.is_object()) {
+    c.fail("/promotion", "an object mapping target id to next target id", &promo);
+  } else {
+    for (auto it = promo.begin(); it != promo.end(); ++it) {
+      std::string to;
+      if (c.string(it.value(), "/promotion/" + escape_pointer_token(it.key()), to))
+        pol.promotion[it.key()] = to;
+    }
+  }
+  c.string(doc["review_target"], "/review_target", pol.review_target);
+  parse_budgets(c, doc["budgets"], "/budgets", pol.budgets);
+  parse_backoff(c, doc["backoff"], "/backoff", pol.backoff);
+  parse_timeouts(c, doc["timeouts"], "/timeouts", pol.timeouts);
+  const json& fps = doc["failure_patterns"];
+  if (!fps.is_array()) {
+    c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);
+  } else {
+    for (size_t i = 0; i < fps.size(); ++i) {
+      std::string p = "/failure_patterns/" + std::to_string(i);
+      failure_pattern fp;
+      if (!c.object(fps[i], p, {"failure_class", "regexes"}, {"failure_class", "regexes"}))
+        continue;
+      c.string(fps[i]["failure_class"], p + "/failure_class", fp.failure_class);
+      if (c.strings(fps[i]["regexes"], p + "/regexes", fp.regexes, false))
+        c.regexes(fp.regexes, p + "/regexes");
+      pol.failure_patterns.push_back(std::move(fp));
+    }
+  }
+  const json& tps = doc["tactical_patterns"];
+  if (!tps.is_array()) {
+    c.fail("/tactical_patterns", "an array of {id, regexes, instruction}", &tps);
+  } else {
+    std::set<std::string> ids;
+    for (size_t i = 0; i < tps.size(); ++i) {
+      std::string p = "/tactical_patterns/" + std::to_string(i);
+      tactical_pattern tp;
+      if (!c.object(tps[i], p, {"id", "regexes", "instruction"}, {"id", "regexes", "instruction"}))
+        continue;
+      if (c.string(tps[i]["id"], p + "/id", tp.id) && !ids.insert(tp.id).second)
+        c.fail(p + "/id", "a unique tactical pattern id", &tps[i]["id"]);
+      if (c.strings(tps[i]["regexes"], p + "/regexes", tp.regexes, false))
+        c.regexes(tp.regexes, p + "/regexes");
+      c.string(tps[i]["instruction"], p + "/instruction", tp.instruction);
+      pol.tactical_patterns.push_back(std::move(tp));
+    }
+  }
+  parse_prompts(c, doc["prompts"], "/prompts", pol.prompts);
+  if (c.result().is_ok())
+    check_references(c, doc, pol);
+  if (auto st = c.result(); !st)
+    return st;
+  return pol;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,182 @@
+#pragma once
+// The supervisor's decision function (SPEC section 7): after a failed
+// attempt, given the failure, the task's durable state (runtime/state), the
+// policy and the time, it answers with the next step (retry the same target,
+// fail over, promote, resume a native session, wait until a quota reset, or
+// block) plus the state changes that must be durable before the step is
+// taken (budget counts, decisions, quota marks, intervention context, block
+// record) and the tactical diagnostic events. It also owns the success reset,
+// the `--retry-blocked` clearing with its retry handoff, backoff, reset-time
+// extraction and prompt rendering. Everything is pure: no clock, no files
+// (verify_context_package is the one effect, kept separate), no threads.
+// Errors: decide_after_failure never fails; every problem becomes a
+// block{reason, evidence} step. The JSON readers return invalid_argument.
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/policy/quota.hpp"
+#include "runtime/policy/selection.hpp"
+#include "runtime/policy/tactical.hpp"
+#include "runtime/policy/time_zone.hpp"
+#include "runtime/state/change.hpp"
+#include "runtime/state/model.hpp"
+
+namespace ad::runtime {
+
+// Failure classes the decision function treats specially.
+bool is_work_log_failure(std::string_view failure_class);
+bool is_failover_qualified(std::string_view failure_class); // quota, context, model, stream
+bool is_promotable(std::string_view failure_class); // + provider-connection, stream-disconnect
+
+// min(max_s, initial_s * coefficient^min(n, 5)) in milliseconds; n counts the
+// earlier retries of the same kind (0 for the first retry), so the default
+// 2, 2, 30 gives 2, 4, 8, 16, 30, 30 s.
+millis backoff_delay(const policy_backoff& b, int64_t n);
+
+// The first reset time or retry-after carried by the lines (forms of
+// runtime/agents/reset_time.hpp) that lies after now.
+std::optional<millis> extract_reset_time(const std::vector<std::string>& lines, millis now);
+
+// {name} placeholders replaced from vars; unknown ones stay as written.
+std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars);
+
+struct task_paths {
+  std::string workspace;
+  std::string task_dir;
+  std::string plan;   // active PLAN
+  std::string review; // active CODE_REVIEW
+};
+
+// The first prompt of a stage (worker, selfcheck, review), with the task's
+// persisted intervention context appended when it has one.
+std::string stage_prompt(const policy& pol, std::string_view stage, const task_paths& paths,
+                         const task_state& task);
+
+struct failure_report {
+  std::string task;
+  std::string stage; // worker | selfcheck | review (the attempt's role)
+  std::string failure_class;
+  std::string evidence;
+  std::string evidence_origin;
+  std::vector<std::string> diagnostics;
+  std::vector<std::string> stream_tail;
+  std::string attempt_id;
+  std::string locator;           // the attempt's locator.json
+  std::string raw_log;           // its stream.log
+  std::string normalized_output; // its normalized-output.log
+  std::string native_session_path;
+};
+json to_json(const failure_report& f);
+result<failure_report> failure_report_from_json(const json& j);
+
+enum class package_kind : uint8_t { native, logical };
+
+// What the next target gets to continue from (SPEC section 7).
+struct context_package {
+  package_kind kind = package_kind::logical;
+  std::string plan, locator, workspace, raw_log, normalized_output, native_session_path;
+};
+json to_json(const context_package& p);
+// The effect: every file the package names exists.
+status verify_context_package(const context_package& p);
+
+enum class prompt_origin : uint8_t { continuation, from_scratch };
+
+struct retry_same {
+  std::string target;
+  std::string prompt;
+  millis delay = 0;
+  std::string kind; // review-control, pi-recovery, session-stall, generic, terminal, no-promotion
+  prompt_origin origin = prompt_origin::continuation;
+};
+struct failover_step {
+  std::string target;
+  context_package package;
+  std::string prompt;
+  route_decision decision;
+};
+struct promote_step {
+  std::string target;
+  context_package package;
+  std::string prompt;
+  route_decision decision;
+};
+struct resume_native {
+  std::string target;
+  std::string session; // native session file
+  std::string prompt;
+  millis delay = 0;
+};
+// Wait for a quota reset without spending the failure budget, then run the
+// same target again with prompt.
+struct wait_until {
+  millis until = 0;
+  std::string reason;
+  std::string target;
+  std::string prompt;
+};
+struct block_step {
+  std::string reason;
+  std::string evidence; // JSON text: role, failure_class, locator, selected, work unit, ...
+};
+
+using next_step =
+  std::variant<retry_same, failover_step, promote_step, resume_native, wait_until, block_step>;
+std::string_view step_name(const next_step& s); // "retry_same", "failover", ...
+json to_json(const next_step& s);
+
+struct supervisor_request {
+  failure_report failure;
+  task_paths paths;
+  std::string lane;
+  int grade = 1;
+  // The write set as it is now (after the attempt), for the intervention.
+  std::vector<file_snapshot> write_set_now;
+};
+json to_json(const supervisor_request& r);
+result<supervisor_request> supervisor_request_from_json(const json& j);
+
+struct supervisor_outcome {
+  next_step step;
+  std::vector<state_change> changes; // persist before acting on step
+  std::vector<tactical_event> events;
+  target_cooldowns cooldowns;        // the shared cool-downs after this failure
+};
+
+supervisor_outcome decide_after_failure(const policy& pol, const time_zone& zone,
+                                        const task_state& task, const target_cooldowns& cooldowns,
+                                        const supervisor_request& req, millis now);
+
+// A success of stage: its budget, retry counters and reset waits start over,
+// and a served intervention context is cleared.
+std::vector<state_change> on_attempt_succeeded(const std::string& task_name, const task_state& task,
+                                               std::string_view stage);
+
+// `run --retry-blocked` for one task: clears the block, budgets and counters;
+// for a worker blocked by a failover-qualified failure of the current work
+// unit it also records a retry handoff (stable id, failed target, locator).
+struct retry_clearance {
+  std::vector<state_change> changes;
+  std::optional<retry_handoff> handoff;
+};
+retry_clearance clear_for_retry(const std::string& task_name, const task_state& task, millis now);
+
+// A persisted decision that revalidate_decision rejected blocks its task:
+// the set_blocked change naming the reason, with the decision as evidence.
+state_change block_invalid_decision(const std::string& task_name, const route_decision& d,
+                                    const status& why);
+
+// The decision for the attempt that consumes a pending handoff: a failover
+// away from the failed target using a fresh quota snapshot.
+result<route_decision> select_for_handoff(const policy& pol, const time_zone& zone,
+                                          const task_state& task, const retry_handoff& handoff,
+                                          const quota_snapshot& fresh,
+                                          const target_cooldowns& cooldowns, millis now);
+
+} // namespace ad::runtime

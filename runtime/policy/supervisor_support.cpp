@@ -1,0 +1,258 @@
+// Backoff, reset-time extraction, prompt rendering, context packages and the
+// JSON mapping of the supervisor's values.
+#include <cmath>
+#include <filesystem>
+
+#include "runtime/agents/reset_time.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/state/model_json.hpp"
+
+namespace ad::runtime {
+
+bool is_work_log_failure(std::string_view c) { return c.rfind("work-log", 0) == 0; }
+
+bool is_failover_qualified(std::string_view c) {
+  return c == "provider-quota" || c == "context-limit" || c == "model-unavailable" ||
+         c == "provider-stream-disconnect";
+}
+
+bool is_promotable(std::string_view c) {
+  return c == "provider-quota" || c == "context-limit" || c == "model-unavailable" ||
+         c == "provider-connection" || c == "provider-stream-disconnect";
+}
+
+millis backoff_delay(const policy_backoff& b, int64_t n) {
+  if (n < 0)
+    n = 0;
+  double s = b.initial_s * std::pow(b.coefficient, static_cast<double>(std::min<int64_t>(n, 5)));
+  s = std::min(b.max_s, s);
+  return static_cast<millis>(std::llround(s * 1000));
+}
+
+std::optional<millis> extract_reset_time(const std::vector<std::string>& lines, millis now) {
+  for (const auto& l : lines)
+    if (auto t = extract_reset_at(l, now); t && *t > now)
+      return t;
+  return std::nullopt;
+}
+
+std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  size_t i = 0;
+  while (i < tmpl.size()) {
+    if (tmpl[i] == '{') {
+      size_t close = tmpl.find('}', i + 1);
+      if (close != std::string_view::npos) {
+        auto it = vars.find(std::string(tmpl.substr(i + 1, close - i - 1)));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out += tmpl[i++];
+  }
+  return out;
+}
+
+std::string stage_prompt(const policy& pol, std::string_view stage, const task_paths& paths,
+                         const task_state& task) {
+  std::map<std::string, std::string> vars{{"plan", paths.plan},
+                                          {"review", paths.review},
+                                          {"workspace", paths.workspace},
+                                          {"task_dir", paths.task_dir}};
+  const std::string& tmpl = stage == "review"      ? pol.prompts.review
+                            : stage == "selfcheck" ? pol.prompts.selfcheck
+                                                   : pol.prompts.worker;
+  std::string prompt = render_prompt(tmpl, vars);
+  if (task.intervention && stage != "review")
+    prompt += "\n\n" + render_intervention(view_intervention(*task.intervention, task.write_sets),
+                                           pol.prompts.intervention);
+  return prompt;
+}
+
+json to_json(const failure_report& f) {
+  return {{"task", f.task},
+          {"stage", f.stage},
+          {"failure_class", f.failure_class},
+          {"evidence", f.evidence},
+          {"evidence_origin", f.evidence_origin},
+          {"diagnostics", f.diagnostics},
+          {"stream_tail", f.stream_tail},
+          {"attempt_id", f.attempt_id},
+          {"locator", f.locator},
+          {"raw_log", f.raw_log},
+          {"normalized_output", f.normalized_output},
+          {"native_session_path", f.native_session_path}};
+}
+
+namespace {
+
+bool read_str(const json& j, const char* key, std::string& out, std::string& err) {
+  if (!j.contains(key))
+    return true;
+  if (!j[key].is_string()) {
+    err = std::string(key) + " is not a string";
+    return false;
+  }
+  out = j[key].get<std::string>();
+  return true;
+}
+
+bool read_strs(const json& j, const char* key, std::vector<std::string>& out, std::string& err) {
+  if (!j.contains(key))
+    return true;
+  if (!j[key].is_array()) {
+    err = std::string(key) + " is not an array";
+    return false;
+  }
+  for (const auto& v : j[key]) {
+    if (!v.is_string()) {
+      err = std::string(key) + " holds a non-string";
+      return false;
+    }
+    out.push_back(v.get<std::string>());
+  }
+  return true;
+}
+
+} // namespace
+
+result<failure_report> failure_report_from_json(const json& j) {
+  if (!j.is_object())
+    return status::invalid_argument("failure report: not an object");
+  failure_report f;
+  std::string err;
+  bool ok = read_str(j, "task", f.task, err) && read_str(j, "stage", f.stage, err) &&
+            read_str(j, "failure_class", f.failure_class, err) &&
+            read_str(j, "evidence", f.evidence, err) &&
+            read_str(j, "evidence_origin", f.evidence_origin, err) &&
+            read_strs(j, "diagnostics", f.diagnostics, err) &&
+            read_strs(j, "stream_tail", f.stream_tail, err) &&
+            read_str(j, "attempt_id", f.attempt_id, err) && read_str(j, "locator", f.locator, err) &&
+            read_str(j, "raw_log", f.raw_log, err) &&
+            read_str(j, "normalized_output", f.normalized_output, err) &&
+            read_str(j, "native_session_path", f.native_session_path, err);
+  if (!ok)
+    return status::invalid_argument("failure report: " + err);
+  return f;
+}
+
+json to_json(const context_package& p) {
+  return {{"resume_mode", p.kind == package_kind::native ? "native" : "logical"},
+          {"plan", p.plan},
+          {"locator", p.locator},
+          {"workspace", p.workspace},
+          {"raw_log", p.raw_log},
+          {"normalized_output", p.normalized_output},
+          {"native_session_path", p.native_session_path}};
+}
+
+status verify_context_package(const context_package& p) {
+  std::vector<std::pair<const char*, const std::string*>> files{
+    {"plan", &p.plan}, {"locator", &p.locator}, {"raw_log", &p.raw_log},
+    {"normalized_output", &p.normalized_output}};
+  if (p.kind == package_kind::native)
+    files.push_back({"native_session_path", &p.native_session_path});
+  for (const auto& [name, path] : files) {
+    std::error_code ec;
+    if (path->empty() || !std::filesystem::is_regular_file(*path, ec))
+      return status::not_found(std::string("context package ") + name + " " +
+                               (path->empty() ? "is missing" : *path + " does not exist"));
+  }
+  std::error_code ec;
+  if (p.workspace.empty() || !std::filesystem::is_directory(p.workspace, ec))
+    return status::not_found("context package workspace " + p.workspace + " does not exist");
+  return status::ok();
+}
+
+std::string_view step_name(const next_step& s) {
+  static constexpr std::string_view names[] = {"retry_same", "failover", "promote",
+                                               "resume_native", "wait_until", "block"};
+  return names[s.index()];
+}
+
+json to_json(const next_step& s) {
+  json j = {{"step", std::string(step_name(s))}};
+  std::visit(
+    [&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, retry_same>) {
+        j.update({{"target", x.target}, {"prompt", x.prompt}, {"delay_ms", x.delay},
+                  {"kind", x.kind},
+                  {"origin", x.origin == prompt_origin::from_scratch ? "from_scratch" : "continuation"}});
+      } else if constexpr (std::is_same_v<T, failover_step> || std::is_same_v<T, promote_step>) {
+        json d;
+        to_json(d, x.decision);
+        j.update({{"target", x.target}, {"package", to_json(x.package)}, {"prompt", x.prompt},
+                  {"decision", d}});
+      } else if constexpr (std::is_same_v<T, resume_native>) {
+        j.update({{"target", x.target}, {"session", x.session}, {"prompt", x.prompt},
+                  {"delay_ms", x.delay}});
+      } else if constexpr (std::is_same_v<T, wait_until>) {
+        j.update({{"until", format_utc_iso(x.until)}, {"reason", x.reason}, {"target", x.target},
+                  {"prompt", x.prompt}});
+      } else {
+        j.update({{"reason", x.reason}, {"evidence", x.evidence}});
+      }
+    },
+    s);
+  return j;
+}
+
+json to_json(const supervisor_request& r) {
+  json files = json::array();
+  for (const auto& f : r.write_set_now) {
+    json x;
+    to_json(x, f);
+    files.push_back(x);
+  }
+  return {{"failure", to_json(r.failure)},
+          {"paths",
+           {{"workspace", r.paths.workspace},
+            {"task_dir", r.paths.task_dir},
+            {"plan", r.paths.plan},
+            {"review", r.paths.review}}},
+          {"lane", r.lane},
+          {"grade", r.grade},
+          {"write_set_now", files}};
+}
+
+result<supervisor_request> supervisor_request_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("failure"))
+    return status::invalid_argument("supervisor request: no failure");
+  supervisor_request r;
+  auto f = failure_report_from_json(j["failure"]);
+  if (!f)
+    return f.error();
+  r.failure = std::move(*f);
+  std::string err;
+  if (j.contains("paths")) {
+    const json& p = j["paths"];
+    if (!p.is_object() || !read_str(p, "workspace", r.paths.workspace, err) ||
+        !read_str(p, "task_dir", r.paths.task_dir, err) || !read_str(p, "plan", r.paths.plan, err) ||
+        !read_str(p, "review", r.paths.review, err))
+      return status::invalid_argument("supervisor request: paths: " + err);
+  }
+  if (!read_str(j, "lane", r.lane, err))
+    return status::invalid_argument("supervisor request: " + err);
+  if (j.contains("grade")) {
+    if (!j["grade"].is_number_integer())
+      return status::invalid_argument("supervisor request: grade is not an integer");
+    r.grade = j["grade"].get<int>();
+  }
+  if (j.contains("write_set_now")) {
+    if (!j["write_set_now"].is_array())
+      return status::invalid_argument("supervisor request: write_set_now is not an array");
+    try {
+      for (const auto& x : j["write_set_now"])
+        r.write_set_now.push_back(x.get<file_snapshot>());
+    } catch (const std::exception& e) {
+      return status::invalid_argument(std::string("supervisor request: write_set_now: ") + e.what());
+    }
+  }
+  return r;
+}
+
+} // namespace ad::runtime

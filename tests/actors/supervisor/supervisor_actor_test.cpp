@@ -1,0 +1,240 @@
+// The supervisor actor on CAF's deterministic scheduler: it answers a failed
+// attempt with the decision function's step and changes, shares quota
+// cool-downs between tasks, resets on success, clears blocks with a retry
+// handoff, and rejects malformed requests with errc::invalid_request.
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+
+#include "actors/supervisor/supervisor_actor.hpp"
+#include "messages/supervisor.hpp"
+#include "messages/types.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/state/model_json.hpp"
+
+namespace ad::actors {
+namespace {
+
+using namespace ad::messages;
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    set("scheduler.policy", caf::atom("testing"));
+    register_message_types(*this);
+  }
+};
+
+constexpr const char* policy_text = R"({
+  "targets": [
+    {"id": "sim-a", "adapter": "command", "model": "a", "execution_class": "cloud_model", "argv": ["x"]},
+    {"id": "sim-b", "adapter": "command", "model": "b", "execution_class": "cloud_model", "argv": ["x"]}
+  ],
+  "rules": [{"id": "workers", "stage": "worker", "lanes": ["cloud"], "grades": [1, 10],
+             "candidates": ["sim-a", "sim-b"]}],
+  "review_target": "sim-a",
+  "promotion": {"sim-a": "sim-b"},
+  "backoff": {"initial_s": 0.01, "coefficient": 2, "max_s": 0.1}
+})";
+
+const std::string task_name = "g/01_x";
+const std::string work_unit = "g/01_x::plan-1::tag-a";
+const int64_t now = 1'800'000'000'000;
+
+class supervisor_actor_test : public ::testing::Test {
+protected:
+  supervisor_actor_test()
+      : sys_(cfg_), sched_(dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())) {}
+
+  void SetUp() override {
+    auto loaded = runtime::parse_policy_text(policy_text, "policy.json");
+    ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+    pol_ = loaded->value;
+    actor_ = spawn_supervisor(sys_, pol_, runtime::time_zone::fixed("Asia/Seoul", 9 * 3600));
+    sched_.run();
+    ASSERT_TRUE(runtime::apply_change(model_, runtime::begin_work_unit{task_name, work_unit}).is_ok());
+    runtime::selection_request r;
+    r.work_unit_id = work_unit;
+    r.stage = "worker";
+    r.lane = "cloud";
+    r.grade = 5;
+    r.now = now;
+    auto d = runtime::select_target(pol_, runtime::time_zone::fixed("Asia/Seoul", 9 * 3600), r);
+    ASSERT_TRUE(d.is_ok());
+    ASSERT_TRUE(runtime::apply_change(model_, runtime::record_decision{task_name, *d}).is_ok());
+  }
+
+  void TearDown() override {
+    caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
+    sched_.run();
+  }
+
+  std::string task_json() { return runtime::task_to_json_text(model_.tasks.at(task_name)); }
+
+  std::string failure_json(const char* failure_class, const char* evidence = "boom") {
+    runtime::supervisor_request req;
+    req.failure.task = task_name;
+    req.failure.stage = "worker";
+    req.failure.failure_class = failure_class;
+    req.failure.evidence = evidence;
+    req.failure.locator = "/runs/a01/locator.json";
+    req.failure.raw_log = "/runs/a01/stream.log";
+    req.failure.normalized_output = "/runs/a01/normalized-output.log";
+    req.paths.plan = "/ws/PLAN-cloud-G05.md";
+    req.lane = "cloud";
+    req.grade = 5;
+    return runtime::dump_json(runtime::to_json(req));
+  }
+
+  // Sends req from a fresh client and runs the scheduler until the reply.
+  template <class Reply, class Req>
+  std::optional<Reply> ask(Req req, caf::error* err_out = nullptr) {
+    auto reply = std::make_shared<std::optional<Reply>>();
+    auto err = std::make_shared<caf::error>();
+    auto target = actor_;
+    sys_.spawn([=](caf::event_based_actor* self) {
+      self->request(target, std::chrono::seconds(5), req)
+        .then([=](Reply& r) { *reply = std::move(r); }, [=](caf::error& e) { *err = e; });
+    });
+    sched_.run();
+    if (err_out != nullptr)
+      *err_out = *err;
+    return *reply;
+  }
+
+  void commit(const std::vector<runtime::state_change>& changes) {
+    for (const auto& c : changes)
+      ASSERT_TRUE(runtime::apply_change(model_, c).is_ok()) << runtime::change_name(c);
+  }
+
+  test_config cfg_;
+  caf::actor_system sys_;
+  caf::scheduler::test_coordinator& sched_;
+  runtime::policy pol_;
+  runtime::state_model model_;
+  supervisor_actor actor_;
+};
+
+TEST_F(supervisor_actor_test, answers_a_quota_failure_with_a_failover_and_its_changes) {
+  auto reply = ask<supervision_decided>(supervise_failure{failure_json("provider-quota"), task_json(), now});
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->step, "failover");
+  auto step = runtime::parse_json(reply->step_json, "step");
+  ASSERT_TRUE(step.is_ok());
+  EXPECT_EQ((*step)["target"], "sim-b");
+  EXPECT_EQ((*step)["package"]["resume_mode"], "logical");
+  EXPECT_EQ((*step)["package"]["locator"], "/runs/a01/locator.json");
+  ASSERT_EQ(reply->events.size(), 2u);
+  EXPECT_NE(reply->events[1].find("no tactical pattern matched"), std::string::npos);
+  commit(reply->changes);
+  EXPECT_EQ(model_.tasks.at(task_name).decisions.at("worker").selected_target, "sim-b");
+  EXPECT_EQ(model_.tasks.at(task_name).failure_budgets.at("worker"), 1);
+
+  // The cool-down is shared: the actor now reports sim-a cooling down.
+  auto cool = ask<target_cooldowns_reply>(get_target_cooldowns{});
+  ASSERT_TRUE(cool.has_value());
+  auto parsed = runtime::target_cooldowns_from_json(*runtime::parse_json(cool->cooldowns_json, "c"));
+  ASSERT_TRUE(parsed.is_ok());
+  EXPECT_TRUE(parsed->active("sim-a", now + 1000).has_value());
+}
+
+TEST_F(supervisor_actor_test, retries_with_backoff_until_the_budget_blocks) {
+  for (int i = 1; i < pol_.budgets.recovery_failures; ++i) {
+    auto reply = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+    ASSERT_TRUE(reply.has_value());
+    ASSERT_EQ(reply->step, "retry_same") << i;
+    commit(reply->changes);
+  }
+  auto last = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->step, "block");
+  commit(last->changes);
+  ASSERT_TRUE(model_.tasks.at(task_name).blocked.has_value());
+
+  auto cleared = ask<retry_cleared>(retry_blocked_task{task_name, task_json(), now});
+  ASSERT_TRUE(cleared.has_value());
+  EXPECT_FALSE(cleared->has_handoff); // generic-error does not qualify
+  commit(cleared->changes);
+  EXPECT_FALSE(model_.tasks.at(task_name).blocked.has_value());
+}
+
+TEST_F(supervisor_actor_test, success_resets_the_stage) {
+  auto reply = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+  ASSERT_TRUE(reply.has_value());
+  commit(reply->changes);
+  auto reset = ask<supervision_changes>(stage_succeeded{task_name, "worker", task_json()});
+  ASSERT_TRUE(reset.has_value());
+  commit(reset->changes);
+  const auto& budgets = model_.tasks.at(task_name).failure_budgets;
+  EXPECT_EQ(budgets.count("worker") ? budgets.at("worker") : 0, 0);
+}
+
+TEST_F(supervisor_actor_test, quota_batches_start_and_end_cooldowns) {
+  runtime::probe_snapshot snap;
+  snap.snapshot_id = "batch-1";
+  snap.checked_at = now;
+  snap.entries.push_back({"sim-b", {"probe"}, runtime::quota_status::exhausted, true, now + 60000, ""});
+  caf::anon_send(actor_, quota_batch_taken{runtime::dump_json(runtime::to_json(snap))});
+  sched_.run();
+  auto cool = ask<target_cooldowns_reply>(get_target_cooldowns{});
+  auto parsed = runtime::target_cooldowns_from_json(*runtime::parse_json(cool->cooldowns_json, "c"));
+  ASSERT_TRUE(parsed.is_ok());
+  EXPECT_EQ(parsed->active("sim-b", now)->until, now + 60000);
+}
+
+TEST_F(supervisor_actor_test, malformed_requests_are_invalid_requests) {
+  caf::error err;
+  auto reply = ask<supervision_decided>(supervise_failure{"{not json", task_json(), now}, &err);
+  EXPECT_FALSE(reply.has_value());
+  EXPECT_EQ(err.category(), caf::atom("ad"));
+  EXPECT_EQ(err.code(), static_cast<uint8_t>(errc::invalid_request));
+}
+
+} // namespace
+} // namespace ad::actors
+
+namespace ad::actors {
+namespace {
+
+// Replies cross hosts: the change list must survive CAF's binary encoding.
+TEST(supervisor_messages, decided_and_cleared_replies_round_trip_through_caf_serialization) {
+  using namespace ad::messages;
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  supervision_decided out;
+  out.step = "block";
+  out.step_json = R"({"step":"block"})";
+  out.changes.push_back(runtime::record_failure{"g/01_x", "worker"});
+  out.changes.push_back(runtime::set_blocked{"g/01_x", {"limit", "{}"}});
+  out.events = {"e1", "e2"};
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  ASSERT_FALSE(sink(out));
+  supervision_decided in;
+  caf::binary_deserializer source{sys, buf};
+  ASSERT_FALSE(source(in));
+  EXPECT_EQ(in.step, "block");
+  EXPECT_EQ(in.step_json, out.step_json);
+  ASSERT_EQ(in.changes.size(), 2u);
+  EXPECT_EQ(runtime::change_name(in.changes[1]), "set_blocked");
+  EXPECT_EQ(in.events, out.events);
+
+  retry_cleared cleared;
+  cleared.changes.push_back(runtime::clear_blocked{"g/01_x"});
+  cleared.has_handoff = true;
+  cleared.handoff_id = "handoff-1";
+  cleared.failed_target = "sim-a";
+  cleared.locator = "/runs/l.json";
+  std::vector<char> buf2;
+  caf::binary_serializer sink2{sys, buf2};
+  ASSERT_FALSE(sink2(cleared));
+  retry_cleared back;
+  caf::binary_deserializer source2{sys, buf2};
+  ASSERT_FALSE(source2(back));
+  EXPECT_EQ(back.changes.size(), 1u);
+  EXPECT_TRUE(back.has_handoff);
+  EXPECT_EQ(back.handoff_id, "handoff-1");
+  EXPECT_EQ(back.locator, "/runs/l.json");
+}
+
+} // namespace
+} // namespace ad::actors

@@ -1,0 +1,197 @@
+#include "runtime/policy/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/core/files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+std::string fixture(const char* name) {
+  auto text = read_file(test::source_dir() / "tests/fixtures/policy" / name);
+  EXPECT_TRUE(text.is_ok()) << text.error().to_string();
+  return text ? *text : std::string();
+}
+
+TEST(policy_default, reproduces_the_seed_targets_and_chain) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok()) << pol.error().to_string();
+  const policy& p = *pol;
+  EXPECT_EQ(p.timezone, "Asia/Seoul");
+  const policy_target* claude = p.find_target("claude-opus");
+  ASSERT_NE(claude, nullptr);
+  EXPECT_EQ(claude->model, "claude-opus-4-8");
+  EXPECT_EQ(claude->reasoning_effort, "xhigh");
+  const policy_target* codex = p.find_target("codex-terra");
+  ASSERT_NE(codex, nullptr);
+  EXPECT_EQ(codex->reasoning_effort, "high");
+  const policy_target* pi = p.find_target("pi-laguna-s");
+  ASSERT_NE(pi, nullptr);
+  EXPECT_EQ(pi->exec_class, execution_class::local_model);
+  EXPECT_TRUE(pi->selfcheck_required);
+  EXPECT_TRUE(pi->native_resume);
+  EXPECT_EQ(p.promotion.at("agy-gemini"), "claude-opus");
+  EXPECT_EQ(p.promotion.at("claude-opus"), "codex-terra");
+  EXPECT_EQ(p.promotion.count("codex-terra"), 0u);
+  EXPECT_EQ(p.review_target, "codex-terra-review");
+  EXPECT_EQ(p.budgets.recovery_failures, 10);
+  EXPECT_EQ(p.budgets.selfcheck_incomplete, 10);
+  EXPECT_EQ(p.budgets.review_no_progress, 10);
+  EXPECT_EQ(p.backoff.initial_s, 2);
+  EXPECT_EQ(p.backoff.coefficient, 2);
+  EXPECT_EQ(p.backoff.max_s, 30);
+  ASSERT_EQ(p.failure_patterns.size(), default_failure_patterns().size());
+  EXPECT_EQ(p.failure_patterns[0].failure_class, "context-limit");
+  std::vector<std::string> tactical;
+  for (const auto& t : p.tactical_patterns)
+    tactical.push_back(t.id);
+  EXPECT_EQ(tactical, (std::vector<std::string>{"file-already-exists", "file-not-found",
+                                                 "permission-denied"}));
+}
+
+TEST(policy_default, round_trips_through_policy_to_json) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok());
+  json again = policy_to_json(*pol);
+  auto second = parse_policy(again, "again");
+  ASSERT_TRUE(second.is_ok()) << second.error().to_string();
+  EXPECT_EQ(policy_to_json(*second), again);
+}
+
+TEST(policy_file, two_fake_targets_example_is_a_complete_policy) {
+  auto loaded = parse_policy_text(fixture("two_fake_targets.json"), "two_fake_targets.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  const policy& p = loaded->value;
+  ASSERT_EQ(p.targets.size(), 2u);
+  EXPECT_EQ(p.targets[0].argv.front(), "/opt/fake-agent");
+  EXPECT_EQ(p.review_target, "sim-a");
+  EXPECT_EQ(p.promotion.at("sim-a"), "sim-b");
+  EXPECT_DOUBLE_EQ(p.backoff.initial_s, 0.01);
+  EXPECT_DOUBLE_EQ(p.backoff.max_s, 0.1);
+  // Keys the file omits keep the embedded defaults.
+  EXPECT_EQ(p.budgets.recovery_failures, 10);
+  EXPECT_EQ(p.tactical_patterns.size(), 3u);
+  EXPECT_FALSE(p.prompts.worker.empty());
+  EXPECT_EQ(loaded->document["targets"].size(), 2u);
+}
+
+TEST(policy_file, a_file_replaces_only_the_top_level_keys_it_sets) {
+  auto loaded = parse_policy_text(R"({"budgets": {"recovery_failures": 3}})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.budgets.recovery_failures, 3);
+  EXPECT_EQ(loaded->value.targets.size(), parse_policy(default_policy_json(), "d")->targets.size());
+  EXPECT_EQ(loaded->value.review_target, "codex-terra-review");
+}
+
+struct bad_case {
+  const char* name;
+  const char* text;
+  const char* pointer;
+  const char* expected;
+  const char* found;
+};
+
+class policy_validation : public ::testing::TestWithParam<bad_case> {};
+
+TEST_P(policy_validation, names_file_pointer_expected_and_found) {
+  const auto& c = GetParam();
+  auto loaded = parse_policy_text(c.text, "/etc/my-policy.json");
+  ASSERT_FALSE(loaded.is_ok()) << c.name;
+  const std::string msg = loaded.error().message();
+  EXPECT_TRUE(loaded.error().is_invalid_argument());
+  EXPECT_NE(msg.find("/etc/my-policy.json: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::string(c.pointer) + ": expected "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
+  EXPECT_NE(msg.find(c.found), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+  cases, policy_validation,
+  ::testing::Values(
+    bad_case{"unknown_top_level_key", R"({"colour": "red"})", "/colour", "no unknown key",
+             "\"red\""},
+    bad_case{"unknown_target_key",
+             R"({"targets": [{"id": "a", "adapter": "codex", "model": "m",
+                 "execution_class": "cloud_model", "speed": 3}],
+                 "rules": [], "promotion": {}, "review_target": "a"})",
+             "/targets/0/speed", "no unknown key", "3"},
+    bad_case{"unknown_candidate",
+             R"({"rules": [{"id": "r", "stage": "worker", "lanes": ["cloud"], "grades": [1, 10],
+                 "candidates": ["claude-opus", "nobody"]}]})",
+             "/rules/0/candidates/1", "the id of a target", "\"nobody\""},
+    bad_case{"unknown_promotion_target", R"({"promotion": {"claude-opus": "ghost"}})",
+             "/promotion/claude-opus", "the id of a target", "\"ghost\""},
+    bad_case{"unknown_review_target", R"({"review_target": "ghost"})", "/review_target",
+             "the id of a target", "\"ghost\""},
+    bad_case{"bad_execution_class",
+             R"({"targets": [{"id": "a", "adapter": "codex", "model": "m",
+                 "execution_class": "gpu"}], "rules": [], "promotion": {}, "review_target": "a"})",
+             "/targets/0/execution_class", "local_model or cloud_model", "\"gpu\""},
+    bad_case{"command_without_argv",
+             R"({"targets": [{"id": "a", "adapter": "command", "model": "m",
+                 "execution_class": "cloud_model"}], "rules": [], "promotion": {},
+                 "review_target": "a"})",
+             "/targets/0/argv", "an argument template", "nothing"},
+    bad_case{"bad_regex",
+             R"({"tactical_patterns": [{"id": "x", "regexes": ["(unclosed"], "instruction": "i"}]})",
+             "/tactical_patterns/0/regexes/0", "a valid regular expression", "(unclosed"},
+    bad_case{"grade_out_of_range",
+             R"({"rules": [{"id": "r", "stage": "worker", "lanes": ["cloud"], "grades": [0, 11],
+                 "candidates": ["claude-opus"]}]})",
+             "/rules/0/grades/0", "an integer in 1..10", "0"},
+    bad_case{"review_rule",
+             R"({"rules": [{"id": "r", "stage": "review", "lanes": ["cloud"], "grades": [1, 10],
+                 "candidates": ["claude-opus"]}]})",
+             "/rules/0/stage", "worker or selfcheck", "\"review\""},
+    bad_case{"bad_window",
+             R"({"rules": [{"id": "r", "stage": "worker", "lanes": ["cloud"], "grades": [1, 10],
+                 "time_window": {"start": "25:00", "end": "06:00"}, "candidates": ["claude-opus"]}]})",
+             "/rules/0/time_window/start", "HH:MM", "\"25:00\""},
+    bad_case{"negative_backoff", R"({"backoff": {"initial_s": -1}})", "/backoff/initial_s",
+             "a number of seconds >= 0", "-1"},
+    bad_case{"promotion_cycle", R"({"promotion": {"claude-opus": "codex-terra", "codex-terra": "claude-opus"}})",
+             "/promotion/claude-opus", "without a cycle", "\"codex-terra\""}),
+  [](const auto& info) { return std::string(info.param.name); });
+
+TEST(policy_file, invalid_json_names_the_file) {
+  auto loaded = parse_policy_text("{ nope", "/tmp/p.json");
+  ASSERT_FALSE(loaded.is_ok());
+  EXPECT_NE(loaded.error().message().find("/tmp/p.json"), std::string::npos);
+}
+
+TEST(policy_load, explicit_file_wins_over_workspace_file) {
+  test::temp_dir ws;
+  ws.write("agent-dispatch.json", R"({"budgets": {"recovery_failures": 4}})");
+  auto explicit_file = ws.write("other.json", R"({"budgets": {"recovery_failures": 6}})");
+  auto from_ws = load_policy(std::nullopt, ws.path());
+  ASSERT_TRUE(from_ws.is_ok()) << from_ws.error().to_string();
+  EXPECT_EQ(from_ws->value.budgets.recovery_failures, 4);
+  EXPECT_EQ(from_ws->source, (ws.path() / "agent-dispatch.json").string());
+  auto from_flag = load_policy(explicit_file, ws.path());
+  ASSERT_TRUE(from_flag.is_ok());
+  EXPECT_EQ(from_flag->value.budgets.recovery_failures, 6);
+}
+
+TEST(policy_load, without_a_file_the_default_applies_and_a_missing_flag_file_fails) {
+  test::temp_dir ws;
+  auto d = load_policy(std::nullopt, ws.path());
+  ASSERT_TRUE(d.is_ok());
+  EXPECT_EQ(d->source, "embedded default policy");
+  EXPECT_EQ(d->document, default_policy_json());
+  auto missing = load_policy(ws.path() / "nope.json", ws.path());
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_TRUE(missing.error().is_not_found());
+  EXPECT_NE(missing.error().message().find("nope.json"), std::string::npos);
+}
+
+TEST(policy_load, an_invalid_workspace_file_is_an_error_not_a_silent_default) {
+  test::temp_dir ws;
+  ws.write("agent-dispatch.json", R"({"review_target": "ghost"})");
+  auto r = load_policy(std::nullopt, ws.path());
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.error().message().find("agent-dispatch.json: /review_target"), std::string::npos);
+}
+
+} // namespace
+} // namespace ad::runtime
