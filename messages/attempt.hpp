@@ -83,6 +83,9 @@ struct start_attempt {
   // policy
   std::vector<attempt_failure_pattern> failure_patterns;  // empty: defaults
   attempt_timing timing;
+  // An output line longer than this many bytes is cut (the rest is counted
+  // and dropped by the process reactor, never buffered).
+  uint64_t line_cap = uint64_t{1} << 20;
 };
 
 template <class Inspector>
@@ -91,7 +94,7 @@ typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
            x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
            x.effort, x.prompt, x.session_id, x.native_session_file, x.plan_path, x.review_path,
            x.command_template, x.env_additions, x.selector_evidence_json, x.stage_budget,
-           x.retry_handoff_id, x.failure_patterns, x.timing);
+           x.retry_handoff_id, x.failure_patterns, x.timing, x.line_cap);
 }
 
 // The classified end of an attempt (the same facts as its final locator).

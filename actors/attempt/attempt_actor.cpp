@@ -137,6 +137,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   spawn.cwd = req.workspace;
   spawn.env_additions = req.env_additions;
   spawn.marker = run.marker();
+  spawn.line_cap = req.line_cap;
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));
   auto spawned = co_await ask;

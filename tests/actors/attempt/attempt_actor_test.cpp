@@ -186,6 +186,22 @@ TEST_F(attempt_actor_test, StderrIsClassified) {
   EXPECT_NE(log.find("failed:context-limit:1"), std::string::npos) << log;
 }
 
+TEST_F(attempt_actor_test, ATenMebibyteLineIsCutAtTheConfiguredCap) {
+  auto req = shell_attempt(
+    "echo before; head -c 10485760 /dev/zero | tr '\\000' x; echo; echo after; exit 0");
+  req.line_cap = 64 * 1024;
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded") << r->failure_class << ": " << r->evidence;
+  fs::path stream = fs::path{r->attempt_dir} / "stream.log";
+  // The cut line holds the first 64 KiB; the rest was counted, not kept.
+  EXPECT_LT(fs::file_size(stream), 256u * 1024);
+  auto text = slurp(stream);
+  std::string cut = "[stdout] " + std::string(64 * 1024, 'x') + " [line cut: " +
+                    std::to_string(10485760 - 64 * 1024) + " bytes dropped]\n";
+  EXPECT_NE(text.find("[stdout] before\n" + cut + "[stdout] after\n"), std::string::npos);
+}
+
 TEST_F(attempt_actor_test, ANonZeroExitWithoutPatternIsAGenericError) {
   auto r = run(shell_attempt("echo something odd >&2; exit 3"));
   ASSERT_TRUE(r) << caf::to_string(r.error());
