@@ -1,0 +1,112 @@
+#include "actors/output/output_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/output/event_convert.hpp"
+#include "runtime/report/event_render.hpp"
+
+namespace ad::actors {
+namespace {
+
+using redraw_atom = caf::atom_constant<caf::atom("redraw")>;
+
+using output_impl = messages::output_actor::extend<caf::reacts_to<redraw_atom>>;
+
+struct output_state {
+  static inline const char* name = "output";
+  output_config config;
+  runtime::run_board board;
+  size_t drawn_lines = 0;  // lines of the board frame currently on screen
+  bool dirty = false;
+  int64_t events_written = 0;
+};
+
+using output_self = output_impl::stateful_pointer<output_state>;
+
+void draw_board(output_state& st) {
+  auto frame = st.board.frame(st.config.clock->now(), st.config.colours);
+  *st.config.stream << runtime::redraw(frame, st.drawn_lines);
+  st.config.stream->flush();
+  st.drawn_lines = runtime::frame_lines(frame);
+  st.dirty = false;
+}
+
+void take(output_state& st, const runtime::run_event& event) {
+  ++st.events_written;
+  switch (st.config.format) {
+    case output_format::lines:
+      *st.config.stream << runtime::render_event_line(event);
+      st.config.stream->flush();
+      break;
+    case output_format::json_lines:
+      *st.config.stream << runtime::render_event_json_line(event);
+      st.config.stream->flush();
+      break;
+    case output_format::board:
+      st.board.apply(event);
+      st.dirty = true;
+      if (event.kind == runtime::run_event_kind::summary)
+        draw_board(st);  // the final frame does not wait for the timer
+      break;
+  }
+}
+
+messages::output_flushed flush_all(output_state& st) {
+  if (st.config.format == output_format::board && (st.dirty || st.drawn_lines == 0))
+    draw_board(st);
+  st.config.stream->flush();
+  return {st.events_written};
+}
+
+output_impl::behavior_type output_behavior(output_self self, output_config config) {
+  self->state.config = std::move(config);
+  self->state.board = runtime::run_board(self->state.config.board);
+  if (self->state.config.format == output_format::board)
+    self->delayed_send(self, self->state.config.redraw_interval, redraw_atom::value);
+  auto on = [self](const auto& msg) { take(self->state, to_run_event(msg)); };
+  return {
+    [on](const messages::tasks_scanned& x) { on(x); },
+    [on](const messages::task_started& x) { on(x); },
+    [on](const messages::task_finished& x) { on(x); },
+    [on](const messages::task_failed& x) { on(x); },
+    [on](const messages::task_blocked& x) { on(x); },
+    [on](const messages::task_waiting& x) { on(x); },
+    [on](const messages::attempt_began& x) { on(x); },
+    [on](const messages::attempt_ended& x) { on(x); },
+    [on](const messages::failover_done& x) { on(x); },
+    [on](const messages::promotion_done& x) { on(x); },
+    [on](const messages::tactical_matched& x) { on(x); },
+    [on](const messages::supervisor_waiting& x) { on(x); },
+    [on](const messages::run_summary& x) { on(x); },
+    [self](const messages::flush_output&) { return flush_all(self->state); },
+    [self](const messages::stop_output&) {
+      auto reply = flush_all(self->state);
+      self->quit();
+      return reply;
+    },
+    [self](redraw_atom) {
+      auto& st = self->state;
+      // Elapsed times change even without events while attempts run.
+      if (st.dirty || !st.board.running().empty())
+        draw_board(st);
+      self->delayed_send(self, st.config.redraw_interval, redraw_atom::value);
+    },
+  };
+}
+
+} // namespace
+
+output_format choose_output_format(stdout_kind out, json_request json) {
+  if (json == json_request::on)
+    return output_format::json_lines;
+  return out == stdout_kind::terminal ? output_format::board : output_format::lines;
+}
+
+messages::output_actor spawn_output(caf::actor_system& sys, output_config config) {
+  if (!config.clock)
+    config.clock = std::make_shared<runtime::system_clock>();
+  output_impl impl = sys.spawn(output_behavior, std::move(config));
+  return impl;
+}
+
+} // namespace ad::actors

@@ -1,0 +1,43 @@
+#pragma once
+// The output actor of `run` (interface messages::output_actor in
+// messages/run_events.hpp): receives run events and writes them to an
+// injected stream (stdout in the CLI, a string stream in tests) as plain
+// lines, JSON Lines, or a live board redrawn in place on a timer. All
+// rendering is runtime/report; this actor only converts, orders and writes.
+// It is the only writer of its stream while it lives. It never fails a
+// message: a write error sets the stream's state and later writes are
+// dropped by the stream itself. flush_output / stop_output reply once every
+// earlier event has been written and the stream flushed; stop_output then
+// quits the actor (the board's last frame stays on screen).
+
+#include <chrono>
+#include <memory>
+#include <ostream>
+
+#include <caf/fwd.hpp>
+
+#include "messages/run_events.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/report/board.hpp"
+
+namespace ad::actors {
+
+enum class output_format : uint8_t { lines, json_lines, board };
+
+struct output_config {
+  output_format format = output_format::lines;
+  std::shared_ptr<std::ostream> stream;          // must not be null
+  std::shared_ptr<const runtime::clock> clock;   // "now" for the board's elapsed times
+  runtime::colour_mode colours = runtime::colour_mode::ansi;
+  std::chrono::milliseconds redraw_interval{500};
+  runtime::board_options board;
+};
+
+// lines when stdout is not a terminal, board when it is; json_lines wins.
+enum class stdout_kind : uint8_t { pipe, terminal };
+enum class json_request : uint8_t { off, on };
+output_format choose_output_format(stdout_kind out, json_request json);
+
+messages::output_actor spawn_output(caf::actor_system& sys, output_config config);
+
+} // namespace ad::actors

@@ -1,0 +1,88 @@
+#pragma once
+// The event model of a run as plain values: what the output renderers
+// (event_render.hpp, board.hpp) consume. The output actor converts each
+// message of messages/run_events.hpp into one run_event; nothing here knows
+// about actors. One flat struct for every kind keeps the renderers simple:
+// each kind uses the fields its comment names and leaves the rest empty.
+// Pure data plus name tables; no I/O, no threads, never throws.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+
+namespace ad::runtime {
+
+enum class run_event_kind : uint8_t {
+  tasks_scanned,     // tasks
+  task_started,      // task, stage
+  task_finished,     // task, stage, outcome, reason
+  task_failed,       // task, stage, reason
+  task_blocked,      // task, stage, reason
+  task_waiting,      // task, stage, reason
+  attempt_started,   // task, role, target, cli, model, attempt, identity, locator
+  attempt_finished,  // task, role, target, identity, attempt_status, exit_code,
+                     // failure_class, evidence, locator
+  failover,          // task, role, from_target, to_target, reason
+  promotion,         // task, role, from_target, to_target, reason
+  tactical_match,    // task, role, target, pattern_ids, action
+  supervisor_wait,   // task, role, target, until, reason
+  summary,           // counts, exit_code, reason
+};
+
+// The `event` value in JSON Lines ("task_started", "summary", ...).
+std::string_view to_string(run_event_kind kind);
+
+// Task status words used by the board and the summary counts.
+inline constexpr std::string_view task_status_pending = "pending";
+inline constexpr std::string_view task_status_running = "running";
+inline constexpr std::string_view task_status_waiting = "waiting";
+inline constexpr std::string_view task_status_blocked = "blocked";
+inline constexpr std::string_view task_status_failed = "failed";
+inline constexpr std::string_view task_status_complete = "complete";
+
+struct report_task_entry {
+  std::string task;
+  std::string stage;
+  std::string status;  // one of the task_status_* words
+  std::string reason;
+};
+
+struct report_count {
+  std::string status;
+  int64_t count = 0;
+};
+
+struct run_event {
+  run_event_kind kind = run_event_kind::task_started;
+  millis time = 0;
+  std::string task;
+  std::string stage;  // task events
+  std::string role;   // attempt and supervisor events
+  std::string reason;
+  std::string outcome;
+  // attempts
+  std::string target;
+  std::string cli;
+  std::string model;
+  int64_t attempt = 0;
+  std::string identity;
+  std::string locator;
+  std::string attempt_status;  // succeeded | failed | cancelled
+  int32_t exit_code = 0;       // attempt_finished and summary
+  std::string failure_class;
+  std::string evidence;
+  // supervisor
+  std::string from_target;
+  std::string to_target;
+  std::vector<std::string> pattern_ids;
+  std::string action;
+  millis until = 0;
+  // tasks_scanned / summary
+  std::vector<report_task_entry> tasks;
+  std::vector<report_count> counts;
+};
+
+} // namespace ad::runtime

@@ -1,0 +1,186 @@
+// The output actor on CAF's deterministic scheduler: events become plain
+// lines or JSON Lines in order, the board is redrawn in place on its timer
+// (elapsed times from an injected manual clock), NO_COLOR mode writes no
+// colour codes, and flush/stop reply only after everything is written.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <sstream>
+
+#include <caf/all.hpp>
+
+#include "actors/output/output_actor.hpp"
+#include "messages/run_events.hpp"
+#include "messages/types.hpp"
+#include "runtime/core/json.hpp"
+
+namespace ad::actors {
+namespace {
+
+using namespace ad::messages;
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    set("scheduler.policy", caf::atom("testing"));
+    register_message_types(*this);
+  }
+};
+
+constexpr int64_t t0 = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
+
+class output_actor_test : public ::testing::Test {
+protected:
+  output_actor_test()
+      : sys_(cfg_), sched_(dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())) {}
+
+  void TearDown() override {
+    if (actor_) {
+      caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
+      sched_.run();
+    }
+  }
+
+  void start(output_format format, runtime::colour_mode colours = runtime::colour_mode::plain) {
+    output_config config;
+    config.format = format;
+    config.stream = out_;
+    config.clock = clock_;
+    config.colours = colours;
+    config.redraw_interval = std::chrono::milliseconds(500);
+    actor_ = spawn_output(sys_, config);
+    sched_.run();
+  }
+
+  template <class Request>
+  std::optional<output_flushed> ask(Request req) {
+    auto reply = std::make_shared<std::optional<output_flushed>>();
+    auto target = actor_;
+    sys_.spawn([=](caf::event_based_actor* self) {
+      self->request(target, std::chrono::seconds(5), req)
+        .then([=](output_flushed& r) { *reply = r; }, [](caf::error&) {});
+    });
+    sched_.run();
+    return *reply;
+  }
+
+  attempt_began began(std::string task, std::string id) {
+    return attempt_began{t0, std::move(task), "worker", "codex-high", "codex", "gpt-5", 1,
+                         std::move(id), "/state/runs/x/locator.json"};
+  }
+
+  test_config cfg_;
+  caf::actor_system sys_;
+  caf::scheduler::test_coordinator& sched_;
+  std::shared_ptr<std::ostringstream> out_ = std::make_shared<std::ostringstream>();
+  std::shared_ptr<runtime::manual_clock> clock_ = std::make_shared<runtime::manual_clock>(t0);
+  output_actor actor_;
+};
+
+TEST_F(output_actor_test, plain_lines_in_arrival_order) {
+  start(output_format::lines);
+  caf::anon_send(actor_, task_started{t0, "g/01_a", "worker"});
+  caf::anon_send(actor_, task_blocked{t0 + 1000, "g/02_b", "review", "no verdict"});
+  sched_.run();
+  EXPECT_EQ(out_->str(),
+            "2027-01-15T08:00:00.000Z task_started g/01_a stage=worker\n"
+            "2027-01-15T08:00:01.000Z task_blocked g/02_b stage=review: no verdict\n");
+  auto flushed = ask(flush_output{});
+  ASSERT_TRUE(flushed);
+  EXPECT_EQ(flushed->events_written, 2);
+}
+
+TEST_F(output_actor_test, json_lines_end_with_the_summary) {
+  start(output_format::json_lines);
+  caf::anon_send(actor_, began("g/01_a", "g_01_a__p1__worker__a01"));
+  caf::anon_send(actor_, attempt_ended{t0 + 5, "g/01_a", "worker", "codex-high",
+                                       "g_01_a__p1__worker__a01", "failed", 1, "provider-quota",
+                                       "429", "/l.json"});
+  caf::anon_send(actor_, failover_done{t0 + 6, "g/01_a", "worker", "codex-high", "claude", "quota"});
+  caf::anon_send(actor_, run_summary{t0 + 7, {{"complete", 1}}, 0, "all complete"});
+  sched_.run();
+  std::istringstream lines(out_->str());
+  std::vector<runtime::json> events;
+  for (std::string line; std::getline(lines, line);) {
+    auto j = runtime::parse_json(line, "line");
+    ASSERT_TRUE(j) << line;
+    events.push_back(*j);
+  }
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].at("event"), "attempt_started");
+  EXPECT_EQ(events[0].at("identity"), "g_01_a__p1__worker__a01");
+  EXPECT_EQ(events[1].at("event"), "attempt_finished");
+  EXPECT_EQ(events[1].at("failure_class"), "provider-quota");
+  EXPECT_EQ(events[2].at("event"), "failover");
+  EXPECT_EQ(events[2].at("to_target"), "claude");
+  EXPECT_EQ(events[3].at("event"), "summary");
+  EXPECT_EQ(events[3].at("exit_code"), 0);
+  EXPECT_EQ(events[3].at("complete"), 1);
+}
+
+TEST_F(output_actor_test, board_redraws_in_place_on_the_timer) {
+  start(output_format::board);
+  caf::anon_send(actor_, tasks_scanned{t0, {{"g/01_a", "worker", "pending", ""},
+                                            {"g/02_b", "worker", "pending", ""}}});
+  caf::anon_send(actor_, began("g/01_a", "id1"));
+  sched_.run();
+  EXPECT_EQ(out_->str(), "");  // nothing before the first tick
+  clock_->advance(3000);
+  EXPECT_EQ(sched_.advance_time(std::chrono::milliseconds(500)), 1u);
+  sched_.run();
+  auto first = out_->str();
+  EXPECT_EQ(first.rfind("\x1b[J", 0), 0u);  // first frame: nothing to move over
+  EXPECT_NE(first.find("1 running  1 pending"), std::string::npos);
+  EXPECT_NE(first.find("g/01_a  worker    codex-high   #1  3s"), std::string::npos);
+  EXPECT_EQ(first.find("\x1b[3"), std::string::npos);  // no colours in plain mode
+  auto lines = runtime::frame_lines(first.substr(3));
+
+  clock_->advance(62'000);
+  EXPECT_EQ(sched_.advance_time(std::chrono::milliseconds(500)), 1u);
+  sched_.run();
+  auto second = out_->str().substr(first.size());
+  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(lines) + "A\x1b[J", 0), 0u);
+  EXPECT_NE(second.find("1m05s"), std::string::npos);
+}
+
+TEST_F(output_actor_test, board_idle_without_changes_does_not_redraw) {
+  start(output_format::board);
+  caf::anon_send(actor_, task_waiting{t0, "g/01_a", "worker", "dependency g/00"});
+  sched_.run();
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  auto after_first = out_->str().size();
+  EXPECT_GT(after_first, 0u);
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  EXPECT_EQ(out_->str().size(), after_first);
+}
+
+TEST_F(output_actor_test, board_colours_when_allowed) {
+  start(output_format::board, runtime::colour_mode::ansi);
+  caf::anon_send(actor_, task_blocked{t0, "g/01_a", "review", "x"});
+  sched_.run();
+  ASSERT_TRUE(ask(flush_output{}));
+  EXPECT_NE(out_->str().find("\x1b[31m1 blocked\x1b[0m"), std::string::npos);
+}
+
+TEST_F(output_actor_test, summary_draws_the_final_frame_and_stop_quits) {
+  start(output_format::board);
+  caf::anon_send(actor_, run_summary{t0, {{"complete", 2}}, 0, "done"});
+  sched_.run();
+  EXPECT_NE(out_->str().find("summary 2 tasks: 2 complete; exit 0 (done)"), std::string::npos);
+  auto reply = ask(stop_output{});
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->events_written, 1);
+  // The actor is gone: a later flush gets no reply.
+  EXPECT_FALSE(ask(flush_output{}));
+  actor_ = nullptr;
+}
+
+TEST(output_format_choice, json_wins_then_terminal_means_board) {
+  EXPECT_EQ(choose_output_format(stdout_kind::terminal, json_request::on), output_format::json_lines);
+  EXPECT_EQ(choose_output_format(stdout_kind::terminal, json_request::off), output_format::board);
+  EXPECT_EQ(choose_output_format(stdout_kind::pipe, json_request::off), output_format::lines);
+}
+
+} // namespace
+} // namespace ad::actors

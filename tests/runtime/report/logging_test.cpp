@@ -1,0 +1,55 @@
+#include "runtime/report/logging.hpp"
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include "runtime/core/files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+TEST(logging, console_level_follows_verbosity) {
+  EXPECT_EQ(console_level(0), spdlog::level::warn);
+  EXPECT_EQ(console_level(1), spdlog::level::info);
+  EXPECT_EQ(console_level(2), spdlog::level::debug);
+  EXPECT_EQ(console_level(5), spdlog::level::debug);
+}
+
+TEST(logging, debug_lines_reach_the_file_in_the_state_root) {
+  test::temp_dir dir;
+  ASSERT_TRUE(setup_logging(dir.path(), logging_options{}));
+  spdlog::debug("debug line {}", 42);
+  spdlog::default_logger()->flush();
+  auto text = read_file(log_file_path(dir.path()), 1 << 20);
+  ASSERT_TRUE(text) << text.error().to_string();
+  EXPECT_NE(text->find("debug line 42"), std::string::npos);
+  EXPECT_EQ(log_file_path(dir.path()), dir.path() / "logs" / "agent-dispatch.log");
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+}
+
+TEST(logging, rotates_at_the_size_limit) {
+  test::temp_dir dir;
+  logging_options opts;
+  opts.max_file_bytes = 2000;
+  opts.max_files = 2;
+  ASSERT_TRUE(setup_logging(dir.path(), opts));
+  for (int i = 0; i < 100; ++i)
+    spdlog::debug("line {} {}", i, std::string(50, 'x'));
+  spdlog::default_logger()->flush();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "logs" / "agent-dispatch.1.log"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "logs" / "agent-dispatch.3.log"));
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+}
+
+TEST(logging, unusable_root_is_reported_and_console_still_works) {
+  test::temp_dir dir;
+  dir.write("file", "x");
+  auto st = setup_logging(dir.path() / "file", logging_options{});
+  EXPECT_TRUE(st.is_io_error());
+  EXPECT_NE(spdlog::default_logger(), nullptr);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+}
+
+} // namespace
+} // namespace ad::runtime
