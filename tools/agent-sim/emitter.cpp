@@ -1,5 +1,6 @@
 #include "tools/agent-sim/emitter.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 
@@ -137,10 +138,11 @@ public:
   void begin() override {
     start_ = ctx_.clock->now();
     if (!ctx_.native_home.empty()) {
-      // ~/.claude/projects/<workspace with '/' as '-'>/<session id>.jsonl
+      // ~/.claude/projects/<workspace with every byte but [A-Za-z0-9] as
+      // '-'>/<session id>.jsonl, as the claude CLI names it.
       std::string encoded = ctx_.workspace;
       for (char& ch : encoded)
-        if (ch == '/') ch = '-';
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
       native_.open(ctx_.native_home + "/.claude/projects/" + encoded + "/" + session_ + ".jsonl", write_errors_);
     }
     emit((ojson{{"type", "system"}, {"subtype", "init"}, {"cwd", ctx_.workspace},

@@ -22,7 +22,9 @@ agy --print PROMPT ... --log-file FILE; pi -p --mode json ... (--session-id ID
 output format. The task comes from the PLAN/CODE_REVIEW path, task folder or
 attempt locator named in the prompt (or --task); the role from the prompt
 wording ("start the review", "fill every missing implementation field") or
---role; the attempt number counts earlier runs of the same task and role.
+--role; a resumed pi session whose prompt names no task takes both from its
+first user message; the attempt number counts earlier runs of the same task
+and role.
 
 ENVIRONMENT
   AGENT_SIM_SCENARIO     scenario file (no scenario: a competent agent)

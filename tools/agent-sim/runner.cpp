@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/core/files.hpp"
 #include "runtime/core/hash.hpp"
+#include "runtime/core/json.hpp"
 #include "tools/agent-sim/emitter.hpp"
 #include "tools/agent-sim/registry.hpp"
 #include "tools/agent-sim/scenario.hpp"
@@ -26,6 +28,37 @@ namespace {
 std::string env_or(const char* name, std::string fallback = {}) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : fallback;
+}
+
+// The text of the first user message of a pi session file: the prompt the
+// session was started with. A resumed session (`--session FILE`) is told
+// only to continue, so its task and role come from there. "" when unreadable.
+std::string first_user_prompt(const std::string& session_file) {
+  auto text = runtime::read_file(session_file);
+  if (!text) return {};
+  auto field = [](const runtime::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::size_t pos = 0;
+  while (pos < text->size()) {
+    std::size_t nl = text->find('\n', pos);
+    std::string_view line = std::string_view(*text).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text->size() : nl + 1;
+    auto entry = runtime::parse_json(line, "session entry");
+    if (!entry || !entry->is_object() || field(*entry, "type") != "message") continue;
+    auto m = entry->find("message");
+    if (m == entry->end() || !m->is_object() || field(*m, "role") != "user") continue;
+    auto content = m->find("content");
+    if (content == m->end()) continue;
+    if (content->is_string()) return content->get<std::string>();
+    std::string out;
+    if (content->is_array())
+      for (const auto& block : *content)
+        if (block.is_object() && field(block, "type") == "text") out += field(block, "text");
+    return out;
+  }
+  return {};
 }
 
 sigset_t termination_signals() {
@@ -71,10 +104,16 @@ public:
       sc = std::move(*loaded);
     }
 
-    record_.role = !inv_.role.empty() ? inv_.role : role_from_prompt(inv_.prompt);
+    // A resumed pi session may be told only to continue: read its first prompt.
+    std::string prompt = inv_.prompt;
+    if (inv_.task.empty() && !inv_.session_file.empty() && !task_from_prompt(workspace_, prompt)) {
+      std::string earlier = first_user_prompt(inv_.session_file);
+      if (!earlier.empty()) prompt = earlier;
+    }
+    record_.role = !inv_.role.empty() ? inv_.role : role_from_prompt(prompt);
     if (record_.role != "worker" && record_.role != "selfcheck" && record_.role != "review")
       return usage_error("unknown role \"" + record_.role + "\"");
-    auto task = inv_.task.empty() ? task_from_prompt(workspace_, inv_.prompt) : task_from_name(workspace_, inv_.task);
+    auto task = inv_.task.empty() ? task_from_prompt(workspace_, prompt) : task_from_name(workspace_, inv_.task);
     if (task) {
       task_ = *task;
       record_.task = task_.name;

@@ -1,6 +1,7 @@
 // Runs the built agent-sim binary the way a dispatcher does (own process
 // group, the real CLI argv shapes, environment variables) and checks exit
 // codes, signals, workspace effects, the registry and the outliving child.
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -280,7 +281,8 @@ TEST_F(agent_sim_binary, native_session_files_on_request) {
   auto claude = run(claude_argv(worker_prompt()));
   ASSERT_TRUE(claude.exited(0)) << claude.err;
   std::string encoded = ws_.string();
-  std::replace(encoded.begin(), encoded.end(), '/', '-');
+  for (char& ch : encoded)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
   fs::path transcript = home / ".claude/projects" / encoded / "00000000-0000-4000-8000-0000000000aa.jsonl";
   std::string text = read(transcript);
   EXPECT_NE(text.find("\"sessionId\":\"00000000-0000-4000-8000-0000000000aa\""), std::string::npos) << transcript;
