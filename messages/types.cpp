@@ -2,6 +2,13 @@
 
 #include <caf/all.hpp>
 
+#include "messages/attempt.hpp"
+#include "messages/process.hpp"
+#include "messages/scheduler.hpp"
+#include "messages/run_events.hpp"
+#include "messages/state.hpp"
+#include "messages/supervisor.hpp"
+
 namespace ad::messages {
 
 std::string to_string(errc x) {
@@ -28,6 +35,12 @@ void register_message_types(caf::actor_system_config& cfg) {
     return out;
   });
   // Each concern registers its own types here, e.g. add_state_messages(cfg);
+  add_process_messages(cfg);
+  add_attempt_messages(cfg);
+  add_state_messages(cfg);
+  add_supervisor_messages(cfg);
+  add_scheduler_messages(cfg);
+  add_run_event_messages(cfg);
 }
 
 } // namespace ad::messages

@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, writes a fresh demo workspace into
-# ./demo-workspace and runs the real dispatch loop on it with the agent
+# ./demo-workspace and shows what the dispatcher would do for every task
+# (run --dry-run: stage, route, dependencies, status and reason).
+#
+# With --run it then runs the real dispatch loop on it, with the agent
 # simulator standing in for codex/claude/agy/pi (sim-bin first on PATH) and
 # the demo scenario (a rate limit, a stream disconnect, "file already
-# exists", a silent agent and a failed first review, all recovered).
-# The standard demo deliberately holds two tasks for a person (a USER_REVIEW
-# stop and a PLAN with an invalid write set): the dispatcher completes every
-# other task and exits 2 naming them; this script then exits 0. Any other
-# outcome is a failure.
-# Usage: tools/demo.sh [BUILD_DIR]
+# exists", a silent agent and a failed first review). The standard demo
+# deliberately holds two tasks for a person (a USER_REVIEW stop and a PLAN
+# with an invalid write set): the dispatcher completes the other tasks and
+# exits 2 naming them; the script then exits 0. Any other outcome fails.
+# Usage: tools/demo.sh [--run] [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+real_run=0
+if [ "${1:-}" = "--run" ]; then
+  real_run=1
+  shift
+fi
 build_dir=${1:-build}
 
 bash tools/setup.sh
 bash tools/build.sh "$build_dir"
 "$build_dir/ad-demo-gen" demo-workspace --fresh
+echo
+echo "agent-dispatch run --dry-run --workspace demo-workspace"
+echo
+dry_code=0
+"$build_dir/agent-dispatch" run --dry-run --workspace demo-workspace || dry_code=$?
+if [ "$real_run" -eq 0 ]; then
+  exit "$dry_code"
+fi
 build_abs=$(cd "$build_dir" && pwd)
 state_dir=$(pwd)/demo-workspace.state
 rm -rf "$state_dir"

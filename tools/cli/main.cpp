@@ -1,12 +1,36 @@
 // agent-dispatch: the command-line entry point. The only place that prints to
-// the terminal and chooses the exit code.
+// the terminal and chooses the exit code. Bad usage exits 2 (SPEC section 10);
+// --help and --version exit 0.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "tools/cli/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"agent-dispatch: run fleets of AI coding agents over a repository's task folders"};
   app.set_version_flag("--version", AD_VERSION);
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  app.footer("Exit codes: 0 done or something ready, 2 blocked or bad usage, "
+             "3 waiting on work outside this process, 130 interrupted.");
+
+  ad::cli::handler chosen;
+  ad::cli::add_validate_plan_command(app, chosen);
+  ad::cli::add_run_command(app, chosen);
+  ad::cli::add_policy_command(app, chosen);
+  ad::cli::add_status_command(app, chosen);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, std::cout, std::cerr);
+    return code == 0 ? 0 : ad::cli::exit_blocked;
+  }
+  try {
+    return chosen ? chosen() : ad::cli::exit_blocked;
+  } catch (const std::exception& e) {
+    std::cerr << "agent-dispatch: internal error: " << e.what() << "\n";
+    return ad::cli::exit_blocked;
+  }
 }

@@ -1,0 +1,45 @@
+#pragma once
+// What every actor of one `run` shares: the workspace and its state root,
+// the policy and its time zone, the clock, and the handles of the state
+// store, supervisor, attempt host and output actor. Immutable once the run
+// starts (shared by pointer between the scheduler and its task actors).
+// The output handle may be null (nothing is rendered then).
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "messages/attempt.hpp"
+#include "messages/run_events.hpp"
+#include "messages/state.hpp"
+#include "messages/supervisor.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/policy/time_zone.hpp"
+
+namespace ad::actors {
+
+struct run_context {
+  std::string workspace;     // canonical workspace root
+  std::string workspace_id;
+  std::string task_root;     // <workspace>/agent-task
+  std::string runs_dir;      // <state root>/runs
+  std::string task_group;    // --task-group, "" for all
+  int max_parallel = 0;
+  bool retry_blocked = false;
+  runtime::policy pol;
+  runtime::time_zone zone;
+  std::shared_ptr<const runtime::clock> clk;
+  messages::attempt_timing timing;
+  messages::state_store_actor store;
+  messages::supervisor_actor supervisor;
+  messages::attempt_host_actor host;
+  messages::output_actor out;
+  std::chrono::milliseconds state_timeout{60'000};
+  std::chrono::seconds attempt_timeout{48 * 3600};
+  std::chrono::milliseconds survivor_poll{1'000};
+};
+
+using run_context_ptr = std::shared_ptr<const run_context>;
+
+} // namespace ad::actors

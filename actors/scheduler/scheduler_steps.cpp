@@ -1,0 +1,291 @@
+#include "actors/scheduler/scheduler_steps.hpp"
+
+#include <caf/send.hpp>
+
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/run/run_views.hpp"
+#include "runtime/schedule/review_observe.hpp"
+#include "runtime/state/reconcile.hpp"
+#include "runtime/workspace/task_scan.hpp"
+#include "runtime/worklog/work_log_archive.hpp"
+
+namespace ad::actors {
+
+namespace {
+
+template <class Event>
+void emit(const run_context& ctx, Event ev) {
+  if (ctx.out)
+    caf::anon_send(ctx.out, std::move(ev));
+}
+
+runtime::run_location location_of(const run_context& ctx) {
+  return {ctx.workspace, ctx.workspace_id, ctx.runs_dir};
+}
+
+std::set<std::string> running_names(const scheduler_state& s) {
+  std::set<std::string> out;
+  for (const auto& [name, h] : s.running)
+    out.insert(name);
+  return out;
+}
+
+task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry& e,
+                  const runtime::state_model& model) {
+  task_spec spec;
+  spec.name = t.name;
+  spec.stage = std::string(runtime::to_string(e.stage));
+  spec.task_dir = t.directory.string();
+  if (t.plan)
+    spec.plan = t.plan->string();
+  else if (t.recovery_plan_log)
+    spec.plan = t.recovery_plan_log->string();
+  // Without an active CODE_REVIEW (a recovery folder) the review prompt
+  // names the task folder.
+  spec.review = t.review ? t.review->string() : t.directory.string();
+  spec.lane = runtime::lane_of(t);
+  spec.grade = t.grade > 0 ? t.grade : 1;
+  spec.plan_number = runtime::plan_number_of(t);
+  spec.work_unit_id = runtime::work_unit_of(t);
+  spec.write_paths = t.write_set.paths;
+  auto c = model.attempt_counters.find(runtime::attempt_key{t.name, spec.plan_number, spec.stage});
+  spec.last_attempt = c == model.attempt_counters.end() ? 0 : c->second;
+  return spec;
+}
+
+// Orchestration reconciliation of tasks that vanished from agent-task/.
+void reconcile(scheduler_state& s, const runtime::state_model& model,
+               const runtime::workspace_scan& scan, std::vector<runtime::state_change>& changes,
+               std::vector<std::string>& errors) {
+  std::set<std::string> live = running_names(s);
+  for (const auto& [name, d] : s.survivors)
+    live.insert(name);
+  for (const auto& t : scan.tasks)
+    live.insert(t.name);
+  for (const auto& [scope, record] : model.orchestrations) {
+    if (record.status == runtime::orchestration_status::complete)
+      continue;
+    if (!s.ctx->task_group.empty() && scope != s.ctx->task_group)
+      continue;
+    runtime::orchestration_record active;
+    std::map<std::string, std::vector<std::string>> archives;
+    for (const auto& [task, rec] : record.tasks) {
+      if (rec.status != runtime::orchestration_task_status::active || live.count(task))
+        continue;
+      active.tasks.emplace(task, rec);
+      for (const auto& p : runtime::find_archived_task_folders(s.ctx->task_root, task))
+        archives[task].push_back(p.string());
+    }
+    if (active.tasks.empty())
+      continue;
+    auto out = runtime::reconcile_orchestration(scope, active, live, archives);
+    changes.insert(changes.end(), out.changes.begin(), out.changes.end());
+    for (const auto& [task, archive] : out.completed) {
+      changes.push_back(runtime::clear_active_stage{task});
+      runtime::remove_attempt_logs(s.ctx->runs_dir, task);
+      ++s.completed;
+      emit(*s.ctx, messages::task_finished{s.ctx->clk->now(), task, "", "complete",
+                                           "archived at " + archive});
+    }
+    for (const auto& [task, why] : out.errors)
+      errors.push_back("orchestration[" + task + "]=" + why);
+  }
+}
+
+// A group whose observed tasks are all complete and none runs: its work log
+// moves to the archive (refused with the reason on a merge conflict) and its
+// orchestration record is marked complete.
+void close_finished_groups(scheduler_state& s, const runtime::state_model& model,
+                           const runtime::workspace_scan& scan,
+                           std::vector<runtime::state_change>& changes,
+                           std::vector<std::string>& errors) {
+  std::set<std::string> busy;
+  for (const auto& t : scan.tasks)
+    busy.insert(runtime::scope_of(t.name));
+  for (const auto& [name, h] : s.running)
+    busy.insert(runtime::scope_of(name));
+  for (const auto& [name, d] : s.survivors)
+    busy.insert(runtime::scope_of(name));
+  for (const auto& [scope, record] : model.orchestrations) {
+    if (record.status == runtime::orchestration_status::complete || busy.count(scope) ||
+        record.tasks.empty())
+      continue;
+    if (!s.ctx->task_group.empty() && scope != s.ctx->task_group)
+      continue;
+    bool all = true;
+    for (const auto& [task, rec] : record.tasks)
+      all = all && rec.status == runtime::orchestration_task_status::complete;
+    if (!all)
+      continue;
+    runtime::work_log_archive_request req;
+    req.workspace = s.ctx->workspace;
+    req.group = scope;
+    auto archived = runtime::archive_work_log(req, *s.ctx->clk);
+    if (!archived.is_ok() && !archived.error().is_not_found()) {
+      errors.push_back("work-log[" + scope + "]=" + archived.error().message());
+      continue;
+    }
+    changes.push_back(runtime::set_orchestration_status{
+      scope, runtime::orchestration_status::complete});
+  }
+}
+
+void emit_reasons(scheduler_state& s) {
+  auto now = s.ctx->clk->now();
+  for (const auto& e : s.reasons.changes(s.last.admission)) {
+    auto stage = std::string(runtime::to_string(e.stage));
+    if (e.kind == runtime::admission_kind::blocked)
+      emit(*s.ctx, messages::task_blocked{now, e.task, stage, e.reason});
+    else if (e.kind == runtime::admission_kind::wait ||
+             e.kind == runtime::admission_kind::running_elsewhere)
+      emit(*s.ctx, messages::task_waiting{now, e.task, stage, e.reason});
+  }
+}
+
+std::string status_of(runtime::admission_kind k) {
+  switch (k) {
+    case runtime::admission_kind::admit: return "pending";
+    case runtime::admission_kind::running_here:
+    case runtime::admission_kind::running_elsewhere: return "running";
+    case runtime::admission_kind::wait: return "waiting";
+    case runtime::admission_kind::blocked: return "blocked";
+    case runtime::admission_kind::complete: return "complete";
+  }
+  return "waiting";
+}
+
+} // namespace
+
+std::vector<runtime::state_change> startup_changes(scheduler_state& s,
+                                                   const runtime::state_model& model) {
+  std::vector<runtime::state_change> changes;
+  auto now = s.ctx->clk->now();
+  if (s.ctx->retry_blocked)
+    for (const auto& [name, st] : model.tasks) {
+      auto cleared = runtime::clear_for_retry(name, st, now);
+      changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
+    }
+  auto review = runtime::review_active_stages(model, location_of(*s.ctx), *s.ctx->clk, {});
+  s.survivors = std::move(review.live);
+  s.cleared = std::move(review.cleared);
+  changes.insert(changes.end(), review.changes.begin(), review.changes.end());
+  return changes;
+}
+
+pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model) {
+  pass_decision out;
+  const auto& ctx = *s.ctx;
+  auto now = ctx.clk->now();
+  // Survivors that ended are cleared; their task resumes.
+  if (!s.survivors.empty()) {
+    runtime::state_model only;
+    for (const auto& [name, d] : s.survivors)
+      if (auto it = model.tasks.find(name); it != model.tasks.end())
+        only.tasks.emplace(name, it->second);
+    only.attempt_counters = model.attempt_counters;
+    auto review = runtime::review_active_stages(only, location_of(ctx), *ctx.clk, {});
+    s.survivors = std::move(review.live);
+    out.changes = std::move(review.changes);
+  }
+  for (auto it = s.paused.begin(); it != s.paused.end();)
+    it = it->second <= now ? s.paused.erase(it) : std::next(it);
+
+  std::optional<std::string> group;
+  if (!ctx.task_group.empty())
+    group = ctx.task_group;
+  auto scan = runtime::scan_workspace(ctx.workspace, group);
+  if (!scan.is_ok()) {
+    s.terminal_error = "workspace scan failed: " + scan.error().message();
+    return out;
+  }
+  std::vector<std::string> errors;
+  reconcile(s, model, *scan, out.changes, errors);
+  close_finished_groups(s, model, *scan, out.changes, errors);
+  s.recorded_complete = 0;
+  for (const auto& [scope, record] : model.orchestrations)
+    if (ctx.task_group.empty() || scope == ctx.task_group)
+      for (const auto& [task, rec] : record.tasks)
+        s.recorded_complete += rec.status == runtime::orchestration_task_status::complete;
+
+  runtime::pass_input in;
+  in.scan = &*scan;
+  in.state = &model;
+  in.pol = &ctx.pol;
+  in.max_parallel = ctx.max_parallel;
+  for (const auto& [name, h] : s.running)
+    in.live[name] = {runtime::live_where::here, ""};
+  for (const auto& [name, until] : s.paused)
+    in.live[name] = {runtime::live_where::here, "paused after an unchanged review"};
+  for (const auto& [name, detail] : s.survivors)
+    in.live[name] = {runtime::live_where::elsewhere, detail};
+  s.last = runtime::plan_pass(in);
+  out.changes.insert(out.changes.end(), s.last.changes.begin(), s.last.changes.end());
+  s.last.changes.clear();
+  for (const auto& e : errors)
+    s.failed_here.emplace(e, "");
+
+  std::map<std::string, const runtime::scanned_task*> by_name;
+  for (const auto& t : scan->tasks)
+    by_name[t.name] = &t;
+  std::map<std::string, const runtime::admission_entry*> entries;
+  for (const auto& e : s.last.admission.entries)
+    entries[e.task] = &e;
+  for (const auto& name : s.last.admission.admitted) {
+    if (s.failed_here.count(name) || s.running.count(name))
+      continue;
+    auto t = by_name.find(name);
+    auto e = entries.find(name);
+    if (t == by_name.end() || e == entries.end())
+      continue;
+    out.start.push_back(spec_of(*t->second, *e->second, model));
+  }
+  emit_reasons(s);
+  messages::tasks_scanned scanned{now, {}};
+  for (const auto& e : s.last.admission.entries)
+    scanned.tasks.push_back({e.task, std::string(runtime::to_string(e.stage)), status_of(e.kind),
+                             e.reason});
+  emit(ctx, std::move(scanned));
+  return out;
+}
+
+void note_task_ended(scheduler_state& s, const messages::task_ended& ended) {
+  auto now = s.ctx->clk->now();
+  if (ended.outcome == "complete") {
+    ++s.completed;
+    s.reasons.forget(ended.task);
+    emit(*s.ctx, messages::task_finished{now, ended.task, ended.stage, "complete", ended.reason});
+  } else if (ended.outcome == "advance") {
+    emit(*s.ctx, messages::task_finished{now, ended.task, ended.stage, "stage-done", ended.reason});
+  } else if (ended.outcome == "pause") {
+    s.paused[ended.task] = now + ended.pause_ms;
+    emit(*s.ctx, messages::task_waiting{now, ended.task, ended.stage, ended.reason});
+  } else if (ended.outcome == "blocked") {
+    emit(*s.ctx, messages::task_blocked{now, ended.task, ended.stage, ended.reason});
+  } else if (ended.outcome == "error") {
+    s.failed_here[ended.task] = ended.reason;
+    emit(*s.ctx, messages::task_failed{now, ended.task, ended.stage, ended.reason});
+  }
+}
+
+messages::run_finished finish_run(scheduler_state& s) {
+  std::vector<std::string> errors;
+  for (const auto& [task, why] : s.failed_here)
+    errors.push_back(why.empty() ? task : task + ": " + why);
+  auto obs = runtime::observe_run_end(s.last, !s.ctx->task_group.empty(),
+                                      std::max(s.completed, s.recorded_complete), errors);
+  obs.interrupted = s.interrupted;
+  obs.terminal_error = s.terminal_error;
+  auto exit = runtime::compute_run_exit(obs);
+  std::map<std::string, int64_t> counts;
+  for (const auto& e : s.last.admission.entries)
+    ++counts[status_of(e.kind)];
+  counts["complete"] += std::max(s.completed, s.recorded_complete);
+  messages::run_summary summary{s.ctx->clk->now(), {}, exit.code, exit.summary};
+  for (const auto& [status, n] : counts)
+    summary.counts.push_back({status, n});
+  emit(*s.ctx, std::move(summary));
+  return {exit.code, exit.summary, exit.details};
+}
+
+} // namespace ad::actors

@@ -1,0 +1,212 @@
+#include "actors/scheduler/task_actor.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "actors/scheduler/task_steps.hpp"
+#include "runtime/policy/selection.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/state/model_json.hpp"
+
+namespace ad::actors {
+
+namespace {
+
+using self_ptr = messages::task_actor::stateful_pointer<task_actor_state>;
+
+void end_task(self_ptr self, std::string outcome, std::string reason, int64_t pause_ms = 0) {
+  auto& s = self->state;
+  self->send(s.scheduler, messages::task_ended{s.spec.name, s.spec.stage, std::move(outcome),
+                                               std::move(reason), pause_ms});
+  self->quit();
+}
+
+// Makes changes durable, then continues with k (or ends the task "error").
+void persist(self_ptr self, std::vector<runtime::state_change> changes, std::function<void()> k) {
+  if (changes.empty()) {
+    k();
+    return;
+  }
+  self->request(self->state.ctx->store, self->state.ctx->state_timeout,
+                messages::apply_state_changes{std::move(changes)})
+    .then([k](const messages::state_changes_applied&) { k(); },
+          [self](caf::error& err) {
+            end_task(self, "error", "state store: " + self->system().render(err));
+          });
+}
+
+// Reloads the task's durable state, then continues with k.
+void refresh(self_ptr self, std::function<void()> k) {
+  self->request(self->state.ctx->store, self->state.ctx->state_timeout,
+                messages::get_task_state{self->state.spec.name})
+    .then(
+      [self, k](const messages::task_state_reply& r) {
+        if (r.found) {
+          auto st = runtime::task_from_json_text(r.state_json, "task state");
+          if (!st.is_ok()) {
+            end_task(self, "error", st.error().message());
+            return;
+          }
+          self->state.st = std::move(*st);
+        }
+        k();
+      },
+      [self](caf::error& err) {
+        end_task(self, "error", "state store: " + self->system().render(err));
+      });
+}
+
+void after_delay(self_ptr self, runtime::millis delay, std::function<void()> k) {
+  if (delay <= 0) {
+    k();
+    return;
+  }
+  self->state.on_wake = std::move(k);
+  self->delayed_send(self, std::chrono::milliseconds(delay), messages::task_wake_atom::value);
+}
+
+void launch(self_ptr self, std::string target_id, std::string prompt,
+            std::vector<runtime::state_change> pre, std::string consume_handoff,
+            std::string native_session);
+
+void on_failure(self_ptr self, const messages::attempt_result& r) {
+  auto& s = self->state;
+  auto now = s.ctx->clk->now();
+  messages::supervise_failure req{supervisor_request_json(s.spec, *s.ctx, r),
+                                  runtime::task_to_json_text(s.st), now};
+  self->request(s.ctx->supervisor, s.ctx->state_timeout, std::move(req))
+    .then(
+      [self](messages::supervision_decided& d) {
+        auto step = parse_step(d, self->state.ctx->clk->now());
+        auto changes = std::move(d.changes);
+        persist(self, std::move(changes), [self, step] {
+          emit_step_event(self->state, step);
+          if (step.kind == "block") {
+            persist(self, {runtime::clear_active_stage{self->state.spec.name}},
+                    [self, step] { end_task(self, "blocked", step.reason); });
+            return;
+          }
+          after_delay(self, step.delay, [self, step] {
+            refresh(self, [self, step] {
+              launch(self, step.target, step.prompt, {}, "", step.native_session);
+            });
+          });
+        });
+      },
+      [self](caf::error& err) {
+        end_task(self, "error", "supervisor: " + self->system().render(err));
+      });
+}
+
+void on_result(self_ptr self, messages::attempt_result r) {
+  auto& s = self->state;
+  s.attempt_running = false;
+  emit_attempt_ended(s, r);
+  if (s.cancelled) {
+    persist(self, {runtime::clear_active_stage{s.spec.name}},
+            [self] { end_task(self, "cancelled", "stopped by shutdown"); });
+    return;
+  }
+  refresh(self, [self, r] {
+    auto& s = self->state;
+    if (r.status != "succeeded") {
+      on_failure(self, r);
+      return;
+    }
+    auto step = stage_step_after_success(s, r);
+    bool complete = step.next == runtime::stage_next::complete;
+    persist(self, std::move(step.changes), [self, step, complete] {
+      auto& s = self->state;
+      if (complete)
+        runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
+      end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause);
+    });
+  });
+}
+
+void launch(self_ptr self, std::string target_id, std::string prompt,
+            std::vector<runtime::state_change> pre, std::string consume_handoff,
+            std::string native_session) {
+  auto& s = self->state;
+  if (s.cancelled) {
+    end_task(self, "cancelled", "stopped by shutdown");
+    return;
+  }
+  const auto* target = s.ctx->pol.find_target(target_id);
+  if (!target) {
+    persist(self, {runtime::set_blocked{s.spec.name, {"unknown target " + target_id, ""}}},
+            [self, target_id] { end_task(self, "blocked", "unknown target " + target_id); });
+    return;
+  }
+  int64_t attempt = ++s.spec.last_attempt;
+  if (s.spec.stage == "review")
+    capture_review_baseline(s);
+  auto req = make_start_attempt(s, *target, attempt, std::move(prompt), std::move(native_session),
+                                consume_handoff);
+  pre.push_back(runtime::record_attempt_started{s.spec.name, s.spec.stage, s.spec.plan_number,
+                                                s.spec.stage, attempt, "", consume_handoff});
+  s.target = target_id;
+  persist(self, std::move(pre), [self, req] {
+    auto& s = self->state;
+    s.identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+    s.attempt_running = true;
+    emit_attempt_began(s, req);
+    self->request(s.ctx->host, s.ctx->attempt_timeout, req)
+      .then([self](messages::attempt_result& r) { on_result(self, std::move(r)); },
+            [self](caf::error& err) {
+              self->state.attempt_running = false;
+              end_task(self, "error", "attempt: " + self->system().render(err));
+            });
+  });
+}
+
+void begin(self_ptr self) {
+  refresh(self, [self] {
+    auto& s = self->state;
+    auto choice = choose_target(s);
+    if (!choice.blocked.empty()) {
+      persist(self, std::move(choice.changes),
+              [self, why = choice.blocked] { end_task(self, "blocked", why); });
+      return;
+    }
+    emit_task_started(s);
+    launch(self, choice.target, choice.prompt, std::move(choice.changes), choice.consume_handoff,
+           "");
+  });
+}
+
+} // namespace
+
+messages::task_actor::behavior_type task_actor_impl(self_ptr self, run_context_ptr ctx,
+                                                    task_spec spec,
+                                                    messages::scheduler_actor scheduler) {
+  self->state.ctx = std::move(ctx);
+  self->state.spec = std::move(spec);
+  self->state.scheduler = std::move(scheduler);
+  self->send(self, messages::task_wake_atom::value);
+  self->state.on_wake = [self] { begin(self); };
+  return {
+    [self](messages::task_wake_atom) {
+      auto k = std::move(self->state.on_wake);
+      self->state.on_wake = nullptr;
+      if (k)
+        k();
+    },
+    [self](messages::stop_run&) {
+      auto& s = self->state;
+      s.cancelled = true;
+      if (s.attempt_running) {
+        self->send(s.ctx->host, messages::cancel_attempt{s.identity});
+        return;
+      }
+      // Not running an attempt (pausing or waiting on state): end now.
+      if (s.on_wake) {
+        s.on_wake = nullptr;
+        end_task(self, "cancelled", "stopped by shutdown");
+      }
+    },
+  };
+}
+
+} // namespace ad::actors

@@ -1,0 +1,60 @@
+#pragma once
+// The task actor: runs one admitted stage of one task (SPEC sections 3 and
+// 7). It selects the target through runtime/policy selection (the decision
+// is made durable first), records the attempt start through the state store
+// BEFORE asking the attempt host to start it, and on the attempt's end
+// either applies the stage step (runtime/run/stage_steps: worker identity
+// check, self-check rounds, review outcome and no-progress limit) or asks
+// the supervisor and applies its step (retry, failover, promotion, native
+// resume, wait, block; changes durable first). On completion it releases
+// the claim and removes the task's attempt logs. It tells the scheduler how
+// the stage ended with task_ended and quits. stop_run cancels the running
+// attempt (the agent's process group is terminated) and ends "cancelled".
+// It never touches the workspace except through agents and reads.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "actors/scheduler/run_context.hpp"
+#include "messages/scheduler.hpp"
+#include "runtime/schedule/review_outcome.hpp"
+#include "runtime/state/model.hpp"
+
+namespace ad::actors {
+
+// The admitted task as the scan saw it.
+struct task_spec {
+  std::string name;
+  std::string stage; // worker | selfcheck | review
+  std::string task_dir;
+  std::string plan;   // active PLAN, may be empty (recovery)
+  std::string review; // active CODE_REVIEW, may be empty
+  std::string lane;   // local | cloud
+  int grade = 1;
+  int64_t plan_number = 0;
+  std::string work_unit_id;
+  std::vector<std::string> write_paths;
+  int64_t last_attempt = 0; // attempt counter of (name, plan_number, stage) in state
+};
+
+struct task_actor_state {
+  static inline const char* name = "task";
+  run_context_ptr ctx;
+  task_spec spec;
+  messages::scheduler_actor scheduler;
+  runtime::task_state st;
+  std::string identity;  // of the running attempt
+  std::string target;    // of the running attempt
+  bool cancelled = false;
+  bool attempt_running = false;
+  runtime::seen_sources review_seen;
+  std::string review_signature;
+  std::function<void()> on_wake;
+};
+
+messages::task_actor::behavior_type task_actor_impl(
+  messages::task_actor::stateful_pointer<task_actor_state> self, run_context_ptr ctx,
+  task_spec spec, messages::scheduler_actor scheduler);
+
+} // namespace ad::actors

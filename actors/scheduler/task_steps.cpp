@@ -1,0 +1,261 @@
+#include "actors/scheduler/task_steps.hpp"
+
+#include <caf/send.hpp>
+
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/attempt/attempt_files.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/policy/selection.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/schedule/review_observe.hpp"
+#include "runtime/schedule/review_progress.hpp"
+#include "runtime/schedule/task_view.hpp"
+#include "runtime/state/model_json.hpp"
+#include "runtime/workspace/checklist.hpp"
+
+namespace ad::actors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+runtime::task_paths paths_of(const task_spec& spec, const run_context& ctx) {
+  return {ctx.workspace, spec.task_dir, spec.plan, spec.review};
+}
+
+runtime::no_progress_policy no_progress_of(const runtime::policy& pol) {
+  runtime::no_progress_policy p;
+  p.limit = pol.budgets.review_no_progress;
+  return p;
+}
+
+std::string progress_signature_of(const task_spec& spec) {
+  auto snap = runtime::snapshot_review_progress(spec.task_dir, spec.write_paths);
+  return snap.is_ok() ? runtime::progress_signature(*snap) : std::string("unreadable");
+}
+
+template <class Event>
+void emit(const run_context& ctx, Event ev) {
+  if (ctx.out)
+    caf::anon_send(ctx.out, std::move(ev));
+}
+
+} // namespace
+
+parsed_step parse_step(const messages::supervision_decided& d, runtime::millis now) {
+  parsed_step out;
+  out.kind = d.step;
+  auto j = runtime::parse_json(d.step_json, "supervisor step");
+  if (!j.is_ok() || !j->is_object()) {
+    out.kind = "block";
+    out.reason = "supervisor step unreadable";
+    return out;
+  }
+  auto str = [&](const char* key) {
+    return j->contains(key) && (*j)[key].is_string() ? (*j)[key].get<std::string>()
+                                                     : std::string();
+  };
+  out.target = str("target");
+  out.prompt = str("prompt");
+  out.native_session = str("session");
+  out.reason = str("reason");
+  if (j->contains("delay_ms") && (*j)["delay_ms"].is_number())
+    out.delay = (*j)["delay_ms"].get<int64_t>();
+  if (out.kind == "wait_until") {
+    auto until = runtime::parse_utc_iso(str("until"));
+    out.delay = until.is_ok() ? std::max<runtime::millis>(0, *until - now) : 0;
+  }
+  return out;
+}
+
+std::string supervisor_request_json(const task_spec& spec, const run_context& ctx,
+                                    const messages::attempt_result& r) {
+  runtime::supervisor_request req;
+  auto& f = req.failure;
+  f.task = spec.name;
+  f.stage = spec.stage;
+  f.failure_class = r.failure_class.empty() ? "generic-error" : r.failure_class;
+  f.evidence = r.evidence;
+  f.evidence_origin = r.evidence_origin;
+  if (!r.evidence.empty())
+    f.diagnostics.push_back(r.evidence);
+  f.attempt_id = r.identity;
+  f.locator = r.locator_path;
+  fs::path dir = r.attempt_dir;
+  f.raw_log = (dir / "stream.log").string();
+  f.normalized_output = (dir / "normalized-output.log").string();
+  f.native_session_path = r.native_session_path;
+  auto tail = runtime::log_tail(f.raw_log);
+  if (!tail.empty())
+    f.stream_tail.push_back(tail);
+  req.paths = paths_of(spec, ctx);
+  req.lane = spec.lane;
+  req.grade = spec.grade;
+  return runtime::dump_json(runtime::to_json(req));
+}
+
+target_choice choose_target(const task_actor_state& s) {
+  target_choice out;
+  const auto& ctx = *s.ctx;
+  const auto& spec = s.spec;
+  const auto& st = s.st;
+  auto now = ctx.clk->now();
+  out.prompt = runtime::stage_prompt(ctx.pol, spec.stage, paths_of(spec, ctx), st);
+  if (spec.stage == "worker" && st.handoff) {
+    runtime::target_cooldowns none;
+    auto d = runtime::select_for_handoff(ctx.pol, ctx.zone, st, *st.handoff,
+                                         runtime::quota_snapshot{now, {}}, none, now);
+    if (!d.is_ok()) {
+      out.blocked = d.error().message();
+      out.changes.push_back(runtime::set_blocked{spec.name, {out.blocked, ""}});
+      return out;
+    }
+    out.target = d->selected_target;
+    out.consume_handoff = st.handoff->id;
+    out.changes.push_back(runtime::record_decision{spec.name, *d});
+    return out;
+  }
+  if (auto it = st.decisions.find(spec.stage); it != st.decisions.end()) {
+    auto ok = runtime::revalidate_decision(it->second, ctx.pol, ctx.zone, st.work_unit_id);
+    if (ok.is_ok()) {
+      out.target = it->second.selected_target;
+      return out;
+    }
+    out.blocked = "persisted decision no longer valid: " + ok.message();
+    out.changes.push_back(runtime::block_invalid_decision(spec.name, it->second, ok));
+    return out;
+  }
+  runtime::selection_request req;
+  req.work_unit_id = st.work_unit_id.empty() ? spec.work_unit_id : st.work_unit_id;
+  req.stage = spec.stage;
+  req.lane = spec.lane;
+  req.grade = std::clamp(spec.grade, 1, 10);
+  req.now = now;
+  req.used_targets = runtime::used_targets(st, spec.stage);
+  if (st.quota)
+    req.quota = &*st.quota;
+  if (spec.stage == "selfcheck" && st.completing_decision)
+    req.pinned_target = st.completing_decision->selected_target;
+  auto d = runtime::select_target(ctx.pol, ctx.zone, req);
+  if (!d.is_ok()) {
+    out.blocked = d.error().message();
+    out.changes.push_back(runtime::set_blocked{spec.name, {out.blocked, ""}});
+    return out;
+  }
+  out.target = d->selected_target;
+  out.changes.push_back(runtime::record_decision{spec.name, *d});
+  return out;
+}
+
+messages::start_attempt make_start_attempt(const task_actor_state& s,
+                                           const runtime::policy_target& target, int64_t attempt,
+                                           std::string prompt, std::string native_session,
+                                           const std::string& handoff_id) {
+  const auto& ctx = *s.ctx;
+  messages::start_attempt req;
+  req.task = s.spec.name;
+  req.plan_number = s.spec.plan_number;
+  req.role = s.spec.stage;
+  req.attempt = attempt;
+  req.workspace = ctx.workspace;
+  req.workspace_id = ctx.workspace_id;
+  req.runs_dir = ctx.runs_dir;
+  req.adapter = target.adapter;
+  req.model = target.model;
+  req.effort = target.reasoning_effort;
+  req.prompt = std::move(prompt);
+  req.native_session_file = std::move(native_session);
+  req.plan_path = s.spec.plan;
+  req.review_path = s.spec.review;
+  req.command_template = target.argv;
+  req.retry_handoff_id = handoff_id;
+  if (auto d = s.st.decisions.find(s.spec.stage); d != s.st.decisions.end()) {
+    runtime::json j;
+    runtime::to_json(j, d->second);
+    req.selector_evidence_json = runtime::dump_json(j);
+  }
+  auto budget = s.st.failure_budgets.find(s.spec.stage);
+  req.stage_budget = budget == s.st.failure_budgets.end() ? 0 : budget->second;
+  for (const auto& p : ctx.pol.failure_patterns)
+    req.failure_patterns.push_back({p.failure_class, p.regexes});
+  req.timing = ctx.timing;
+  return req;
+}
+
+void capture_review_baseline(task_actor_state& s) {
+  s.review_seen.clear();
+  auto obs = runtime::observe_review(s.ctx->task_root, s.spec.name);
+  if (obs.is_ok())
+    s.review_seen = runtime::collect_seen_sources(*obs);
+  s.review_signature = progress_signature_of(s.spec);
+}
+
+runtime::stage_step stage_step_after_success(const task_actor_state& s,
+                                             const messages::attempt_result& r) {
+  const auto& spec = s.spec;
+  const auto& ctx = *s.ctx;
+  if (spec.stage == "worker") {
+    auto loc = runtime::read_locator_file(r.locator_path);
+    struct runtime::attempt_identity actual;
+    if (loc.is_ok())
+      actual = {loc->cli, loc->model};
+    return runtime::after_worker_success(spec.name, s.st, ctx.pol, actual);
+  }
+  if (spec.stage == "selfcheck") {
+    auto reading = runtime::read_checklist_file(spec.review);
+    return runtime::after_selfcheck_success(spec.name, s.st, ctx.pol, reading);
+  }
+  auto obs = runtime::observe_review(ctx.task_root, spec.name);
+  runtime::review_outcome outcome;
+  if (obs.is_ok())
+    outcome = runtime::classify_review_outcome(*obs, s.review_seen, spec.task_dir);
+  int prior = 0;
+  if (auto c = s.st.counters.find(runtime::review_no_progress_counter); c != s.st.counters.end())
+    prior = static_cast<int>(c->second);
+  auto progress = runtime::after_review(prior, s.review_signature, progress_signature_of(spec),
+                                        no_progress_of(ctx.pol));
+  auto step = runtime::after_review(spec.name, outcome, progress);
+  if (step.next == runtime::stage_next::complete) {
+    auto done = runtime::completion_changes(spec.name, std::string(runtime::group_of(spec.name)),
+                                            outcome.folder);
+    step.changes.insert(step.changes.end(), done.begin(), done.end());
+    step.reason = outcome.folder;
+  }
+  return step;
+}
+
+void emit_task_started(const task_actor_state& s) {
+  emit(*s.ctx, messages::task_started{s.ctx->clk->now(), s.spec.name, s.spec.stage});
+}
+
+void emit_attempt_began(const task_actor_state& s, const messages::start_attempt& req) {
+  emit(*s.ctx, messages::attempt_began{s.ctx->clk->now(), req.task, req.role, s.target,
+                                       req.adapter, req.model, req.attempt, s.identity, ""});
+}
+
+void emit_attempt_ended(const task_actor_state& s, const messages::attempt_result& r) {
+  emit(*s.ctx, messages::attempt_ended{s.ctx->clk->now(), s.spec.name, s.spec.stage, s.target,
+                                       r.identity, s.cancelled ? "cancelled" : r.status,
+                                       r.exit_code, r.failure_class, r.evidence.substr(0, 300),
+                                       r.locator_path});
+}
+
+void emit_step_event(const task_actor_state& s, const parsed_step& step) {
+  auto now = s.ctx->clk->now();
+  const auto& name = s.spec.name;
+  const auto& stage = s.spec.stage;
+  if (step.kind == "failover")
+    emit(*s.ctx, messages::failover_done{now, name, stage, s.target, step.target, step.reason});
+  else if (step.kind == "promote")
+    emit(*s.ctx, messages::promotion_done{now, name, stage, s.target, step.target, step.reason});
+  else if (step.kind == "wait_until")
+    emit(*s.ctx, messages::supervisor_waiting{now, name, stage, step.target, now + step.delay,
+                                              step.reason});
+  else if (step.kind == "block")
+    emit(*s.ctx, messages::task_blocked{now, name, stage, step.reason});
+  else
+    emit(*s.ctx, messages::task_failed{now, name, stage, step.kind + " on " + step.target});
+}
+
+} // namespace ad::actors

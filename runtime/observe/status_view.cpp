@@ -1,0 +1,187 @@
+#include "runtime/observe/status_view.hpp"
+
+#include "runtime/process/liveness.hpp"
+#include "runtime/run/run_views.hpp"
+#include "runtime/workspace/dry_run_render.hpp"
+
+namespace ad::runtime {
+namespace {
+
+std::string current_target(const task_state& st, const std::string& stage) {
+  if (auto it = st.decisions.find(stage); it != st.decisions.end())
+    return it->second.selected_target;
+  if (st.completing_decision && stage != "worker")
+    return st.completing_decision->selected_target;
+  if (!st.route_history.empty())
+    return st.route_history.back().selected_target;
+  return {};
+}
+
+status_dispatcher judge_dispatcher(const state_lock_record& lock) {
+  status_dispatcher d;
+  d.present = lock.present;
+  d.pid = lock.pid;
+  d.started_at = lock.started_at;
+  d.version = lock.version;
+  d.alive = lock.present && lock.pid > 0 &&
+            probe_pid(static_cast<int>(lock.pid), lock.start_token) == pid_liveness::alive;
+  return d;
+}
+
+std::string join_counts(const std::map<std::string, int64_t>& m) {
+  std::string out;
+  for (const auto& [k, v] : m) {
+    if (!out.empty())
+      out += ", ";
+    out += k + " " + std::to_string(v);
+  }
+  return out;
+}
+
+} // namespace
+
+status_report build_status_report(const status_input& in, const clock& clk) {
+  status_report report;
+  report.workspace = in.scan->workspace.string();
+  report.state_root = in.state_root;
+  report.state_exists = in.state->exists;
+  report.seq = in.state->seq;
+  report.dispatcher = judge_dispatcher(in.state->lock);
+  report.warnings = in.scan->warnings;
+  for (const auto& w : in.state->warnings)
+    report.warnings.push_back(w);
+  const auto& model = in.state->state;
+
+  dry_run_input dry;
+  dry.scan = in.scan;
+  dry.group = in.group;
+  std::map<std::string, std::vector<status_attempt>> live;
+  for (const auto& task : in.scan->tasks) {
+    const task_state* st = current_task_state(model, task);
+    auto activity = task_activity::idle;
+    std::string detail;
+    if (st && !st->active_stage.empty()) {
+      auto probe = probe_active_stage(task.name, *st, model, in.where, clk);
+      activity = probe.kind == active_probe_kind::live ? task_activity::live : task_activity::stale;
+      detail = probe.reason;
+      live[task.name].push_back(status_attempt{
+        st->active_stage, probe.kind == active_probe_kind::live ? "live" : "stale", probe.reason,
+        probe.locator, probe.locator_status});
+    }
+    dry.progress[task.name] = progress_from_state(st, *in.pol, activity, detail);
+  }
+  for (const auto& [owner, claim] : model.claims)
+    dry.claims[owner] = held_claim{std::vector<std::string>(claim.paths.begin(), claim.paths.end()),
+                                   claim.kind == claim_kind::exclusive};
+  auto dry_report = plan_dry_run(dry);
+  report.summary = dry_report.summary;
+
+  std::map<std::string, const scanned_task*> scanned;
+  for (const auto& t : in.scan->tasks)
+    scanned[t.name] = &t;
+  for (const auto& t : dry_report.tasks) {
+    status_task row;
+    row.name = t.name;
+    row.stage = t.stage;
+    row.status = std::string(to_string(t.status));
+    row.reason = t.reason;
+    if (auto s = scanned.find(t.name); s != scanned.end()) {
+      int64_t plan = plan_number_of(*s->second);
+      for (const auto& [key, count] : model.attempt_counters)
+        if (key.task == t.name && key.plan == plan) {
+          row.attempts += count;
+          row.attempts_by_role[key.role] += count;
+        }
+      if (const task_state* st = current_task_state(model, *s->second)) {
+        row.target = current_target(*st, t.stage);
+        row.budget_used = st->failure_budgets;
+      }
+    }
+    if (auto l = live.find(t.name); l != live.end())
+      row.live = l->second;
+    report.tasks.push_back(std::move(row));
+  }
+  return report;
+}
+
+std::string render_status_text(const status_report& r, const clock& clk) {
+  std::string out = "workspace " + r.workspace + "\nstate " + r.state_root;
+  if (!r.state_exists)
+    out += " (no durable state yet)";
+  else
+    out += " (seq " + std::to_string(r.seq) + ")";
+  out += "\n";
+  if (r.dispatcher.present) {
+    out += "dispatcher pid " + std::to_string(r.dispatcher.pid) +
+           (r.dispatcher.alive ? " running" : " not running (stale lock record)");
+    if (r.dispatcher.alive && r.dispatcher.started_at > 0)
+      out += " since " + format_utc_iso(r.dispatcher.started_at);
+    out += "\n";
+  } else {
+    out += "dispatcher none\n";
+  }
+  (void)clk;
+  for (const auto& t : r.tasks) {
+    out += t.name + "  stage=" + t.stage + " status=" + t.status;
+    out += " attempts=" + std::to_string(t.attempts);
+    if (!t.target.empty())
+      out += " target=" + t.target;
+    if (!t.budget_used.empty())
+      out += " budget_used=" + join_counts(t.budget_used);
+    out += "\n    " + t.reason + "\n";
+    for (const auto& a : t.live)
+      out += "    " + a.liveness + " " + a.role + " attempt: " + a.reason +
+             (a.locator.empty() ? "" : " locator=" + a.locator) + "\n";
+  }
+  for (const auto& w : r.warnings)
+    out += "warning: " + w + "\n";
+  const auto& s = r.summary;
+  out += "summary: " + std::to_string(s.tasks) + " tasks: " + std::to_string(s.ready) + " ready, " +
+         std::to_string(s.waiting) + " waiting, " + std::to_string(s.blocked) + " blocked, " +
+         std::to_string(s.user_review) + " user-review, " + std::to_string(s.running) +
+         " running, " + std::to_string(s.complete) + " complete\n";
+  return out;
+}
+
+std::string render_status_json_lines(const status_report& r) {
+  std::string out;
+  json d = json::object();
+  d["event"] = "dispatcher";
+  d["workspace"] = r.workspace;
+  d["state_root"] = r.state_root;
+  d["state_exists"] = r.state_exists;
+  d["seq"] = r.seq;
+  d["present"] = r.dispatcher.present;
+  d["alive"] = r.dispatcher.alive;
+  d["pid"] = r.dispatcher.pid;
+  d["started_at"] = r.dispatcher.started_at > 0 ? format_utc_iso(r.dispatcher.started_at) : "";
+  d["version"] = r.dispatcher.version;
+  d["warnings"] = r.warnings;
+  out += dump_json(d) + "\n";
+  for (const auto& t : r.tasks) {
+    json j = json::object();
+    j["event"] = "task";
+    j["task"] = t.name;
+    j["stage"] = t.stage;
+    j["status"] = t.status;
+    j["reason"] = t.reason;
+    j["attempts"] = t.attempts;
+    j["attempts_by_role"] = t.attempts_by_role;
+    j["target"] = t.target;
+    j["budget_used"] = t.budget_used;
+    json live = json::array();
+    for (const auto& a : t.live)
+      live.push_back({{"role", a.role},
+                      {"liveness", a.liveness},
+                      {"reason", a.reason},
+                      {"locator", a.locator},
+                      {"locator_status", a.locator_status}});
+    j["live_attempts"] = std::move(live);
+    out += dump_json(j) + "\n";
+  }
+  json s = dry_run_summary_json(r.summary);
+  out += dump_json(s) + "\n";
+  return out;
+}
+
+} // namespace ad::runtime

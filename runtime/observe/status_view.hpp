@@ -1,0 +1,84 @@
+#pragma once
+// What `agent-dispatch status` shows: for every task of the workspace scan,
+// its stage, status and one-line reason (the dry run's classification over
+// the durable state), attempts made for its current plan, the current
+// target, failure budget used per stage, and its live or stale attempt with
+// the locator (SPEC section 8 liveness via runtime/run/active_probe); plus
+// the dispatcher that holds the lock and whether it is alive. Builders are
+// pure apart from the liveness probes (/proc and the runs folder, read
+// only); renderers return strings. Never writes, never throws.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/observe/state_reader.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/workspace/dry_run.hpp"
+#include "runtime/workspace/task_scan.hpp"
+
+namespace ad::runtime {
+
+struct status_attempt {
+  std::string role;        // the active stage
+  std::string liveness;    // live | stale
+  std::string reason;      // "pid 4242 alive", "agent gone"
+  std::string locator;     // locator.json path, "" when none found
+  std::string locator_status;
+};
+
+struct status_task {
+  std::string name;
+  std::string stage;
+  std::string status;   // dispatch_status words (ready, waiting, running, ...)
+  std::string reason;
+  int64_t attempts = 0;                     // all roles, current plan
+  std::map<std::string, int64_t> attempts_by_role;
+  std::string target;                       // current target, "" when none
+  std::map<std::string, int64_t> budget_used;  // stage -> failures counted
+  std::vector<status_attempt> live;         // at most one today (the active stage)
+};
+
+struct status_dispatcher {
+  bool present = false;  // a lock record exists
+  bool alive = false;    // its pid runs with the same start token
+  int64_t pid = 0;
+  int64_t started_at = 0;
+  std::string version;
+};
+
+struct status_report {
+  std::string workspace;
+  std::string state_root;
+  bool state_exists = false;
+  uint64_t seq = 0;
+  status_dispatcher dispatcher;
+  std::vector<status_task> tasks;
+  dry_run_summary summary;
+  std::vector<std::string> warnings;
+};
+
+struct status_input {
+  const workspace_scan* scan = nullptr;
+  const unlocked_state* state = nullptr;
+  const policy* pol = nullptr;
+  run_location where;
+  std::string state_root;
+  std::optional<std::string> group;
+};
+
+status_report build_status_report(const status_input& input, const clock& clk);
+
+// People: a header, one block per task, the summary line. Times via clk.
+std::string render_status_text(const status_report& report, const clock& clk);
+
+// JSON Lines (docs/events.md): {"event":"dispatcher"}, one {"event":"task"}
+// per task, then {"event":"summary"} shaped like the dry run's.
+std::string render_status_json_lines(const status_report& report);
+
+} // namespace ad::runtime

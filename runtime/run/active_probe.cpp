@@ -1,0 +1,145 @@
+#include "runtime/run/active_probe.hpp"
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/process/liveness.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+} // namespace
+
+result<attempt_locator> read_locator_file(const fs::path& path) {
+  auto text = read_file(path, 1 << 20);
+  if (!text.is_ok())
+    return text.error();
+  auto doc = parse_json(*text, path.string());
+  if (!doc.is_ok())
+    return doc.error();
+  return locator_from_json(*doc);
+}
+
+fs::path find_attempt_locator(const fs::path& runs_dir, const std::string& task, int64_t plan,
+                              const std::string& role, int64_t attempt) {
+  std::string suffix = "__" + attempt_identity(task, plan, role, attempt);
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (fs::directory_iterator it(runs_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (ends_with(name, suffix) && fs::exists(it->path() / "locator.json", ec))
+      found.push_back(it->path() / "locator.json");
+  }
+  if (found.empty())
+    return {};
+  std::sort(found.begin(), found.end());
+  return found.back(); // the stamp sorts by time
+}
+
+active_probe probe_active_stage(const std::string& task, const task_state& st,
+                                const state_model& state, const run_location& where,
+                                const clock& clk) {
+  active_probe out;
+  fs::path locator_path = st.active_locator;
+  if (locator_path.empty()) {
+    int64_t plan = 0;
+    int64_t attempt = 0;
+    for (const auto& [key, value] : state.attempt_counters)
+      if (key.task == task && key.role == st.active_stage && value > 0 &&
+          (key.plan > plan || (key.plan == plan && value > attempt))) {
+        plan = key.plan;
+        attempt = value;
+      }
+    if (attempt > 0)
+      locator_path = find_attempt_locator(where.runs_dir, task, plan, st.active_stage, attempt);
+  }
+  if (locator_path.empty()) {
+    out.reason = "no attempt record found for the active " + st.active_stage + " stage";
+    return out;
+  }
+  out.locator = locator_path.string();
+  auto loc = read_locator_file(locator_path);
+  if (!loc.is_ok()) {
+    out.reason = "attempt record unreadable: " + loc.error().message();
+    return out;
+  }
+  out.locator_status = std::string(to_string(loc->status));
+
+  locator_home ws{where.workspace, where.workspace_id, where.runs_dir};
+  auto owner = probe_locator_ownership(
+    locator_claim{locator_path, loc->workspace_id, loc->workspace}, ws);
+  if (owner.kind == locator_ownership_kind::foreign) {
+    out.reason = "foreign attempt record ignored: " + owner.reason;
+    return out;
+  }
+
+  liveness_probe_input in;
+  in.locator_status = out.locator_status;
+  in.agent_pid = static_cast<int>(loc->agent_pid.value_or(0));
+  in.agent_start_token = loc->agent_start_token.value_or("");
+  in.dispatcher_pid = static_cast<int>(loc->dispatcher_pid);
+  in.dispatcher_start_token = loc->dispatcher_start_token;
+  in.marker = loc->process_marker;
+  if (loc->native_session_path)
+    in.native_session_path = *loc->native_session_path;
+  in.stream_log_path = loc->stream_log;
+  auto verdict = judge_liveness(probe_liveness(in, clk));
+  out.kind = verdict.kind == liveness_kind::live ? active_probe_kind::live
+                                                 : active_probe_kind::stale;
+  out.reason = verdict.reason;
+  return out;
+}
+
+int remove_attempt_logs(const fs::path& runs_dir, const std::string& task) {
+  std::string needle = "__" + safe_task_name(task) + "__p";
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  for (fs::directory_iterator it(runs_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    auto name = it->path().filename().string();
+    auto first = name.find("__");
+    if (first != std::string::npos && name.compare(first, needle.size(), needle) == 0)
+      doomed.push_back(it->path());
+  }
+  int removed = 0;
+  for (const auto& p : doomed) {
+    std::error_code rm;
+    fs::remove_all(p, rm);
+    if (!rm)
+      ++removed;
+  }
+  return removed;
+}
+
+} // namespace ad::runtime
+
+namespace ad::runtime {
+
+active_review review_active_stages(const state_model& state, const run_location& where,
+                                   const clock& clk, const std::set<std::string>& skip) {
+  active_review out;
+  for (const auto& [name, st] : state.tasks) {
+    if (st.active_stage.empty() || skip.count(name))
+      continue;
+    auto probe = probe_active_stage(name, st, state, where, clk);
+    if (probe.kind == active_probe_kind::live) {
+      out.live[name] = st.active_stage + " attempt alive: " + probe.reason;
+    } else {
+      out.changes.push_back(clear_active_stage{name});
+      out.cleared.push_back(name + ": " + probe.reason);
+    }
+  }
+  return out;
+}
+
+} // namespace ad::runtime

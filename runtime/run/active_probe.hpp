@@ -1,0 +1,74 @@
+#pragma once
+// Restart safety (SPEC section 8) for `run`: finds the attempt record of a
+// task whose durable state names an active stage and judges, with the
+// runtime/process liveness rule, whether its agent still runs. The locator
+// is the one recorded in state, else the newest run folder named
+// `*__<identity>` in the runs folder for the task's latest attempt of that
+// stage (the attempt is recorded before its folder exists). Also removes a
+// completed task's attempt folders. Reads /proc and the runs folder; never
+// writes except remove_attempt_logs; never throws.
+//
+// Note: this header uses runtime/process/liveness.hpp, whose
+// `workspace_identity` differs from runtime/state/root.hpp's; a file must not
+// include both.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/core/status.hpp"
+#include "runtime/state/change.hpp"
+#include "runtime/state/model.hpp"
+
+namespace ad::runtime {
+
+struct run_location {
+  std::filesystem::path workspace; // canonical
+  std::string workspace_id;
+  std::filesystem::path runs_dir;  // <state root>/runs
+};
+
+enum class active_probe_kind : uint8_t { live, stale };
+
+struct active_probe {
+  active_probe_kind kind = active_probe_kind::stale;
+  std::string reason;            // one human line ("pid 4242 alive", "agent gone")
+  std::string locator;           // the locator judged; empty when none was found
+  std::string locator_status;    // running, succeeded, failed, or empty
+};
+
+// Finds the locator of `task`'s attempt `attempt` of `role` at plan `plan`:
+// the newest <runs_dir>/*__<identity>/locator.json; empty when none exists.
+std::filesystem::path find_attempt_locator(const std::filesystem::path& runs_dir,
+                                           const std::string& task, int64_t plan,
+                                           const std::string& role, int64_t attempt);
+
+// Judges the active stage of `task` (st.active_stage must be non-empty).
+active_probe probe_active_stage(const std::string& task, const task_state& st,
+                                const state_model& state, const run_location& where,
+                                const clock& clk);
+
+// Every task of `state` with an active stage, except those in `skip` (the
+// attempts this dispatcher follows), probed: live ones are returned with
+// their one-line detail (followed, never started again), stale ones get a
+// clear_active_stage change (the task resumes).
+struct active_review {
+  std::map<std::string, std::string> live; // task -> detail
+  std::vector<state_change> changes;
+  std::vector<std::string> cleared;        // "<task>: <reason>"
+};
+active_review review_active_stages(const state_model& state, const run_location& where,
+                                   const clock& clk, const std::set<std::string>& skip);
+
+// Reads and decodes a locator.json; io_error/not_found/invalid_argument.
+result<attempt_locator> read_locator_file(const std::filesystem::path& path);
+
+// Removes every attempt folder of `task` in runs_dir; returns how many.
+int remove_attempt_logs(const std::filesystem::path& runs_dir, const std::string& task);
+
+} // namespace ad::runtime

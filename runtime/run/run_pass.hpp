@@ -1,0 +1,55 @@
+#pragma once
+// One scheduling pass of `agent-dispatch run` as a pure function: from the
+// workspace scan, the durable state, the policy and what is known to be
+// alive (tasks this dispatcher follows, restart survivors), it builds the
+// task views, runs the admission of runtime/schedule, and lists the state
+// changes to make durable BEFORE any admitted task starts (new work units,
+// orchestration sightings, the claims taken or adopted). It also builds the
+// final run observation for the exit code. No I/O beyond make_task_view's
+// listing of completed folders and the archive lookups of new sightings;
+// never throws.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/policy/policy.hpp"
+#include "runtime/schedule/admission.hpp"
+#include "runtime/schedule/exit_code.hpp"
+#include "runtime/state/change.hpp"
+#include "runtime/state/model.hpp"
+#include "runtime/workspace/task_scan.hpp"
+
+namespace ad::runtime {
+
+struct live_info {
+  live_where where = live_where::here;
+  std::string detail; // "pid 4242 alive" for restart survivors
+};
+
+struct pass_input {
+  const workspace_scan* scan = nullptr;
+  const state_model* state = nullptr;
+  const policy* pol = nullptr;
+  std::map<std::string, live_info> live; // by task name
+  int max_parallel = 0;
+};
+
+struct pass_plan {
+  std::vector<task_view> views;         // one per scanned task, scan order
+  admission_plan admission;
+  std::vector<state_change> changes;    // durable before starting `admission.admitted`
+};
+
+pass_plan plan_pass(const pass_input& in);
+
+// The orchestration scope of a task: its group.
+std::string scope_of(const std::string& task);
+
+// The observation for compute_run_exit once nothing runs here any more.
+// `completed` counts tasks this run completed.
+run_observation observe_run_end(const pass_plan& last, bool task_group_requested,
+                                int completed, const std::vector<std::string>& errors);
+
+} // namespace ad::runtime

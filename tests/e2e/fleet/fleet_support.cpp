@@ -1,0 +1,285 @@
+#include "tests/e2e/fleet/fleet_support.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/core/files.hpp"
+
+extern char** environ;
+
+namespace ad::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Exit statuses of every child reaped so far, by pid.
+std::map<pid_t, int>& reaped() {
+  static std::map<pid_t, int> statuses;
+  return statuses;
+}
+
+int code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void fleet::create(const workspace_gen::gen_options& options, const runtime::json& scenario_doc) {
+  adopt_orphans();
+  reap_orphans();
+  reaped().clear();
+  workspace = dir.path() / "ws";
+  scenario = dir.path() / "scenario.json";
+  registry = dir.path() / "registry.jsonl";
+  state_home = dir.path() / "state";
+  auto planned = workspace_gen::plan_workspace(options);
+  ASSERT_TRUE(planned.is_ok()) << planned.error().message();
+  plan = *planned;
+  ASSERT_TRUE(workspace_gen::write_workspace(plan, workspace).is_ok());
+  ASSERT_TRUE(runtime::write_file_atomic(workspace / "agent-dispatch.json",
+                                         runtime::dump_json(workspace_gen::fast_policy(1.0), 2),
+                                         runtime::durability::buffered)
+                  .is_ok());
+  ASSERT_TRUE(runtime::write_file_atomic(scenario, runtime::dump_json(scenario_doc, 2),
+                                         runtime::durability::buffered)
+                  .is_ok());
+  ASSERT_TRUE(runtime::make_directories(state_home).is_ok());
+}
+
+std::vector<std::string> fleet::environment() const {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos)
+      env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  auto sim_bin = (binary_dir() / "sim-bin").string();
+  env["PATH"] = sim_bin + (env.count("PATH") ? ":" + env["PATH"] : std::string(":/usr/bin:/bin"));
+  env["XDG_STATE_HOME"] = state_home.string();
+  env["AGENT_SIM_SCENARIO"] = scenario.string();
+  env["AGENT_SIM_REGISTRY"] = registry.string();
+  env["AGENT_SIM_TIME_SCALE"] = std::to_string(time_scale);
+  env["NO_COLOR"] = "1";
+  env.erase("AGENT_DISPATCH_EXECUTION_ID");
+  env.erase("AGENT_SIM_COUNTER");
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env)
+    out.push_back(k + "=" + v);
+  return out;
+}
+
+std::map<std::string, int> fleet::archived_tasks() const {
+  // archive/<YYYY>/<MM>/<group>/<subtask>[_k]/complete.log
+  std::map<std::string, int> out;
+  std::error_code ec;
+  auto root = workspace / "agent-task" / "archive";
+  if (!fs::exists(root, ec))
+    return out;
+  static const std::regex suffix{R"(_\d+$)"};
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (ec)
+      break;
+    if (it->path().filename() != "complete.log")
+      continue;
+    auto task_dir = it->path().parent_path();
+    std::string subtask = task_dir.filename().string();
+    std::string group = task_dir.parent_path().filename().string();
+    // Strip an archive collision suffix only when the plain name is a task we wrote.
+    std::string name = group + "/" + subtask;
+    bool known = false;
+    for (const auto& t : plan.tasks)
+      known = known || t.name == name;
+    if (!known)
+      name = group + "/" + std::regex_replace(subtask, suffix, "");
+    ++out[name];
+  }
+  return out;
+}
+
+child_run child_run::start_dispatcher(const fleet& f, const std::vector<std::string>& args,
+                                      const std::string& log_name) {
+  child_run run;
+  run.out_ = f.dir.path() / (log_name + ".out");
+  run.err_ = f.dir.path() / (log_name + ".err");
+  std::string program = (binary_dir() / "agent-dispatch").string();
+  auto env = f.environment();
+  std::vector<char*> argv{const_cast<char*>(program.c_str())};
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : env)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  int out_fd = ::open(run.out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err_fd = ::open(run.err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(null_fd, 0);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    if (::chdir(f.workspace.c_str()) != 0)
+      ::_exit(126);
+    ::execve(program.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(out_fd);
+  ::close(err_fd);
+  ::close(null_fd);
+  reaped().erase(pid);  // a stale status of an earlier process with this pid
+  run.pid_ = pid;
+  return run;
+}
+
+std::optional<int> child_run::wait(std::chrono::milliseconds timeout) {
+  if (exit_)
+    return exit_;
+  auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    reap_orphans();
+    if (auto it = reaped().find(pid_); it != reaped().end()) {
+      exit_ = code_of(it->second);
+      reaped().erase(it);
+      return exit_;
+    }
+    if (std::chrono::steady_clock::now() >= until)
+      return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void child_run::send(int sig) const {
+  if (pid_ > 0 && !exit_)
+    ::kill(pid_, sig);
+}
+
+std::string child_run::out() const { return read_text(out_); }
+std::string child_run::err() const { return read_text(err_); }
+
+std::string child_run::tail() const {
+  auto last = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);)
+      lines.push_back(l);
+    std::string out;
+    for (size_t i = lines.size() > 25 ? lines.size() - 25 : 0; i < lines.size(); ++i)
+      out += "  " + lines[i] + "\n";
+    return out;
+  };
+  return "stdout tail:\n" + last(out()) + "stderr tail:\n" + last(err());
+}
+
+std::vector<live_agent> scan_live_agents(const fs::path& registry) {
+  static const std::regex marker_task{R"(^w[0-9a-f]+__(.+)__p\d+__[a-z]+__a\d+__)"};
+  const std::string want_registry = "AGENT_SIM_REGISTRY=" + registry.string();
+  std::vector<live_agent> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    auto name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    auto environ_text = read_text(entry.path() / "environ");
+    if (environ_text.empty())
+      continue;
+    std::string marker;
+    bool ours = false;
+    size_t pos = 0;
+    while (pos < environ_text.size()) {
+      auto end = environ_text.find('\0', pos);
+      if (end == std::string::npos)
+        end = environ_text.size();
+      std::string_view kv(environ_text.data() + pos, end - pos);
+      if (kv.starts_with("AGENT_DISPATCH_EXECUTION_ID="))
+        marker = std::string(kv.substr(28));
+      else if (kv == want_registry)
+        ours = true;
+      pos = end + 1;
+    }
+    if (!ours || marker.empty())
+      continue;
+    live_agent a;
+    a.pid = std::stoi(name);
+    a.marker = marker;
+    std::smatch m;
+    a.task_key = std::regex_search(marker, m, marker_task) ? m[1].str() : marker;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& agents) {
+  std::map<std::string, std::vector<pid_t>> by_task;
+  for (const auto& a : agents)
+    by_task[a.task_key].push_back(a.pid);
+  std::vector<std::string> out;
+  for (const auto& [task, pids] : by_task) {
+    if (pids.size() < 2)
+      continue;
+    std::string line = task + ":";
+    for (auto p : pids)
+      line += " " + std::to_string(p);
+    out.push_back(line);
+  }
+  return out;
+}
+
+int kill_live_agents(const fs::path& registry) {
+  auto agents = scan_live_agents(registry);
+  for (const auto& a : agents) {
+    pid_t group = ::getpgid(a.pid);
+    if (group > 1 && group != ::getpgrp())
+      ::kill(-group, SIGKILL);
+    ::kill(a.pid, SIGKILL);
+  }
+  reap_orphans();
+  return static_cast<int>(agents.size());
+}
+
+std::map<std::string, int> orphan_signal_deaths() {
+  reap_orphans();
+  std::map<std::string, int> out;
+  for (const auto& [pid, status] : reaped())
+    if (WIFSIGNALED(status))
+      ++out[std::string("SIG") + (::sigabbrev_np(WTERMSIG(status)) ? ::sigabbrev_np(WTERMSIG(status)) : "?")];
+  return out;
+}
+
+void adopt_orphans() {
+  static bool done = false;
+  if (!done)
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  done = true;
+}
+
+void reap_orphans() {
+  for (;;) {
+    int status = 0;
+    pid_t p = ::waitpid(-1, &status, WNOHANG);
+    if (p <= 0)
+      return;
+    reaped()[p] = status;
+  }
+}
+
+} // namespace ad::test

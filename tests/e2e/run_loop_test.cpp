@@ -1,0 +1,185 @@
+// End-to-end: `agent-dispatch run` over generated workspaces with the agent
+// simulator first on PATH; the simulator registry checks the invariants.
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "runtime/core/files.hpp"
+#include "tests/e2e/run_binary.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// One PLAN + CODE_REVIEW pair in the layout of SPEC section 2.
+void write_task(const temp_dir& ws, const std::string& task, const std::string& lane,
+                const std::vector<std::string>& files) {
+  std::string header = "<!-- task=" + task + " plan=1 tag=initial -->\n";
+  std::string plan = header + "# PLAN\n\n## Goal\n\nDo it.\n\n## Modified Files Summary\n\n" +
+                     "| File | Change |\n|---|---|\n";
+  for (const auto& f : files)
+    plan += "| `" + f + "` | change |\n";
+  plan += "\n## Implementation Checklist\n\n- [ ] Step one\n- [ ] Step two\n";
+  std::string review = header + "# CODE_REVIEW\n\n## Implementation Checklist\n\n" +
+                       "- [ ] Step one\n- [ ] Step two\n\n## Code Review Result\n\n(pending)\n";
+  ws.write("agent-task/" + task + "/PLAN-" + lane + "-G05.md", plan);
+  ws.write("agent-task/" + task + "/CODE_REVIEW-" + lane + "-G05.md", review);
+  for (const auto& f : files)
+    ws.write(f, "// " + f + "\n");
+}
+
+class run_loop : public ::testing::Test {
+protected:
+  void SetUp() override {
+    saved_path_ = std::getenv("PATH") ? std::getenv("PATH") : "";
+    std::string path = (binary_dir() / "sim-bin").string() + ":" + saved_path_;
+    ::setenv("PATH", path.c_str(), 1);
+    ::setenv("XDG_STATE_HOME", (state_.path() / "xdg").c_str(), 1);
+    ::setenv("AGENT_SIM_REGISTRY", registry().c_str(), 1);
+    ::setenv("AGENT_SIM_TIME_SCALE", "0.01", 1);
+    ::unsetenv("AGENT_SIM_SCENARIO");
+  }
+  void TearDown() override {
+    ::setenv("PATH", saved_path_.c_str(), 1);
+    ::unsetenv("XDG_STATE_HOME");
+    ::unsetenv("AGENT_SIM_REGISTRY");
+    ::unsetenv("AGENT_SIM_TIME_SCALE");
+    ::unsetenv("AGENT_SIM_SCENARIO");
+  }
+  std::string registry() const { return (state_.path() / "registry.jsonl").string(); }
+  run_output check_registry(int max_parallel) const {
+    return run_binary((binary_dir() / "agent-sim").string(),
+                      {"check-registry", registry(), "--max-parallel",
+                       std::to_string(max_parallel)});
+  }
+  int archived_count(const temp_dir& ws) const {
+    int n = 0;
+    fs::path archive = ws.path() / "agent-task" / "archive";
+    if (!fs::exists(archive))
+      return 0;
+    for (const auto& e : fs::recursive_directory_iterator(archive))
+      if (e.path().filename() == "complete.log")
+        ++n;
+    return n;
+  }
+
+  temp_dir state_;
+  std::string saved_path_;
+};
+
+TEST_F(run_loop, dependent_tasks_with_overlapping_writes_complete_and_a_second_run_is_done) {
+  temp_dir ws;
+  ws.write("README.md", "demo\n");
+  write_task(ws, "app/01_model", "cloud", {"src/model.cpp"});
+  write_task(ws, "app/02+01_api", "local", {"src/api.cpp", "src/shared.cpp"});
+  write_task(ws, "app/03+01_cli", "cloud", {"src/cli.cpp", "src/shared.cpp"});
+  write_task(ws, "app/04+02,03_docs", "cloud", {"docs/guide.md"});
+  write_task(ws, "lib/01_util", "cloud", {"src/util.cpp"});
+
+  auto r = run_binary(agent_dispatch(),
+                      {"run", "--workspace", ws.path().string(), "--max-parallel", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "complete")) << r.out;
+  EXPECT_EQ(archived_count(ws), 5);
+  EXPECT_FALSE(fs::exists(ws.path() / "agent-task/app/01_model"));
+
+  auto check = check_registry(2);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+
+  // The local-lane task ran a self-check after its worker.
+  std::ifstream reg(registry());
+  std::string line;
+  bool selfcheck = false;
+  int runs = 0;
+  while (std::getline(reg, line)) {
+    ++runs;
+    if (contains(line, "\"role\":\"selfcheck\"") && contains(line, "app/02+01_api"))
+      selfcheck = true;
+  }
+  EXPECT_TRUE(selfcheck);
+  EXPECT_GE(runs, 11); // 5 workers, 5 reviews, 1 self-check
+
+  auto again = run_binary(agent_dispatch(), {"run", "--workspace", ws.path().string()});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  std::ifstream reg2(registry());
+  int runs2 = 0;
+  while (std::getline(reg2, line))
+    ++runs2;
+  EXPECT_EQ(runs2, runs) << "a second run must start no agent";
+}
+
+TEST_F(run_loop, failures_are_recovered_through_the_supervisor) {
+  temp_dir ws;
+  write_task(ws, "g/01_a", "cloud", {"src/a.cpp"});
+  write_task(ws, "g/02_b", "cloud", {"src/b.cpp"});
+  auto scenario = state_.write("scenario.json", R"({"version": 1, "tasks": {
+    "g/01_a": {"worker": {"1": {"actions": [{"kind": "fail", "failure": "stream_disconnected"}]}}},
+    "g/02_b": {"review": {"1": {"actions": [{"kind": "review", "verdict": "FAIL"}]}}}}})");
+  ::setenv("AGENT_SIM_SCENARIO", scenario.c_str(), 1);
+  auto r = run_binary(agent_dispatch(), {"run", "--workspace", ws.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(archived_count(ws), 2);
+  auto check = check_registry(0);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST_F(run_loop, a_blocked_task_exits_2_with_its_reason) {
+  temp_dir ws;
+  write_task(ws, "g/01_ok", "cloud", {"src/ok.cpp"});
+  ws.write("agent-task/g/02_bad/PLAN-cloud-G05.md", "no header, no table\n");
+  auto r = run_binary(agent_dispatch(), {"run", "--workspace", ws.path().string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "g/02_bad")) << r.out;
+  EXPECT_EQ(archived_count(ws), 1);
+}
+
+TEST_F(run_loop, a_second_dispatcher_exits_3_naming_the_owner) {
+  temp_dir ws;
+  write_task(ws, "g/01_slow", "cloud", {"src/slow.cpp"});
+  auto scenario = state_.write("scenario.json", R"({"version": 1, "defaults": {
+    "worker": [{"kind": "silence", "seconds": 300}, {"kind": "work"}]}})");
+  ::setenv("AGENT_SIM_SCENARIO", scenario.c_str(), 1);
+  std::string program = agent_dispatch();
+  std::string workspace = ws.path().string();
+  pid_t first = ::fork();
+  ASSERT_GE(first, 0);
+  if (first == 0) {
+    ::freopen("/dev/null", "w", stdout);
+    ::execl(program.c_str(), program.c_str(), "run", "--workspace", workspace.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the first dispatcher holds the lock (its lock file names it).
+  bool started = false;
+  for (int i = 0; i < 400 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::error_code ec;
+    fs::path xdg = state_.path() / "xdg";
+    if (!fs::exists(xdg, ec))
+      continue;
+    for (fs::recursive_directory_iterator it(xdg, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename() == "stream.log")
+        started = true;
+  }
+  ASSERT_TRUE(started);
+  auto second = run_binary(agent_dispatch(), {"run", "--workspace", workspace});
+  EXPECT_EQ(second.exit_code, 3) << second.out << second.err;
+  EXPECT_TRUE(contains(second.err, "pid " + std::to_string(first))) << second.err;
+  ::kill(first, SIGKILL);
+  int status = 0;
+  ::waitpid(first, &status, 0);
+}
+
+} // namespace
+} // namespace ad::test

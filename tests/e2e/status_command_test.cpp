@@ -1,0 +1,232 @@
+// End-to-end: `agent-dispatch status` against a workspace and a durable state
+// prepared here: it shows stages, attempts, target, budget used and the live
+// attempt with its locator while the state lock is held by another owner,
+// turns stale when the agent dies, reads a journal with an append in flight
+// without touching it, and writes nothing.
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/run/run_views.hpp"
+#include "runtime/state/durable_store.hpp"
+#include "runtime/state/lock.hpp"
+#include "runtime/state/root.hpp"
+#include "runtime/workspace/task_scan.hpp"
+#include "tests/e2e/run_binary.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::test {
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::json;
+
+const std::string task_name = "alpha/02+01_ready";
+
+std::vector<json> json_lines(const std::string& out) {
+  std::vector<json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    auto parsed = runtime::parse_json(line, "stdout");
+    EXPECT_TRUE(parsed.is_ok()) << line;
+    if (parsed.is_ok())
+      lines.push_back(*parsed);
+  }
+  return lines;
+}
+
+const json* find_task(const std::vector<json>& lines, const std::string& name) {
+  for (const auto& j : lines)
+    if (j.value("event", "") == "task" && j.value("task", "") == name)
+      return &j;
+  return nullptr;
+}
+
+class status_e2e : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ws_ = dir_.path() / "ws";
+    fs::copy(source_dir() / "tests/fixtures/workspace/basic", ws_, fs::copy_options::recursive);
+    fs::create_directories(ws_ / ".git");  // the state root becomes ws/.git/agent-dispatch
+    auto id = runtime::identify_workspace(ws_);
+    ASSERT_TRUE(id) << id.error().to_string();
+    identity_ = *id;
+    root_ = fs::path(identity_.path) / ".git" / "agent-dispatch";
+  }
+
+  void TearDown() override {
+    if (agent_pid_ > 0) {
+      kill(agent_pid_, SIGKILL);
+      waitpid(agent_pid_, nullptr, 0);
+    }
+  }
+
+  // A stand-in agent process: `sleep 60` in its own process group.
+  void start_agent() {
+    agent_pid_ = fork();
+    if (agent_pid_ == 0) {
+      setpgid(0, 0);
+      execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    ASSERT_GT(agent_pid_, 0);
+  }
+
+  void stop_agent() {
+    kill(agent_pid_, SIGKILL);
+    waitpid(agent_pid_, nullptr, 0);
+    agent_pid_ = -1;
+  }
+
+  // Durable state: the task's worker attempt 2 is active (locator written
+  // with the agent's pid), one failure counted, decided target "sim-a".
+  void prepare_state() {
+    auto scan = runtime::scan_workspace(ws_);
+    ASSERT_TRUE(scan) << scan.error().to_string();
+    const runtime::scanned_task* task = nullptr;
+    for (const auto& t : scan->tasks)
+      if (t.name == task_name)
+        task = &t;
+    ASSERT_NE(task, nullptr);
+    auto work_unit = runtime::work_unit_of(*task);
+    auto plan = runtime::plan_number_of(*task);
+
+    locator_ = root_ / "runs" / "20270115T080000Z__alpha_02_ready__worker__a02" / "locator.json";
+    auto token = runtime::process_start_token(agent_pid_);
+    ASSERT_TRUE(token) << token.error().to_string();
+    json loc = {{"identity", "alpha_02_ready__p" + std::to_string(plan) + "__worker__a02"},
+                {"task", task_name},
+                {"plan_number", plan},
+                {"role", "worker"},
+                {"attempt", 2},
+                {"workspace", identity_.path},
+                {"workspace_id", identity_.id},
+                {"cli", "codex"},
+                {"model", "sim"},
+                {"status", "running"},
+                {"started_at", "2027-01-15T08:00:00.000Z"},
+                {"agent_pid", agent_pid_},
+                {"agent_start_token", *token}};
+    fs::create_directories(locator_.parent_path());
+    ASSERT_TRUE(runtime::write_file_atomic(locator_, runtime::dump_json(loc)));
+
+    auto store = runtime::durable_store::open(root_, identity_, runtime::posix_file_layer());
+    ASSERT_TRUE(store) << store.error().to_string();
+    runtime::route_decision decision;
+    decision.work_unit_id = work_unit;
+    decision.stage = "worker";
+    decision.lane = "local";
+    decision.grade = 5;
+    decision.selected_target = "sim-a";
+    std::vector<runtime::state_change> changes = {
+      runtime::begin_work_unit{task_name, work_unit},
+      runtime::record_decision{task_name, decision},
+      runtime::record_failure{task_name, "worker"},
+      runtime::record_attempt_started{task_name, "worker", plan, "worker", 2, locator_.string(), ""}};
+    auto committed = (*store)->commit({changes});
+    ASSERT_TRUE(committed) << committed.error().to_string();
+  }
+
+  temp_dir dir_;
+  fs::path ws_;
+  runtime::workspace_identity identity_;
+  fs::path root_;
+  fs::path locator_;
+  pid_t agent_pid_ = -1;
+};
+
+TEST_F(status_e2e, without_state_lists_tasks_and_says_so) {
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(no durable state yet)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dispatcher none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(task_name + "  stage=worker status=ready attempts=0"), std::string::npos)
+    << r.out;
+  EXPECT_FALSE(fs::exists(root_)) << "status created the state root";
+}
+
+TEST_F(status_e2e, live_attempt_while_a_dispatcher_holds_the_lock) {
+  start_agent();
+  prepare_state();
+  runtime::system_clock clk;
+  auto lock = runtime::state_lock::acquire(root_, runtime::current_lock_owner(clk));
+  ASSERT_TRUE(lock) << lock.error().to_string();
+  auto journal_before = fs::file_size(root_ / "journal.log");
+
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dispatcher pid " + std::to_string(getpid()) + " running"), std::string::npos)
+    << r.out;
+  EXPECT_NE(r.out.find(task_name + "  stage=worker status=running attempts=2 target=sim-a "
+                                   "budget_used=worker 1"),
+            std::string::npos)
+    << r.out;
+  EXPECT_NE(r.out.find("live worker attempt: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("locator=" + locator_.string()), std::string::npos) << r.out;
+
+  auto j = run_binary(agent_dispatch(), {"status", "--json", "--workspace", ws_.string()});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  auto lines = json_lines(j.out);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.front().at("event"), "dispatcher");
+  EXPECT_EQ(lines.front().at("alive"), true);
+  EXPECT_EQ(lines.back().at("event"), "summary");
+  EXPECT_EQ(lines.back().at("running"), 1);
+  const json* t = find_task(lines, task_name);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->at("status"), "running");
+  EXPECT_EQ(t->at("attempts"), 2);
+  EXPECT_EQ(t->at("attempts_by_role").at("worker"), 2);
+  EXPECT_EQ(t->at("target"), "sim-a");
+  EXPECT_EQ(t->at("budget_used").at("worker"), 1);
+  ASSERT_EQ(t->at("live_attempts").size(), 1u);
+  EXPECT_EQ(t->at("live_attempts")[0].at("liveness"), "live");
+  EXPECT_EQ(t->at("live_attempts")[0].at("locator"), locator_.string());
+  EXPECT_EQ(fs::file_size(root_ / "journal.log"), journal_before);
+}
+
+TEST_F(status_e2e, dead_agent_shows_stale) {
+  start_agent();
+  prepare_state();
+  stop_agent();
+  auto j = run_binary(agent_dispatch(), {"status", "--json", "--workspace", ws_.string()});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  auto lines = json_lines(j.out);
+  const json* t = find_task(lines, task_name);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->at("live_attempts").size(), 1u);
+  EXPECT_EQ(t->at("live_attempts")[0].at("liveness"), "stale");
+  EXPECT_EQ(lines.front().at("present"), false);
+}
+
+TEST_F(status_e2e, append_in_flight_is_read_around_and_left_alone) {
+  start_agent();
+  prepare_state();
+  // Half a record: what a reader sees while the dispatcher's write is in flight.
+  {
+    auto fd = fopen((root_ / "journal.log").c_str(), "ab");
+    ASSERT_NE(fd, nullptr);
+    const char partial[] = "\x01\x02\x03\x04\xff\x00\x00";
+    fwrite(partial, 1, sizeof(partial) - 1, fd);
+    fclose(fd);
+  }
+  auto size_before = fs::file_size(root_ / "journal.log");
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("attempts=2"), std::string::npos) << r.out;
+  EXPECT_EQ(fs::file_size(root_ / "journal.log"), size_before) << "status truncated the journal";
+}
+
+TEST_F(status_e2e, unreadable_workspace_exits_2) {
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", (dir_.path() / "none").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("status: "), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace ad::test

@@ -1,0 +1,134 @@
+#include "runtime/run/run_views.hpp"
+
+#include <gtest/gtest.h>
+
+#include "runtime/run/active_probe.hpp"
+#include "runtime/run/run_pass.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+using test::temp_dir;
+
+void write_task(const temp_dir& ws, const std::string& task, const std::string& path) {
+  std::string header = "<!-- task=" + task + " plan=1 tag=t -->\n";
+  ws.write("agent-task/" + task + "/PLAN-cloud-G03.md",
+           header + "# PLAN\n\n## Modified Files Summary\n\n| File | Change |\n|---|---|\n| `" +
+             path + "` | x |\n\n## Implementation Checklist\n\n- [ ] a\n");
+  ws.write("agent-task/" + task + "/CODE_REVIEW-cloud-G03.md",
+           header + "# REVIEW\n\n## Implementation Checklist\n\n- [ ] a\n");
+  ws.write(path, "x\n");
+}
+
+policy test_policy() { return *parse_policy(default_policy_json(), "default"); }
+
+TEST(run_views, fresh_and_changed_work_units_begin_anew) {
+  temp_dir ws;
+  write_task(ws, "g/01_a", "src/a.cpp");
+  auto scan = scan_workspace(ws.path());
+  ASSERT_TRUE(scan.is_ok());
+  ASSERT_EQ(scan->tasks.size(), 1u);
+  state_model state;
+  auto changes = work_unit_changes(state, scan->tasks);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(std::get<begin_work_unit>(changes[0]).work_unit_id, "g/01_a::plan-1::tag-t");
+  EXPECT_EQ(current_task_state(state, scan->tasks[0]), nullptr);
+
+  state.tasks["g/01_a"].work_unit_id = "g/01_a::plan-1::tag-t";
+  state.tasks["g/01_a"].worker_done = true;
+  EXPECT_TRUE(work_unit_changes(state, scan->tasks).empty());
+  ASSERT_NE(current_task_state(state, scan->tasks[0]), nullptr);
+
+  state.tasks["g/01_a"].work_unit_id = "g/01_a::plan-0::tag-old";
+  EXPECT_EQ(work_unit_changes(state, scan->tasks).size(), 1u);
+  EXPECT_EQ(current_task_state(state, scan->tasks[0]), nullptr);
+}
+
+TEST(run_views, progress_maps_completing_decision_to_execution_class) {
+  auto pol = test_policy();
+  task_state st;
+  st.worker_done = true;
+  route_decision d;
+  d.stage = "worker";
+  d.selected_target = "pi-laguna-s";
+  st.completing_decision = d;
+  EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::local_model);
+  st.completing_decision->selected_target = "codex-terra";
+  EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::cloud_model);
+  st.completing_decision->selected_target = "gone";
+  EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::invalid);
+  st.blocked = blocked_info{"budget spent", ""};
+  EXPECT_EQ(progress_from_state(&st, pol).blocked_reason, "budget spent");
+}
+
+TEST(run_pass, admits_one_of_two_overlapping_tasks_and_persists_its_claim_first) {
+  temp_dir ws;
+  write_task(ws, "g/01_a", "src/shared.cpp");
+  write_task(ws, "g/02_b", "src/shared.cpp");
+  auto scan = scan_workspace(ws.path());
+  ASSERT_TRUE(scan.is_ok());
+  auto pol = test_policy();
+  state_model state;
+  pass_input in;
+  in.scan = &*scan;
+  in.state = &state;
+  in.pol = &pol;
+  auto plan = plan_pass(in);
+  ASSERT_EQ(plan.admission.admitted.size(), 1u);
+  EXPECT_EQ(plan.admission.admitted[0], "g/01_a");
+  int claims = 0, sightings = 0;
+  for (const auto& c : plan.changes) {
+    claims += std::holds_alternative<replace_claim>(c);
+    sightings += std::holds_alternative<observe_orchestration>(c);
+  }
+  EXPECT_EQ(claims, 1);
+  EXPECT_EQ(sightings, 1);
+  bool conflict = false;
+  for (const auto& e : plan.admission.entries)
+    if (e.task == "g/02_b")
+      conflict = e.reason.find("claim conflict with g/01_a") != std::string::npos;
+  EXPECT_TRUE(conflict);
+
+  // A live task elsewhere keeps its claim and is never admitted.
+  in.live["g/01_a"] = {live_where::elsewhere, "pid 1 alive"};
+  auto followed = plan_pass(in);
+  EXPECT_TRUE(followed.admission.admitted.empty());
+  auto obs = observe_run_end(followed, false, 0, {});
+  EXPECT_EQ(obs.external_live.size(), 1u);
+  EXPECT_EQ(compute_run_exit(obs).code, 3);
+}
+
+TEST(active_probe, an_active_stage_without_a_record_is_stale_and_a_dead_agent_too) {
+  temp_dir root;
+  run_location where{root.path(), "abcd", root.path() / "runs"};
+  state_model state;
+  task_state st;
+  st.active_stage = "worker";
+  state.tasks["g/01_a"] = st;
+  system_clock clk;
+  auto probe = probe_active_stage("g/01_a", st, state, where, clk);
+  EXPECT_EQ(probe.kind, active_probe_kind::stale);
+  auto review = review_active_stages(state, where, clk, {});
+  EXPECT_TRUE(review.live.empty());
+  ASSERT_EQ(review.changes.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<clear_active_stage>(review.changes[0]));
+}
+
+TEST(active_probe, finds_the_newest_locator_and_removes_only_the_tasks_logs) {
+  temp_dir root;
+  auto runs = root.path() / "runs";
+  auto id = attempt_identity("g/01_a", 1, "worker", 2);
+  root.write("runs/20261129T100000Z__" + id + "/locator.json", "{}");
+  root.write("runs/20261129T110000Z__" + id + "/locator.json", "{}");
+  root.write("runs/20261129T110000Z__" + attempt_identity("g/01_ab", 1, "worker", 1) +
+               "/locator.json", "{}");
+  auto found = find_attempt_locator(runs, "g/01_a", 1, "worker", 2);
+  EXPECT_EQ(found.parent_path().filename().string(), "20261129T110000Z__" + id);
+  EXPECT_TRUE(find_attempt_locator(runs, "g/01_a", 1, "worker", 3).empty());
+  EXPECT_EQ(remove_attempt_logs(runs, "g/01_a"), 2);
+  EXPECT_EQ(remove_attempt_logs(runs, "g/01_ab"), 1);
+}
+
+} // namespace
+} // namespace ad::runtime

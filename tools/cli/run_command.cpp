@@ -1,0 +1,100 @@
+// `agent-dispatch run [--workspace DIR] [--task-group G] [--max-parallel N]
+// [--dry-run] [--retry-blocked] [--policy FILE] [--json]`: with --dry-run,
+// classifies every task and prints what the dispatcher would do, writing
+// nothing; otherwise runs the dispatch loop (tools/cli/run_loop.hpp).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/workspace/dry_run.hpp"
+#include "runtime/workspace/dry_run_render.hpp"
+#include "runtime/workspace/task_scan.hpp"
+#include "tools/cli/commands.hpp"
+#include "tools/cli/run_loop.hpp"
+
+namespace ad::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct run_options {
+  std::string workspace;
+  std::string task_group;
+  int max_parallel = 0;
+  bool dry_run = false;
+  bool retry_blocked = false;
+  std::string policy_file;
+  bool json = false;
+};
+
+int run_run(const run_options& opt) {
+  std::error_code ec;
+  fs::path workspace = opt.workspace;
+  if (workspace.empty()) {
+    auto cwd = fs::current_path(ec);
+    auto root = runtime::find_workspace_root(cwd);
+    workspace = root.is_ok() ? *root : cwd;
+  }
+  if (!opt.dry_run) {
+    run_loop_options loop;
+    loop.workspace = workspace.string();
+    loop.task_group = opt.task_group;
+    loop.policy_file = opt.policy_file;
+    loop.max_parallel = opt.max_parallel;
+    loop.retry_blocked = opt.retry_blocked;
+    loop.json = opt.json;
+    return run_loop(loop);
+  }
+  std::optional<std::string> group;
+  if (!opt.task_group.empty())
+    group = opt.task_group;
+  auto scan = runtime::scan_workspace(workspace, group);
+  if (!scan.is_ok()) {
+    std::cerr << "run: " << scan.error().message() << "\n";
+    return exit_blocked;
+  }
+  for (const auto& w : scan->warnings)
+    std::cerr << "warning: " << w << "\n";
+
+  runtime::dry_run_input input;
+  input.scan = &*scan;
+  input.group = group;
+  input.max_parallel = opt.max_parallel;
+  auto report = runtime::plan_dry_run(input);
+  if (opt.json)
+    std::cout << runtime::render_dry_run_json_lines(report);
+  else
+    std::cout << runtime::render_dry_run_text(report);
+  std::cout.flush();
+  return report.summary.exit_code;
+}
+
+} // namespace
+
+void add_run_command(CLI::App& app, handler& out) {
+  auto opt = std::make_shared<run_options>();
+  auto* cmd = app.add_subcommand("run", "Dispatch every ready task until nothing is left to run");
+  cmd->set_version_flag("--version", AD_VERSION);
+  cmd->add_option("--workspace", opt->workspace,
+                  "workspace root holding agent-task/ (default: nearest ancestor of the "
+                  "current folder holding agent-task/)");
+  cmd->add_option("--task-group", opt->task_group, "only this task group (a folder under agent-task/)");
+  cmd->add_option("--max-parallel", opt->max_parallel, "cap on running tasks (0 = unlimited)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--dry-run", opt->dry_run,
+                "classify every task and print its stage, route, dependency state, status "
+                "and reason; write nothing");
+  cmd->add_flag("--retry-blocked", opt->retry_blocked,
+                "clear blocks and failure budgets before running (a worker blocked by a "
+                "failover-qualified failure fails over on its next attempt)");
+  cmd->add_option("--policy", opt->policy_file,
+                  "policy file (default: <workspace>/agent-dispatch.json, else the embedded "
+                  "default)");
+  cmd->add_flag("--json", opt->json, "print JSON Lines: one task object per line, then a summary");
+  cmd->callback([opt, &out] { out = [opt] { return run_run(*opt); }; });
+}
+
+} // namespace ad::cli

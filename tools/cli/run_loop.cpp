@@ -1,0 +1,154 @@
+#include "tools/cli/run_loop.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <cstdlib>
+#include <optional>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+
+#include "actors/attempt/attempt_host.hpp"
+#include "actors/output/output_actor.hpp"
+#include "actors/output/signal_watcher.hpp"
+#include "actors/process/process_actor.hpp"
+#include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/state/spawn.hpp"
+#include "actors/supervisor/supervisor_actor.hpp"
+#include "messages/types.hpp"
+#include "runtime/core/files.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/policy/time_zone.hpp"
+#include "runtime/state/durable_store.hpp"
+#include "runtime/state/lock.hpp"
+#include "runtime/state/root.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace ad::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void shut_down(caf::actor_system& sys, std::initializer_list<caf::actor> actors) {
+  for (const auto& a : actors)
+    if (a)
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  sys.await_all_actors_done();
+}
+
+} // namespace
+
+int run_loop(const run_loop_options& opt) {
+  auto identity = runtime::identify_workspace(opt.workspace);
+  if (!identity.is_ok()) {
+    std::cerr << "run: " << identity.error().message() << "\n";
+    return exit_blocked;
+  }
+  auto root = runtime::resolve_state_root(*identity, runtime::state_env::from_process());
+  if (!root.is_ok()) {
+    std::cerr << "run: " << root.error().message() << "\n";
+    return exit_blocked;
+  }
+  fs::path runs = *root / "runs";
+  if (auto st = runtime::make_directories(runs); !st.is_ok()) {
+    std::cerr << "run: " << st.message() << "\n";
+    return exit_blocked;
+  }
+  auto clk = std::make_shared<runtime::system_clock>();
+  auto lock = runtime::state_lock::acquire(*root, runtime::current_lock_owner(*clk));
+  if (!lock.is_ok()) {
+    std::cerr << "run: " << lock.error().message() << "\n";
+    return lock.error().is_conflict() ? exit_waiting : exit_blocked;
+  }
+  auto store = runtime::durable_store::open(*root, *identity, runtime::posix_file_layer());
+  if (!store.is_ok()) {
+    std::cerr << "run: state error: " << store.error().message() << "\n";
+    return exit_blocked;
+  }
+  for (const auto& w : (*store)->report().warnings)
+    std::cerr << "warning: " << w << "\n";
+  std::optional<fs::path> policy_file;
+  if (!opt.policy_file.empty())
+    policy_file = opt.policy_file;
+  auto pol = runtime::load_policy(policy_file, identity->path);
+  if (!pol.is_ok()) {
+    std::cerr << "run: policy: " << pol.error().message() << "\n";
+    return exit_blocked;
+  }
+  auto zone = runtime::load_time_zone(pol->value.timezone);
+  if (!zone.is_ok()) {
+    std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
+    return exit_blocked;
+  }
+
+  caf::actor_system_config cfg;
+  messages::register_message_types(cfg);
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  auto state = actors::spawn_state_actors(sys, std::move(*store));
+  auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone);
+  auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
+  auto host = sys.spawn(actors::attempt_host_impl, actors::make_attempt_config(process));
+
+  auto ctx = std::make_shared<actors::run_context>();
+  ctx->workspace = identity->path;
+  ctx->workspace_id = identity->id;
+  ctx->task_root = (fs::path(identity->path) / "agent-task").string();
+  ctx->runs_dir = runs.string();
+  ctx->task_group = opt.task_group;
+  ctx->max_parallel = opt.max_parallel;
+  ctx->retry_blocked = opt.retry_blocked;
+  ctx->pol = pol->value;
+  ctx->zone = *zone;
+  ctx->clk = clk;
+  ctx->timing.heartbeat_ms = static_cast<int64_t>(pol->value.timeouts.heartbeat_s * 1000);
+  ctx->timing.silence_inspection_ms =
+    static_cast<int64_t>(pol->value.timeouts.silence_inspection_s * 1000);
+  ctx->timing.stall_limit_ms = static_cast<int64_t>(pol->value.timeouts.stall_limit_s * 1000);
+  ctx->store = state.store;
+  ctx->supervisor = supervisor;
+  ctx->host = host;
+
+  actors::output_config out_cfg;
+  out_cfg.format = actors::choose_output_format(
+    ::isatty(STDOUT_FILENO) ? actors::stdout_kind::terminal : actors::stdout_kind::pipe,
+    opt.json ? actors::json_request::on : actors::json_request::off);
+  out_cfg.stream = std::shared_ptr<std::ostream>(&std::cout, [](std::ostream*) {});
+  out_cfg.clock = clk;
+  out_cfg.colours = runtime::colour_mode_from_env(std::getenv("NO_COLOR"));
+  auto output = actors::spawn_output(sys, out_cfg);
+  ctx->out = output;
+
+  messages::run_finished done{exit_blocked, "run ended without a result", {}};
+  {
+    caf::scoped_actor self{sys};
+    auto waiter = caf::actor_cast<messages::run_waiter_actor>(self);
+    auto scheduler = sys.spawn(actors::scheduler_impl, actors::run_context_ptr(ctx), waiter);
+    self->monitor(scheduler);
+    auto signals = actors::watch_shutdown_signals(
+      caf::actor_cast<messages::shutdown_listener>(scheduler), clk);
+    if (!signals.is_ok())
+      std::cerr << "warning: signals: " << signals.error().message() << "\n";
+    bool running = true;
+    while (running)
+      self->receive([&](messages::run_finished& f) { done = std::move(f); },
+                    [&](caf::down_msg&) { running = false; });
+    self->request(output, std::chrono::seconds(30), messages::stop_output{})
+      .receive([](const messages::output_flushed&) {}, [](const caf::error&) {});
+  }
+  shut_down(sys, {caf::actor_cast<caf::actor>(host), caf::actor_cast<caf::actor>(process),
+                  caf::actor_cast<caf::actor>(supervisor),
+                  caf::actor_cast<caf::actor>(state.store),
+                  caf::actor_cast<caf::actor>(state.serializer)});
+  if (opt.json)
+    return done.exit_code; // the run_summary event carried it
+  std::cout << "run: " << done.summary << "\n";
+  for (const auto& d : done.details)
+    std::cout << "  " << d << "\n";
+  std::cout.flush();
+  return done.exit_code;
+}
+
+} // namespace ad::cli
