@@ -55,10 +55,14 @@ protected:
   std::optional<output_flushed> ask(Request req) {
     auto reply = std::make_shared<std::optional<output_flushed>>();
     auto target = actor_;
-    sys_.spawn([=](caf::event_based_actor* self) {
-      self->request(target, std::chrono::seconds(5), req)
-        .then([=](output_flushed& r) { *reply = r; }, [](caf::error&) {});
-    });
+    // The unused int: CAF 0.17.6 dereferences a null argument tuple when a
+    // function actor is spawned without arguments.
+    sys_.spawn(
+      [=](caf::event_based_actor* self, int) {
+        self->request(target, std::chrono::seconds(5), req)
+          .then([=](output_flushed& r) { *reply = r; }, [](caf::error&) {});
+      },
+      0);
     sched_.run();
     return *reply;
   }

@@ -113,12 +113,14 @@ TEST(signal_watcher, delivers_shutdown_requested_to_an_actor) {
     std::atomic<int> got{0};
     std::atomic<int64_t> at{0};
     messages::shutdown_listener listener =
-      sys.spawn([&](messages::shutdown_listener::pointer) -> messages::shutdown_listener::behavior_type {
-        return {[&](const messages::shutdown_requested& x) {
-          at = x.time;
-          got = x.signal_number;
-        }};
-      });
+      sys.spawn(
+        [&](messages::shutdown_listener::pointer, int) -> messages::shutdown_listener::behavior_type {
+          return {[&](const messages::shutdown_requested& x) {
+            at = x.time;
+            got = x.signal_number;
+          }};
+        },
+        0);
     auto clock = std::make_shared<runtime::manual_clock>(1'800'000'000'000);
     auto w = watch_shutdown_signals(listener, clock);
     if (!w)

@@ -91,10 +91,14 @@ protected:
     auto reply = std::make_shared<std::optional<Reply>>();
     auto err = std::make_shared<caf::error>();
     auto target = actor_;
-    sys_.spawn([=](caf::event_based_actor* self) {
-      self->request(target, std::chrono::seconds(5), req)
-        .then([=](Reply& r) { *reply = std::move(r); }, [=](caf::error& e) { *err = e; });
-    });
+    // The unused int: CAF 0.17.6 dereferences a null argument tuple when a
+    // function actor is spawned without arguments.
+    sys_.spawn(
+      [=](caf::event_based_actor* self, int) {
+        self->request(target, std::chrono::seconds(5), req)
+          .then([=](Reply& r) { *reply = std::move(r); }, [=](caf::error& e) { *err = e; });
+      },
+      0);
     sched_.run();
     if (err_out != nullptr)
       *err_out = *err;
