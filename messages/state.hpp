@@ -128,6 +128,44 @@ typename Inspector::result_type inspect(Inspector& f, state_snapshot_reply& x) {
   return f(caf::meta::type_name("state_snapshot_reply"), x.seq, x.state_json);
 }
 
+// Subscriber -> store: from now on, publish every entry to the sender once
+// it is durable and applied (state_changes_published); the reply is the
+// state as of the subscription. Used by the scheduler to keep a mirror of
+// the state instead of asking for a snapshot on every pass.
+struct subscribe_state_changes {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, subscribe_state_changes&) {
+  return f(caf::meta::type_name("subscribe_state_changes"));
+}
+
+// Store -> subscriber: the changes of one journal entry, sent in journal
+// order right before the requester's reply, so a subscriber that hears of
+// the request's effect from the requester has already received them.
+struct state_changes_published {
+  uint64_t seq = 0;
+  std::vector<state_change> changes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, state_changes_published& x) {
+  std::string text;
+  return f(caf::meta::type_name("state_changes_published"), x.seq,
+           caf::meta::save_callback([&]() -> caf::error {
+             text = runtime::changes_to_json_text(x.changes);
+             return caf::none;
+           }),
+           text, caf::meta::load_callback([&]() -> caf::error {
+             auto parsed = runtime::changes_from_json_text(text, "state_changes_published");
+             if (!parsed)
+               return caf::make_error(errc::invalid_request, parsed.error().message());
+             x.changes = std::move(*parsed);
+             return caf::none;
+           }));
+}
+
+using state_subscriber_actor = caf::typed_actor<caf::reacts_to<state_changes_published>>;
+
 // Query every write claim (typed: the scheduler asks this often).
 struct get_claims {};
 
@@ -156,7 +194,7 @@ typename Inspector::result_type inspect(Inspector& f, claims_reply& x) {
   return f(caf::meta::type_name("claims_reply"), x.claims);
 }
 
-// Store -> serializer: one journal entry to group-commit.
+// One journal entry: the changes of one apply_state_changes request.
 struct journal_entry {
   std::vector<state_change> changes;
 };
@@ -166,7 +204,18 @@ typename Inspector::result_type inspect(Inspector& f, journal_entry& x) {
   return detail::inspect_changes(f, "journal_entry", x.changes);
 }
 
-// Serializer -> store: the entry is durable (fsync returned).
+// Store -> serializer: every entry the store received together, in order,
+// to group-commit (one request per batch, not per entry).
+struct journal_batch {
+  std::vector<journal_entry> entries;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, journal_batch& x) {
+  return f(caf::meta::type_name("journal_batch"), x.entries);
+}
+
+// The entry is durable (fsync returned).
 struct journal_entry_durable {
   uint64_t seq = 0;
   std::vector<change_outcome> outcomes;
@@ -177,18 +226,33 @@ typename Inspector::result_type inspect(Inspector& f, journal_entry_durable& x) 
   return f(caf::meta::type_name("journal_entry_durable"), x.seq, x.outcomes);
 }
 
+// Serializer -> store: every entry of the batch is durable; one result per
+// entry, in batch order.
+struct journal_batch_durable {
+  std::vector<journal_entry_durable> entries;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, journal_batch_durable& x) {
+  return f(caf::meta::type_name("journal_batch_durable"), x.entries);
+}
+
 // The serializer's note to itself: commit everything queued so far.
 using st_flush_atom = caf::atom_constant<caf::atom("st_flush")>;
+// The store's note to itself: send everything received so far as one batch.
+using st_batch_atom = caf::atom_constant<caf::atom("st_batch")>;
 
 using state_serializer_actor =
-  caf::typed_actor<caf::replies_to<journal_entry>::with<journal_entry_durable>,
+  caf::typed_actor<caf::replies_to<journal_batch>::with<journal_batch_durable>,
                    caf::reacts_to<st_flush_atom>>;
 
 using state_store_actor =
   caf::typed_actor<caf::replies_to<apply_state_changes>::with<state_changes_applied>,
                    caf::replies_to<get_task_state>::with<task_state_reply>,
                    caf::replies_to<get_state_snapshot>::with<state_snapshot_reply>,
-                   caf::replies_to<get_claims>::with<claims_reply>>;
+                   caf::replies_to<subscribe_state_changes>::with<state_snapshot_reply>,
+                   caf::replies_to<get_claims>::with<claims_reply>,
+                   caf::reacts_to<st_batch_atom>>;
 
 inline void add_state_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<apply_state_changes>("apply_state_changes");
@@ -199,11 +263,17 @@ inline void add_state_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<task_state_reply>("task_state_reply");
   cfg.add_message_type<get_state_snapshot>("get_state_snapshot");
   cfg.add_message_type<state_snapshot_reply>("state_snapshot_reply");
+  cfg.add_message_type<subscribe_state_changes>("subscribe_state_changes");
+  cfg.add_message_type<state_changes_published>("state_changes_published");
   cfg.add_message_type<get_claims>("get_claims");
   cfg.add_message_type<claim_entry>("claim_entry");
   cfg.add_message_type<claims_reply>("claims_reply");
   cfg.add_message_type<journal_entry>("journal_entry");
   cfg.add_message_type<journal_entry_durable>("journal_entry_durable");
+  cfg.add_message_type<std::vector<journal_entry>>("journal_entry_list");
+  cfg.add_message_type<journal_batch>("journal_batch");
+  cfg.add_message_type<std::vector<journal_entry_durable>>("journal_entry_durable_list");
+  cfg.add_message_type<journal_batch_durable>("journal_batch_durable");
 }
 
 } // namespace ad::messages

@@ -19,20 +19,31 @@ std::vector<change_outcome> to_outcomes(const std::vector<runtime::status>& stat
 void flush(state_serializer_actor::stateful_pointer<serializer_state> self) {
   auto& s = self->state;
   s.flush_scheduled = false;
-  auto entries = std::move(s.queued);
+  auto batches = std::move(s.queued);
   auto promises = std::move(s.promises);
   s.queued.clear();
   s.promises.clear();
-  if (entries.empty())
+  if (batches.empty())
     return;
+  // Every entry of every queued batch goes into one group commit.
+  std::vector<std::vector<runtime::state_change>> entries;
+  for (auto& batch : batches)
+    for (auto& entry : batch.entries)
+      entries.push_back(std::move(entry.changes));
   auto done = s.store->commit(entries);
   if (!done) {
     for (auto& rp : promises)
       rp.deliver(caf::make_error(errc::state_unavailable, done.error().to_string()));
     return;
   }
-  for (size_t i = 0; i < promises.size(); ++i)
-    promises[i].deliver(journal_entry_durable{(*done)[i].seq, to_outcomes((*done)[i].outcomes)});
+  size_t next = 0;
+  for (size_t b = 0; b < promises.size(); ++b) {
+    journal_batch_durable reply;
+    reply.entries.reserve(batches[b].entries.size());
+    for (size_t i = 0; i < batches[b].entries.size(); ++i, ++next)
+      reply.entries.push_back({(*done)[next].seq, to_outcomes((*done)[next].outcomes)});
+    promises[b].deliver(std::move(reply));
+  }
 }
 
 } // namespace
@@ -42,10 +53,10 @@ state_serializer_actor::behavior_type state_serializer(
   std::shared_ptr<runtime::durable_store> store) {
   self->state.store = std::move(store);
   return {
-    [=](journal_entry& entry) -> caf::typed_response_promise<journal_entry_durable> {
-      auto rp = self->make_response_promise<journal_entry_durable>();
+    [=](journal_batch& batch) -> caf::typed_response_promise<journal_batch_durable> {
+      auto rp = self->make_response_promise<journal_batch_durable>();
       auto& s = self->state;
-      s.queued.push_back(std::move(entry.changes));
+      s.queued.push_back(std::move(batch));
       s.promises.push_back(rp);
       if (!s.flush_scheduled) {
         s.flush_scheduled = true;

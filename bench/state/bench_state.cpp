@@ -3,11 +3,14 @@
 // actors (group commit), then the same kind of change goes through a naive
 // whole-state-rewrite store (serialize everything, write_file_atomic, per
 // change). Prints durable changes/s, bytes written and fsyncs per change,
-// and peak RSS for both. `--soak N` instead runs the SIGKILL crash loop of
+// CPU seconds (user + system, from getrusage) and changes per CPU-second,
+// and peak RSS for both, with the load average at start and end (the
+// machine may be shared). `--soak N` instead runs the SIGKILL crash loop of
 // the test suite N times.
 #include <functional>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <sys/resource.h>
@@ -39,11 +42,31 @@ struct options {
   std::string dir;
 };
 
-double cpu_seconds() {
+// Process CPU time (all threads) split into user and system seconds.
+struct cpu_times {
+  double user = 0;
+  double sys = 0;
+  double total() const { return user + sys; }
+  cpu_times operator-(const cpu_times& o) const { return {user - o.user, sys - o.sys}; }
+};
+
+cpu_times cpu_now() {
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
-         + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return {double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6,
+          double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6};
+}
+
+// The machine's load: on a shared machine the wall-clock rate depends on it,
+// the rate per CPU-second much less.
+void print_load(const char* when) {
+  double load[3] = {0, 0, 0};
+  if (::getloadavg(load, 3) != 3) {
+    std::printf("load average %s: unavailable\n", when);
+    return;
+  }
+  std::printf("load average %s: %.2f %.2f %.2f (1/5/15 min) on %ld cpus\n", when, load[0],
+              load[1], load[2], ::sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 long peak_rss_kb() {
@@ -124,7 +147,7 @@ caf::behavior producer(caf::event_based_actor* self, messages::state_store_actor
 
 struct phase_figures {
   double seconds = 0;
-  double cpu = 0;  // process CPU seconds (user + system), all threads
+  cpu_times cpu;  // process CPU seconds, all threads
   uint64_t changes = 0;
   uint64_t bytes = 0;
   uint64_t syncs = 0;
@@ -132,10 +155,11 @@ struct phase_figures {
 };
 
 void print(const char* name, const phase_figures& f) {
-  std::printf("%-22s changes=%llu time=%.2fs cpu=%.2fs durable_changes_per_s=%.0f "
-              "changes_per_cpu_s=%.0f bytes_per_change=%.1f fsyncs_per_change=%.4f peak_rss=%.1fMB\n",
-              name, static_cast<unsigned long long>(f.changes), f.seconds, f.cpu,
-              f.changes / f.seconds, f.changes / f.cpu,
+  std::printf("%-22s changes=%llu time=%.2fs cpu=%.2fs (user %.2fs, sys %.2fs) "
+              "durable_changes_per_s=%.0f changes_per_cpu_s=%.0f bytes_per_change=%.1f "
+              "fsyncs_per_change=%.4f peak_rss=%.1fMB\n",
+              name, static_cast<unsigned long long>(f.changes), f.seconds, f.cpu.total(),
+              f.cpu.user, f.cpu.sys, f.changes / f.seconds, f.changes / f.cpu.total(),
               double(f.bytes) / f.changes, double(f.syncs) / f.changes, f.rss_kb / 1024.0);
 }
 
@@ -171,13 +195,13 @@ int run_bench(const options& opt, const fs::path& dir) {
     caf::scoped_actor waiter(sys);
     int per = opt.changes / opt.producers;
     auto start = clk::now();
-    double cpu0 = cpu_seconds();
+    auto cpu0 = cpu_now();
     for (int p = 0; p < opt.producers; ++p)
       sys.spawn(producer, store_actor, p, per, opt.window, opt.tasks, caf::actor(waiter));
     for (int p = 0; p < opt.producers; ++p)
       waiter->receive([](caf::ok_atom, int) {});
     group.seconds = std::chrono::duration<double>(clk::now() - start).count();
-    group.cpu = cpu_seconds() - cpu0;
+    group.cpu = cpu_now() - cpu0;
     auto after = store->stats();
     group.changes = after.changes - before.changes;
     group.bytes = after.bytes_written - before.bytes_written;
@@ -197,7 +221,7 @@ int run_bench(const options& opt, const fs::path& dir) {
   runtime::state_model model = store->state();
   fs::path naive_file = dir / "naive-state.json";
   auto start = clk::now();
-  double cpu0 = cpu_seconds();
+  auto cpu0 = cpu_now();
   for (int n = 0; n < opt.baseline_changes; ++n) {
     (void) runtime::apply_change(model, small_change(n % opt.producers, n, opt.tasks));
     auto text = runtime::state_to_json_text(model);
@@ -209,7 +233,7 @@ int run_bench(const options& opt, const fs::path& dir) {
     naive.syncs += 2;  // file fsync + directory fsync
   }
   naive.seconds = std::chrono::duration<double>(clk::now() - start).count();
-  naive.cpu = cpu_seconds() - cpu0;
+  naive.cpu = cpu_now() - cpu0;
   naive.changes = static_cast<uint64_t>(opt.baseline_changes);
   naive.rss_kb = peak_rss_kb();
   print("whole-state-rewrite", naive);
@@ -217,6 +241,8 @@ int run_bench(const options& opt, const fs::path& dir) {
   std::printf("bytes per change: %.0fx fewer than the baseline (goal >= 50x)\n", ratio);
   std::printf("durable changes/s: %.0f (goal >= 20000); baseline %.1f\n",
               group.changes / group.seconds, naive.changes / naive.seconds);
+  std::printf("durable changes per CPU-second: %.0f; baseline %.1f\n",
+              group.changes / group.cpu.total(), naive.changes / naive.cpu.total());
   return 0;
 }
 
@@ -253,7 +279,9 @@ int main(int argc, char** argv) {
                 r.failure.empty() ? "" : ", FAILED: ", r.failure.c_str());
     rc = r.failure.empty() ? 0 : 1;
   } else {
+    print_load("at start");
     rc = run_bench(opt, dir);
+    print_load("at end");
   }
   if (opt.dir.empty())
     fs::remove_all(dir, ec);

@@ -19,17 +19,26 @@ bool skippable_claude_line(std::string_view line) {
 
 } // namespace
 
+output_event parse_output_event(adapter_kind kind, output_channel channel, std::string_view line) {
+  output_event out;
+  if (channel != output_channel::out || kind == adapter_kind::command)
+    return out;
+  if (kind == adapter_kind::claude && skippable_claude_line(line)) {
+    out.skipped = true;
+    return out;
+  }
+  out.event = agent_json::parse_object_line(line);
+  return out;
+}
+
 output_step attempt_output::feed(output_channel channel, std::string_view line) {
   output_step step;
-  std::optional<json> event;
-  if (channel == output_channel::out && kind_ != adapter_kind::command) {
-    if (kind_ == adapter_kind::claude && skippable_claude_line(line)) {
-      ++render_.lines_seen;
-      return step;
-    }
-    event = agent_json::parse_object_line(line);
+  auto event = parse_output_event(kind_, channel, line);
+  if (event.skipped) {
+    ++render_.lines_seen;
+    return step;
   }
-  const json* parsed = event ? &*event : nullptr;
+  const json* parsed = event.get();
   if (auto d = detect_terminal_diagnostic(kind_, channel, line, parsed))
     diagnostics_.add(std::move(*d));
   if (guard_ == review_guard::codex_review && kind_ == adapter_kind::codex && parsed != nullptr

@@ -32,6 +32,19 @@ struct output_step {
   std::optional<std::string> collaboration_tool;
 };
 
+// One output line parsed once for every per-line use (rendering,
+// diagnostics, the review guard). skipped: a claude `user` event without a
+// failed tool result, left unparsed (it renders nothing and carries nothing
+// else an attempt needs); event: the parsed JSON object of a stdout line of a
+// JSON-speaking CLI, nullopt for anything else.
+struct output_event {
+  bool skipped = false;
+  std::optional<json> event;
+  const json* get() const { return event ? &*event : nullptr; }
+};
+
+output_event parse_output_event(adapter_kind kind, output_channel channel, std::string_view line);
+
 class attempt_output {
 public:
   attempt_output(adapter_kind kind, review_guard guard);

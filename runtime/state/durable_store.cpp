@@ -62,6 +62,7 @@ status durable_store::load() {
   fs::path snap_path = root_ / snapshot_file_name;
   auto snap_text = files_->read(snap_path);
   if (snap_text) {
+    snapshot_bytes_ = snap_text->size();
     auto parsed = parse_json(*snap_text, snap_path.string());
     if (!parsed)
       return status::corruption(parsed.error().message() + ". The snapshot is damaged. "
@@ -244,10 +245,16 @@ status durable_store::compact() {
   if (!failed_)
     return failed_;
   fs::path snap_path = root_ / snapshot_file_name;
-  std::string text = dump_json(json{{"format", state_format_version},
-                                    {"workspace", identity_json(workspace_)},
-                                    {"seq", last_seq_},
-                                    {"state", state_to_json(state_)}});
+  // The snapshot object's keys in their sorted order (format, seq, state,
+  // workspace), the state streamed task by task: no tree of the whole state.
+  std::string text;
+  text.reserve(snapshot_bytes_ + snapshot_bytes_ / 8);
+  text.append("{\"format\":").append(std::to_string(state_format_version));
+  text.append(",\"seq\":").append(std::to_string(last_seq_));
+  text.append(",\"state\":");
+  append_state_json_text(text, state_);
+  text.append(",\"workspace\":").append(dump_json(identity_json(workspace_))).append("}");
+  snapshot_bytes_ = text.size();
   if (auto st = files_->replace(snap_path, text); !st) {
     failed_ = st.with_context("state snapshot write failed; state is read-only until restart");
     return failed_;

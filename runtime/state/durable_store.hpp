@@ -96,6 +96,7 @@ private:
   state_model state_;
   uint64_t last_seq_ = 0;
   uint64_t journal_bytes_ = 0;
+  size_t snapshot_bytes_ = 0;  // size of the last snapshot written or read
   std::unique_ptr<append_file> journal_;
   load_report report_;
   store_stats stats_;

@@ -52,7 +52,11 @@ json state_to_json(const state_model& x);
 result<state_model> state_from_json(const json& j, std::string_view source);
 std::string task_to_json_text(const task_state& x);
 result<task_state> task_from_json_text(std::string_view text, std::string_view source);
+// The same bytes as dump_json(state_to_json(x)), built one task at a time
+// (the whole state is never one JSON tree in memory); the append form lets a
+// caller write it into a larger document without another copy.
 std::string state_to_json_text(const state_model& x);
+void append_state_json_text(std::string& out, const state_model& x);
 result<state_model> state_from_json_text(std::string_view text, std::string_view source);
 
 } // namespace ad::runtime

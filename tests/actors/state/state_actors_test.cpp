@@ -157,26 +157,30 @@ TEST_F(state_actors_test, query_after_ack_sees_the_change) {
 struct held_serializer_state {
   held_serializer_state() = default;
   static inline const char* name = "held_serializer";
-  std::vector<caf::typed_response_promise<journal_entry_durable>> held;
-  std::vector<size_t> sizes;
+  std::vector<caf::typed_response_promise<journal_batch_durable>> held;
+  std::vector<journal_batch> batches;
   uint64_t seq = 0;
 };
 
 state_serializer_actor::behavior_type held_serializer(
   state_serializer_actor::stateful_pointer<held_serializer_state> self, int) {
   return {
-    [=](journal_entry& e) -> caf::typed_response_promise<journal_entry_durable> {
-      auto rp = self->make_response_promise<journal_entry_durable>();
+    [=](journal_batch& b) -> caf::typed_response_promise<journal_batch_durable> {
+      auto rp = self->make_response_promise<journal_batch_durable>();
       self->state.held.push_back(rp);
-      self->state.sizes.push_back(e.changes.size());
+      self->state.batches.push_back(std::move(b));
       return rp;
     },
     [=](st_flush_atom) {
       auto& s = self->state;
-      for (size_t i = 0; i < s.held.size(); ++i)
-        s.held[i].deliver(journal_entry_durable{++s.seq, std::vector<change_outcome>(s.sizes[i])});
+      for (size_t i = 0; i < s.held.size(); ++i) {
+        journal_batch_durable reply;
+        for (const auto& e : s.batches[i].entries)
+          reply.entries.push_back({++s.seq, std::vector<change_outcome>(e.changes.size())});
+        s.held[i].deliver(std::move(reply));
+      }
       s.held.clear();
-      s.sizes.clear();
+      s.batches.clear();
     },
   };
 }
@@ -214,6 +218,39 @@ TEST_F(state_actors_test, queries_see_only_durable_changes) {
   query("late", after);
   sched_.run();
   EXPECT_TRUE(after);
+  caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(held, caf::exit_reason::user_shutdown);
+  sched_.run();
+}
+
+TEST_F(state_actors_test, requests_that_arrive_together_reach_the_serializer_as_one_batch) {
+  auto held = sys_.spawn(held_serializer, 0);
+  state_store_config cfg;
+  cfg.serializer = held;
+  cfg.write_timeout = std::chrono::seconds(30);
+  auto store = sys_.spawn(state_store, std::move(cfg));
+  sched_.run();
+  std::vector<uint64_t> seqs;
+  sys_.spawn([=, &seqs](caf::event_based_actor* self, int) {
+    for (int i = 0; i < 7; ++i)
+      self->request(store, std::chrono::seconds(30), apply_state_changes{begin("b" + std::to_string(i))})
+        .then([&seqs](state_changes_applied& r) { seqs.push_back(r.seq); },
+              [](caf::error&) { ADD_FAILURE() << "apply failed"; });
+  }, 0);
+  sched_.run();
+  auto* st = dynamic_cast<caf::stateful_actor<held_serializer_state, state_serializer_actor::base>*>(
+    caf::actor_cast<caf::abstract_actor*>(held));
+  EXPECT_NE(st, nullptr);
+  if (st != nullptr) {
+    EXPECT_EQ(st->state.batches.size(), 1u) << "one request per arrival instead of one batch";
+    if (!st->state.batches.empty()) {
+      EXPECT_EQ(st->state.batches[0].entries.size(), 7u);
+    }
+  }
+  EXPECT_TRUE(seqs.empty());
+  caf::anon_send(held, st_flush_atom::value);
+  sched_.run();
+  EXPECT_EQ(seqs, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
   caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(held, caf::exit_reason::user_shutdown);
   sched_.run();

@@ -33,6 +33,30 @@ TEST(attempt_output, codex_review_violation_is_reported_once_and_classified) {
   EXPECT_NE(v.evidence.find("spawn_agent"), std::string::npos);
 }
 
+TEST(attempt_output, one_parse_per_line_only_where_a_cli_speaks_json) {
+  auto ok_tool = parse_output_event(
+    adapter_kind::claude, output_channel::out,
+    R"({"type":"user","message":{"content":[{"type":"tool_result","content":"ok","is_error":false}]}})");
+  EXPECT_TRUE(ok_tool.skipped);
+  EXPECT_EQ(ok_tool.get(), nullptr);
+  auto failed_tool = parse_output_event(
+    adapter_kind::claude, output_channel::out,
+    R"({"type":"user","message":{"content":[{"type":"tool_result","content":"no","is_error":true}]}})");
+  EXPECT_FALSE(failed_tool.skipped);
+  ASSERT_NE(failed_tool.get(), nullptr);
+  EXPECT_EQ(failed_tool.get()->at("type"), "user");
+  // The skip is claude's only: a codex line of the same shape is parsed.
+  EXPECT_FALSE(parse_output_event(adapter_kind::codex, output_channel::out,
+                                  R"({"type":"user","x":1})").skipped);
+  EXPECT_EQ(parse_output_event(adapter_kind::claude, output_channel::err, R"({"type":"x"})").get(),
+            nullptr);
+  EXPECT_EQ(parse_output_event(adapter_kind::command, output_channel::out, R"({"type":"x"})").get(),
+            nullptr);
+  auto plain = parse_output_event(adapter_kind::claude, output_channel::out, "not json {");
+  EXPECT_FALSE(plain.skipped);
+  EXPECT_EQ(plain.get(), nullptr);
+}
+
 TEST(attempt_output, workers_are_not_guarded) {
   attempt_output output(adapter_kind::codex, review_guard::off);
   auto step = output.feed(output_channel::out,

@@ -16,6 +16,16 @@ TEST(state_model_json, full_state_round_trips) {
   EXPECT_EQ(state_to_json_text(*back), text);
 }
 
+TEST(state_model_json, streamed_text_equals_the_whole_tree_dump) {
+  auto s = test::sample_state();
+  EXPECT_EQ(state_to_json_text(s), dump_json(state_to_json(s)));
+  state_model empty;
+  EXPECT_EQ(state_to_json_text(empty), dump_json(state_to_json(empty)));
+  auto back = state_from_json_text(state_to_json_text(empty), "mem");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(*back, empty);
+}
+
 TEST(state_model_json, decision_keeps_every_spec_field) {
   json j = test::sample_decision("worker", route_transition::failover);
   for (const char* key : {"work_unit_id", "stage", "lane", "grade", "candidates", "selected_target",
