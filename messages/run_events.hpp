@@ -112,7 +112,9 @@ typename Inspector::result_type inspect(Inspector& f, task_status_entry& x) {
 }
 
 // The scheduler (re)scanned the workspace: every observed task and its
-// status. The board's counts start from here; later events update them.
+// status on the first pass (and after a full rescan), afterwards only the
+// tasks whose entry changed. The board's counts start from here; later
+// events update them.
 struct tasks_scanned {
   int64_t time = 0;
   std::vector<task_status_entry> tasks;

@@ -19,6 +19,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "messages/run_events.hpp"
+#include "messages/state.hpp"
 
 namespace ad::messages {
 
@@ -66,7 +67,8 @@ using task_wake_atom = caf::atom_constant<caf::atom("task_wake")>; // a task's p
 // shutdown_requested (messages/run_events.hpp) comes from the signal watcher.
 using scheduler_actor =
   caf::typed_actor<caf::reacts_to<task_ended>, caf::reacts_to<sch_pass_atom>,
-                   caf::reacts_to<sch_poll_atom>, caf::reacts_to<shutdown_requested>>;
+                   caf::reacts_to<sch_poll_atom>, caf::reacts_to<shutdown_requested>,
+                   caf::reacts_to<state_changes_published>>;
 
 using task_actor = caf::typed_actor<caf::reacts_to<task_wake_atom>, caf::reacts_to<stop_run>>;
 

@@ -1,7 +1,12 @@
 #include "actors/scheduler/scheduler_actor.hpp"
 
+#include <algorithm>
+
+#include "actors/scheduler/quota_batch.hpp"
+#include "actors/scheduler/quota_prober.hpp"
 #include "actors/scheduler/scheduler_steps.hpp"
 #include "actors/scheduler/task_actor.hpp"
+#include "runtime/run/crash_point.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -31,20 +36,111 @@ void apply(self_ptr self, std::vector<runtime::state_change> changes, std::funct
   }
   self->request(self->state.ctx->store, self->state.ctx->state_timeout,
                 messages::apply_state_changes{std::move(changes)})
-    .then([k](const messages::state_changes_applied&) { k(); },
-          [self](caf::error& err) {
-            auto& s = self->state;
-            s.terminal_error = "state store refused a change: " + self->system().render(err);
-            s.pass_in_flight = false;
-            finish_if_idle(self);
-          });
+    .then(
+      [self, k](const messages::state_changes_applied& r) {
+        self->state.applied_seq = std::max(self->state.applied_seq, r.seq);
+        k();
+      },
+      [self](caf::error& err) {
+        auto& s = self->state;
+        s.terminal_error = "state store refused a change: " + self->system().render(err);
+        s.pass_in_flight = false;
+        finish_if_idle(self);
+      });
+}
+
+void run_pass(self_ptr self);
+
+// The admission quota batch (SPEC section 5): runs the planned probes once on
+// the detached prober, tells the supervisor, and hands the snapshot to the
+// admitted workers; without probes (or when they fail) starts them as they are.
+void with_admission_quota(self_ptr self, const std::string& probes, std::vector<task_spec> start,
+                          std::function<void(std::vector<task_spec>)> k) {
+  auto& s = self->state;
+  if (probes.empty() || start.empty()) {
+    k(std::move(start));
+    return;
+  }
+  if (!s.prober)
+    s.prober = self->spawn<caf::detached + caf::linked>(quota_prober_impl,
+                                                        std::chrono::milliseconds(30'000));
+  auto now = s.ctx->clk->now();
+  auto id = "admission-" + std::to_string(now) + "-" + std::to_string(++s.quota_batches);
+  self->request(s.prober, std::chrono::seconds(120),
+                messages::run_quota_probes{probes, s.ctx->workspace, id, now})
+    .then(
+      [self, start, k](const messages::quota_probes_done& done) mutable {
+        auto doc = runtime::parse_json(done.snapshot_json, "quota_probes_done");
+        auto snap = doc ? runtime::probe_snapshot_from_json(*doc)
+                        : runtime::result<runtime::probe_snapshot>(doc.error());
+        if (snap) {
+          self->send(self->state.ctx->supervisor, messages::quota_batch_taken{done.snapshot_json});
+          attach_admission_quota(start, *snap);
+        }
+        k(std::move(start));
+      },
+      [start, k](caf::error&) mutable { k(std::move(start)); });
+}
+
+// The pass proper, over the state mirror.
+void pass_over_mirror(self_ptr self) {
+  auto& s = self->state;
+  if (s.mirror_seq < s.applied_seq) {
+    // Our own changes are not in the mirror yet: their publication comes
+    // first, and runs the pass.
+    s.pass_in_flight = false;
+    s.pass_deferred = true;
+    return;
+  }
+  if (s.first_pass) {
+    s.first_pass = false;
+    auto changes = startup_changes(s, s.mirror);
+    bool handoff = std::any_of(changes.begin(), changes.end(), [](const auto& c) {
+      return std::holds_alternative<runtime::set_retry_handoff>(c);
+    });
+    apply(self, std::move(changes), [self, handoff] {
+      if (handoff)
+        runtime::crash_point("after-handoff");
+      run_pass(self);
+    });
+    return;
+  }
+  auto decided = decide_pass(s, s.mirror);
+  auto probes = admission_probe_plan(*s.ctx, decided.start, s.mirror);
+  apply(self, std::move(decided.changes), [self, decided, probes] {
+    with_admission_quota(self, probes, decided.start, [self](std::vector<task_spec> start) {
+    auto& s = self->state;
+    for (const auto& spec : start) {
+      if (s.stopping || !s.terminal_error.empty())
+        break;
+      auto handle = self->spawn(task_actor_impl, s.ctx, spec,
+                                messages::scheduler_actor{self});
+      s.running.emplace(spec.name, handle);
+      s.touched.insert(spec.name); // now running here: re-examined next pass
+    }
+    s.pass_in_flight = false;
+    if ((!s.survivors.empty() || !s.paused.empty()) && !s.poll_scheduled) {
+      s.poll_scheduled = true;
+      self->delayed_send(self, s.ctx->survivor_poll, messages::sch_poll_atom::value);
+    }
+    if (s.pass_wanted && !s.stopping)
+      run_pass(self);
+    else
+      finish_if_idle(self);
+    });
+  });
 }
 
 void run_pass(self_ptr self) {
   auto& s = self->state;
   s.pass_in_flight = true;
   s.pass_wanted = false;
-  self->request(s.ctx->store, s.ctx->state_timeout, messages::get_state_snapshot{})
+  if (s.subscribed) {
+    pass_over_mirror(self);
+    return;
+  }
+  // Once: the state as of now, and from then on every durable entry.
+  self->request(s.ctx->store, s.ctx->state_timeout, messages::subscribe_state_changes{})
     .then(
       [self](const messages::state_snapshot_reply& r) {
         auto& s = self->state;
@@ -55,32 +151,10 @@ void run_pass(self_ptr self) {
           finish_if_idle(self);
           return;
         }
-        if (s.first_pass) {
-          s.first_pass = false;
-          auto changes = startup_changes(s, *model);
-          apply(self, std::move(changes), [self] { run_pass(self); });
-          return;
-        }
-        auto decided = decide_pass(s, *model);
-        apply(self, std::move(decided.changes), [self, decided] {
-          auto& s = self->state;
-          for (const auto& spec : decided.start) {
-            if (s.stopping || !s.terminal_error.empty())
-              break;
-            auto handle = self->spawn(task_actor_impl, s.ctx, spec,
-                                      messages::scheduler_actor{self});
-            s.running.emplace(spec.name, handle);
-          }
-          s.pass_in_flight = false;
-          if ((!s.survivors.empty() || !s.paused.empty()) && !s.poll_scheduled) {
-            s.poll_scheduled = true;
-            self->delayed_send(self, s.ctx->survivor_poll, messages::sch_poll_atom::value);
-          }
-          if (s.pass_wanted && !s.stopping)
-            run_pass(self);
-          else
-            finish_if_idle(self);
-        });
+        s.mirror = std::move(*model);
+        s.mirror_seq = r.seq;
+        s.subscribed = true;
+        pass_over_mirror(self);
       },
       [self](caf::error& err) {
         auto& s = self->state;
@@ -122,6 +196,14 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
       s.running.erase(ended.task);
       note_task_ended(s, ended);
       request_pass(self);
+    },
+    [self](messages::state_changes_published& p) {
+      auto& s = self->state;
+      note_state_published(s, p);
+      if (s.pass_deferred && s.mirror_seq >= s.applied_seq) {
+        s.pass_deferred = false;
+        request_pass(self);
+      }
     },
     [self](messages::shutdown_requested&) {
       auto& s = self->state;

@@ -1,14 +1,20 @@
 #pragma once
 // The scheduler actor of `agent-dispatch run` (SPEC sections 4, 8, 10). Each
-// pass reads the durable state, scans the workspace (runtime/workspace),
-// plans admission (runtime/run/run_pass over runtime/schedule), makes the
-// new work units, orchestration sightings and write claims durable through
-// the state store, and only then spawns one task actor per admitted task,
-// in admission order. The first pass also applies `--retry-blocked` and
-// probes every active stage left in state (restart safety): live attempts
-// are followed as running elsewhere (claim adopted, polled until they end,
-// never started again); stale ones are cleared and resumed. A pass runs
-// again after every task_ended. When nothing runs or waits here any more it
+// pass reads the durable state (a mirror kept current by the state store's
+// publications), rescans the workspace incrementally (runtime/workspace
+// workspace_scanner: only folders that changed are read again), plans
+// admission for the affected tasks (runtime/run/pass_planner over
+// runtime/schedule), makes the new work units, orchestration sightings and
+// write claims durable through the state store, and only then spawns one
+// task actor per admitted task, in admission order (after the admission
+// quota batch of the admitted workers, when their targets have probes: run
+// once per pass on a detached quota prober, told to the supervisor, handed
+// to the task actors). The first pass also
+// applies `--retry-blocked` and probes every active stage left in state
+// (restart safety): live attempts are followed as running elsewhere (claim
+// adopted, polled until they end, never started again); stale ones are
+// cleared and resumed. A pass runs again after task_ended (several ended
+// tasks arriving during a pass are handled by one pass). When nothing runs or waits here any more it
 // computes the exit code (runtime/schedule/exit_code), sends run_summary to
 // the output actor and run_finished to the waiter, and quits. On
 // shutdown_requested it stops admitting and cancels its task actors (their
@@ -21,9 +27,14 @@
 #include <vector>
 
 #include "actors/scheduler/run_context.hpp"
+#include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
+#include <memory>
+
+#include "runtime/run/pass_planner.hpp"
 #include "runtime/run/run_pass.hpp"
 #include "runtime/schedule/rescan.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
 
 namespace ad::actors {
 
@@ -31,15 +42,29 @@ struct scheduler_state {
   static inline const char* name = "scheduler";
   run_context_ptr ctx;
   messages::run_waiter_actor waiter;
+  messages::quota_prober_actor prober; // spawned at the first quota batch
+  int64_t quota_batches = 0;
   std::map<std::string, messages::task_actor> running; // followed here
   std::map<std::string, std::string> survivors;        // task -> detail (restart survivors)
   std::map<std::string, runtime::millis> paused;       // task -> until (review no-progress)
   std::map<std::string, std::string> failed_here;      // task -> reason (errors this run)
   std::vector<std::string> cleared;                    // stale stages cleared at start
-  runtime::pass_plan last;
   runtime::reason_tracker reasons;
+  // Incremental passes: a mirror of the durable state kept by the store's
+  // publications, the workspace scanner (folder watch), the planner with the
+  // views and entries of earlier passes, and what changed since the last pass.
+  runtime::state_model mirror;
+  uint64_t mirror_seq = 0;
+  uint64_t applied_seq = 0;   // highest seq of our own applied changes
+  bool subscribed = false;
+  bool pass_deferred = false; // waiting for the mirror to reach applied_seq
+  std::unique_ptr<runtime::workspace_scanner> scanner;
+  runtime::pass_planner planner;
+  std::set<std::string> touched;              // tasks to re-examine next pass
+  std::vector<std::filesystem::path> ended_dirs; // folders to re-read next pass
+  bool claims_changed = false;
+  std::map<std::string, std::string> shown;   // task -> last tasks_scanned line
   int completed = 0;          // tasks completed by this run
-  int recorded_complete = 0;  // tasks the orchestration records hold as complete
   bool first_pass = true;
   bool pass_in_flight = false;
   bool pass_wanted = false;

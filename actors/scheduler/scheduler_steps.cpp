@@ -1,4 +1,5 @@
 #include "actors/scheduler/scheduler_steps.hpp"
+#include "actors/scheduler/trace_points.hpp"
 
 #include <caf/send.hpp>
 
@@ -24,13 +25,6 @@ runtime::run_location location_of(const run_context& ctx) {
   return {ctx.workspace, ctx.workspace_id, ctx.runs_dir};
 }
 
-std::set<std::string> running_names(const scheduler_state& s) {
-  std::set<std::string> out;
-  for (const auto& [name, h] : s.running)
-    out.insert(name);
-  return out;
-}
-
 task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry& e,
                   const runtime::state_model& model) {
   task_spec spec;
@@ -54,25 +48,49 @@ task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry
   return spec;
 }
 
+bool is_live_or_scanned(const scheduler_state& s, const std::string& task) {
+  return s.running.count(task) || s.survivors.count(task) || (s.scanner && s.scanner->find(task));
+}
+
+// Orchestration scopes a pass looks at: every scope on a full pass, else the
+// groups of the tasks touched since the last pass.
+std::set<std::string> scopes_to_check(const scheduler_state& s, const runtime::state_model& model,
+                                      bool full, const std::vector<std::string>& touched) {
+  std::set<std::string> out;
+  if (full) {
+    for (const auto& [scope, record] : model.orchestrations)
+      out.insert(scope);
+  } else {
+    for (const auto& t : touched)
+      out.insert(runtime::scope_of(t));
+  }
+  if (!s.ctx->task_group.empty())
+    return out.count(s.ctx->task_group) ? std::set<std::string>{s.ctx->task_group}
+                                        : std::set<std::string>{};
+  return out;
+}
+
 // Orchestration reconciliation of tasks that vanished from agent-task/.
 void reconcile(scheduler_state& s, const runtime::state_model& model,
-               const runtime::workspace_scan& scan, std::vector<runtime::state_change>& changes,
+               const std::set<std::string>& scopes, std::vector<runtime::state_change>& changes,
                std::vector<std::string>& errors) {
-  std::set<std::string> live = running_names(s);
-  for (const auto& [name, d] : s.survivors)
-    live.insert(name);
-  for (const auto& t : scan.tasks)
-    live.insert(t.name);
-  for (const auto& [scope, record] : model.orchestrations) {
+  for (const auto& scope : scopes) {
+    auto found = model.orchestrations.find(scope);
+    if (found == model.orchestrations.end())
+      continue;
+    const auto& record = found->second;
     if (record.status == runtime::orchestration_status::complete)
       continue;
-    if (!s.ctx->task_group.empty() && scope != s.ctx->task_group)
-      continue;
     runtime::orchestration_record active;
+    std::set<std::string> live;
     std::map<std::string, std::vector<std::string>> archives;
     for (const auto& [task, rec] : record.tasks) {
-      if (rec.status != runtime::orchestration_task_status::active || live.count(task))
+      if (rec.status != runtime::orchestration_task_status::active)
         continue;
+      if (is_live_or_scanned(s, task)) {
+        live.insert(task);
+        continue;
+      }
       active.tasks.emplace(task, rec);
       for (const auto& p : runtime::find_archived_task_folders(s.ctx->task_root, task))
         archives[task].push_back(p.string());
@@ -93,25 +111,34 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
   }
 }
 
+bool scope_busy(const scheduler_state& s, const std::string& scope) {
+  const auto& tasks = s.scanner->tasks();
+  auto it = tasks.lower_bound(scope);
+  if (it != tasks.end() && (it->first == scope || it->first.starts_with(scope + "/")))
+    return true;
+  for (const auto& [name, h] : s.running)
+    if (runtime::scope_of(name) == scope)
+      return true;
+  for (const auto& [name, d] : s.survivors)
+    if (runtime::scope_of(name) == scope)
+      return true;
+  return false;
+}
+
 // A group whose observed tasks are all complete and none runs: its work log
 // moves to the archive (refused with the reason on a merge conflict) and its
 // orchestration record is marked complete.
 void close_finished_groups(scheduler_state& s, const runtime::state_model& model,
-                           const runtime::workspace_scan& scan,
+                           const std::set<std::string>& scopes,
                            std::vector<runtime::state_change>& changes,
                            std::vector<std::string>& errors) {
-  std::set<std::string> busy;
-  for (const auto& t : scan.tasks)
-    busy.insert(runtime::scope_of(t.name));
-  for (const auto& [name, h] : s.running)
-    busy.insert(runtime::scope_of(name));
-  for (const auto& [name, d] : s.survivors)
-    busy.insert(runtime::scope_of(name));
-  for (const auto& [scope, record] : model.orchestrations) {
-    if (record.status == runtime::orchestration_status::complete || busy.count(scope) ||
-        record.tasks.empty())
+  for (const auto& scope : scopes) {
+    auto found = model.orchestrations.find(scope);
+    if (found == model.orchestrations.end())
       continue;
-    if (!s.ctx->task_group.empty() && scope != s.ctx->task_group)
+    const auto& record = found->second;
+    if (record.status == runtime::orchestration_status::complete || record.tasks.empty() ||
+        scope_busy(s, scope))
       continue;
     bool all = true;
     for (const auto& [task, rec] : record.tasks)
@@ -131,9 +158,9 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
   }
 }
 
-void emit_reasons(scheduler_state& s) {
+void emit_reasons(scheduler_state& s, const runtime::admission_plan& examined) {
   auto now = s.ctx->clk->now();
-  for (const auto& e : s.reasons.changes(s.last.admission)) {
+  for (const auto& e : s.reasons.changes(examined)) {
     auto stage = std::string(runtime::to_string(e.stage));
     if (e.kind == runtime::admission_kind::blocked)
       emit(*s.ctx, messages::task_blocked{now, e.task, stage, e.reason});
@@ -166,10 +193,12 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
       auto cleared = runtime::clear_for_retry(name, st, now);
       changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
     }
-  auto review = runtime::review_active_stages(model, location_of(*s.ctx), *s.ctx->clk, {});
+  auto review =
+    runtime::review_active_stages(model, location_of(*s.ctx), *s.ctx->clk, {}, &s.ctx->pol);
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
+  trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, changes, {}, {});
   return changes;
 }
 
@@ -184,32 +213,48 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
       if (auto it = model.tasks.find(name); it != model.tasks.end())
         only.tasks.emplace(name, it->second);
     only.attempt_counters = model.attempt_counters;
-    auto review = runtime::review_active_stages(only, location_of(ctx), *ctx.clk, {});
+    auto review = runtime::review_active_stages(only, location_of(ctx), *ctx.clk, {}, &ctx.pol);
+    for (const auto& [name, d] : s.survivors)
+      if (!review.live.count(name) || review.live.at(name) != d)
+        s.touched.insert(name);
     s.survivors = std::move(review.live);
     out.changes = std::move(review.changes);
   }
-  for (auto it = s.paused.begin(); it != s.paused.end();)
-    it = it->second <= now ? s.paused.erase(it) : std::next(it);
+  for (auto it = s.paused.begin(); it != s.paused.end();) {
+    if (it->second <= now) {
+      s.touched.insert(it->first);
+      it = s.paused.erase(it);
+    } else {
+      ++it;
+    }
+  }
 
-  std::optional<std::string> group;
-  if (!ctx.task_group.empty())
-    group = ctx.task_group;
-  auto scan = runtime::scan_workspace(ctx.workspace, group);
-  if (!scan.is_ok()) {
-    s.terminal_error = "workspace scan failed: " + scan.error().message();
+  if (!s.scanner) {
+    std::optional<std::string> group;
+    if (!ctx.task_group.empty())
+      group = ctx.task_group;
+    s.scanner = std::make_unique<runtime::workspace_scanner>(ctx.workspace, group);
+  }
+  auto refreshed = s.scanner->refresh(s.ended_dirs);
+  s.ended_dirs.clear();
+  if (!refreshed.is_ok()) {
+    s.terminal_error = "workspace scan failed: " + refreshed.error().message();
     return out;
   }
-  std::vector<std::string> errors;
-  reconcile(s, model, *scan, out.changes, errors);
-  close_finished_groups(s, model, *scan, out.changes, errors);
-  s.recorded_complete = 0;
-  for (const auto& [scope, record] : model.orchestrations)
-    if (ctx.task_group.empty() || scope == ctx.task_group)
-      for (const auto& [task, rec] : record.tasks)
-        s.recorded_complete += rec.status == runtime::orchestration_task_status::complete;
+  runtime::planner_input in;
+  in.full = refreshed->full;
+  in.touched.assign(s.touched.begin(), s.touched.end());
+  in.touched.insert(in.touched.end(), refreshed->changed.begin(), refreshed->changed.end());
+  s.touched.clear();
+  in.claims_changed = s.claims_changed;
+  s.claims_changed = false;
 
-  runtime::pass_input in;
-  in.scan = &*scan;
+  std::vector<std::string> errors;
+  auto scopes = scopes_to_check(s, model, in.full, in.touched);
+  reconcile(s, model, scopes, out.changes, errors);
+  close_finished_groups(s, model, scopes, out.changes, errors);
+
+  in.scanner = s.scanner.get();
   in.state = &model;
   in.pol = &ctx.pol;
   in.max_parallel = ctx.max_parallel;
@@ -219,38 +264,79 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     in.live[name] = {runtime::live_where::here, "paused after an unchanged review"};
   for (const auto& [name, detail] : s.survivors)
     in.live[name] = {runtime::live_where::elsewhere, detail};
-  s.last = runtime::plan_pass(in);
-  out.changes.insert(out.changes.end(), s.last.changes.begin(), s.last.changes.end());
-  s.last.changes.clear();
+  auto planned = s.planner.plan(in);
+  out.changes.insert(out.changes.end(), std::make_move_iterator(planned.changes.begin()),
+                     std::make_move_iterator(planned.changes.end()));
   for (const auto& e : errors)
     s.failed_here.emplace(e, "");
 
-  std::map<std::string, const runtime::scanned_task*> by_name;
-  for (const auto& t : scan->tasks)
-    by_name[t.name] = &t;
-  std::map<std::string, const runtime::admission_entry*> entries;
-  for (const auto& e : s.last.admission.entries)
-    entries[e.task] = &e;
-  for (const auto& name : s.last.admission.admitted) {
+  const auto& entries = s.planner.entries();
+  for (const auto& name : planned.admitted) {
     if (s.failed_here.count(name) || s.running.count(name))
       continue;
-    auto t = by_name.find(name);
+    const auto* t = s.scanner->find(name);
     auto e = entries.find(name);
-    if (t == by_name.end() || e == entries.end())
+    if (t == nullptr || e == entries.end())
       continue;
-    out.start.push_back(spec_of(*t->second, *e->second, model));
+    out.start.push_back(spec_of(*t, e->second, model));
   }
-  emit_reasons(s);
+  runtime::admission_plan examined;
+  examined.entries = planned.examined;
+  emit_reasons(s, examined);
+
+  // The first pass lists every task; later ones the tasks whose line changed.
   messages::tasks_scanned scanned{now, {}};
-  for (const auto& e : s.last.admission.entries)
-    scanned.tasks.push_back({e.task, std::string(runtime::to_string(e.stage)), status_of(e.kind),
-                             e.reason});
-  emit(ctx, std::move(scanned));
+  auto show = [&](const runtime::admission_entry& e) {
+    messages::task_status_entry line{e.task, std::string(runtime::to_string(e.stage)),
+                                      status_of(e.kind), e.reason};
+    auto key = line.stage + '|' + line.status + '|' + line.reason;
+    auto [it, inserted] = s.shown.try_emplace(e.task, key);
+    if (!inserted && it->second == key && !in.full)
+      return;
+    it->second = std::move(key);
+    scanned.tasks.push_back(std::move(line));
+  };
+  if (in.full) {
+    for (const auto& v : s.scanner->ordered())
+      if (auto e = entries.find(v->name); e != entries.end())
+        show(e->second);
+  } else {
+    for (const auto& e : planned.examined)
+      show(e);
+  }
+  for (const auto& name : planned.dropped)
+    s.shown.erase(name);
+  if (!scanned.tasks.empty() || in.full)
+    emit(ctx, std::move(scanned));
+  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, out.changes, out.start,
+                  planned.examined);
   return out;
+}
+
+void note_state_published(scheduler_state& s, const messages::state_changes_published& p) {
+  if (p.seq <= s.mirror_seq)
+    return;
+  for (const auto& c : p.changes) {
+    (void) runtime::apply_change(s.mirror, c);
+    std::visit(
+      [&](const auto& x) {
+        if constexpr (requires { x.task; })
+          s.touched.insert(x.task);
+        if constexpr (requires { x.owner; }) {
+          s.touched.insert(x.owner);
+          s.claims_changed = true;
+        }
+      },
+      c);
+  }
+  s.mirror_seq = p.seq;
 }
 
 void note_task_ended(scheduler_state& s, const messages::task_ended& ended) {
   auto now = s.ctx->clk->now();
+  // Its folder, its dependents and the capacity waiters are looked at again.
+  s.touched.insert(ended.task);
+  s.ended_dirs.push_back(std::filesystem::path(s.ctx->task_root) / ended.task);
   if (ended.outcome == "complete") {
     ++s.completed;
     s.reasons.forget(ended.task);
@@ -272,15 +358,22 @@ messages::run_finished finish_run(scheduler_state& s) {
   std::vector<std::string> errors;
   for (const auto& [task, why] : s.failed_here)
     errors.push_back(why.empty() ? task : task + ": " + why);
-  auto obs = runtime::observe_run_end(s.last, !s.ctx->task_group.empty(),
-                                      std::max(s.completed, s.recorded_complete), errors);
+  int recorded_complete = 0; // tasks the orchestration records hold as complete
+  for (const auto& [scope, record] : s.mirror.orchestrations)
+    if (s.ctx->task_group.empty() || scope == s.ctx->task_group)
+      for (const auto& [task, rec] : record.tasks)
+        recorded_complete += rec.status == runtime::orchestration_task_status::complete;
+  auto last = s.planner.snapshot();
+  auto obs = runtime::observe_run_end(last, !s.ctx->task_group.empty(),
+                                      std::max(s.completed, recorded_complete), errors);
   obs.interrupted = s.interrupted;
   obs.terminal_error = s.terminal_error;
   auto exit = runtime::compute_run_exit(obs);
+  trace_run_exit(*s.ctx, obs, exit);
   std::map<std::string, int64_t> counts;
-  for (const auto& e : s.last.admission.entries)
+  for (const auto& e : last.admission.entries)
     ++counts[status_of(e.kind)];
-  counts["complete"] += std::max(s.completed, s.recorded_complete);
+  counts["complete"] += std::max(s.completed, recorded_complete);
   messages::run_summary summary{s.ctx->clk->now(), {}, exit.code, exit.summary};
   for (const auto& [status, n] : counts)
     summary.counts.push_back({status, n});

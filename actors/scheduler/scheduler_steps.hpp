@@ -25,6 +25,10 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
 
 void note_task_ended(scheduler_state& s, const messages::task_ended& ended);
 
+// A publication of the state store: applied to the mirror; the tasks it
+// names are re-examined by the next pass (claims changed: claim waiters too).
+void note_state_published(scheduler_state& s, const messages::state_changes_published& p);
+
 messages::run_finished finish_run(scheduler_state& s);
 
 } // namespace ad::actors

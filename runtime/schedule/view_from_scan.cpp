@@ -57,6 +57,16 @@ std::string block_reason(const scanned_task& task, const task_progress& progress
 
 task_view make_task_view(const scanned_task& task, const task_progress& progress,
                          const std::filesystem::path& task_root, live_where live) {
+  return make_task_view(
+    task, progress,
+    [&](std::string_view group, std::string_view dep) {
+      return dependency_candidates(task_root, group, dep);
+    },
+    live);
+}
+
+task_view make_task_view(const scanned_task& task, const task_progress& progress,
+                         const completed_lookup& completed, live_where live) {
   task_view v;
   v.name = task.name;
   v.group = task.group;
@@ -67,7 +77,7 @@ task_view make_task_view(const scanned_task& task, const task_progress& progress
     for (const auto& dep : task.deps) {
       predecessor_view p;
       std::from_chars(dep.data(), dep.data() + dep.size(), p.index);
-      for (const auto& log : dependency_candidates(task_root, task.group, dep))
+      for (const auto& log : completed(task.group, dep))
         p.complete_matches.push_back(log.parent_path().string());
       v.predecessors.push_back(std::move(p));
     }

@@ -9,6 +9,9 @@
 // never throws.
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
+#include <vector>
 
 #include "runtime/schedule/task_view.hpp"
 #include "runtime/workspace/stage.hpp"
@@ -22,5 +25,13 @@ view_stage to_view_stage(task_stage stage);
 // progress.activity is live but the attempt is not ours, none otherwise.
 task_view make_task_view(const scanned_task& task, const task_progress& progress,
                          const std::filesystem::path& task_root, live_where live);
+
+// The same view, with the completed folders of each predecessor answered by
+// `completed` (group, predecessor index) -> complete.log paths, e.g. from
+// workspace_scanner::completed_folders, instead of listing folders.
+using completed_lookup = std::function<std::vector<std::filesystem::path>(
+  std::string_view group, std::string_view predecessor)>;
+task_view make_task_view(const scanned_task& task, const task_progress& progress,
+                         const completed_lookup& completed, live_where live);
 
 } // namespace ad::runtime

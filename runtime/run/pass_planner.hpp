@@ -1,0 +1,73 @@
+#pragma once
+// The incremental form of plan_pass for the long-running scheduler (SPEC
+// section 4): it keeps the task views and admission entries of earlier
+// passes and re-examines only the tasks a pass can decide differently: the
+// tasks named as touched (folder re-read by the scanner, durable state
+// changed, finished, started, paused, liveness changed), the tasks that
+// depend on any of them (same group, naming its subtask index), the claim
+// waiters when a claim changed, and as many capacity waiters, in admission
+// order, as the free slots can take. Every other task keeps its last entry,
+// which is what a full pass would decide for it again. A full pass (first
+// one, a full rescan by the scanner) examines everything.
+//
+// Pure apart from what it reads through the scanner (cached folders) and
+// the archive lookup of first sightings; single owner; never throws.
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "runtime/run/run_pass.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
+
+namespace ad::runtime {
+
+struct planner_input {
+  const workspace_scanner* scanner = nullptr;
+  const state_model* state = nullptr;
+  const policy* pol = nullptr;
+  std::map<std::string, live_info> live; // every live task, by name
+  int max_parallel = 0;
+  bool full = false;                  // re-examine every task
+  std::vector<std::string> touched;   // names (tasks or archived folders)
+  bool claims_changed = false;        // a claim was taken, replaced or released
+};
+
+struct planner_result {
+  std::vector<state_change> changes;     // durable before starting `admitted`
+  std::vector<admission_entry> examined; // this pass's entries, by (index, name)
+  std::vector<std::string> admitted;     // in admission order
+  std::vector<std::string> dropped;      // tasks gone from the scan
+};
+
+class pass_planner {
+public:
+  planner_result plan(const planner_input& in);
+
+  const std::map<std::string, admission_entry>& entries() const { return entries_; }
+  const std::map<std::string, task_view>& views() const { return views_; }
+  const std::set<std::string>& claim_waiters() const { return claim_waiters_; }
+  std::size_t capacity_waiters() const { return capacity_waiters_.size(); }
+  // Tasks depending on `task_name` (same group, naming its index), sorted.
+  std::vector<std::string> dependents_of(const std::string& task_name) const;
+  // Every view and entry as one pass_plan (for observe_run_end).
+  pass_plan snapshot() const;
+
+private:
+  using order_key = std::tuple<int, int, std::string>; // (not review, index, name)
+
+  void drop(const std::string& name);
+  void put_view(task_view v);
+  void record(const admission_entry& e);
+
+  std::map<std::string, task_view> views_;
+  std::map<std::string, admission_entry> entries_;
+  std::map<std::string, std::set<std::string>> dependents_; // "<group>/<index>" -> tasks
+  std::set<order_key> capacity_waiters_;
+  std::map<std::string, order_key> waiter_key_;
+  std::set<std::string> claim_waiters_;
+};
+
+} // namespace ad::runtime
