@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, writes a fresh demo workspace into
-# ./demo-workspace and shows what the dispatcher would do for every task
-# (run --dry-run: stage, route, dependencies, status and reason).
+# Installs what is missing, builds, and shows the dispatcher on a demo
+# workspace in ./demo-workspace, in two steps:
 #
-# With --run it then runs the real dispatch loop on it, with the agent
-# simulator standing in for codex/claude/agy/pi (sim-bin first on PATH) and
-# the demo scenario (a rate limit, a stream disconnect, "file already
-# exists", a silent agent and a failed first review). The standard demo
-# deliberately holds two tasks for a person (a USER_REVIEW stop and a PLAN
-# with an invalid write set): the dispatcher completes the other tasks and
-# exits 2 naming them; the script then exits 0. Any other outcome fails.
-# Usage: tools/demo.sh [--run] [BUILD_DIR]
+# 1. The dry run of the standard demo: for every task its stage, route,
+#    dependencies, status and reason. It deliberately holds two tasks for a
+#    person: a USER_REVIEW stop (auth/05_password_policy) and a PLAN whose
+#    Modified Files Summary is invalid (billing/03_currency_format).
+# 2. A person resolves those two (ad-demo-gen --scenario resolved: the stop
+#    approved into a PLAN, the write set corrected), and the real dispatch
+#    loop runs over the workspace with the agent simulator standing in for
+#    codex/claude/agy/pi (sim-bin first on PATH) and the demo scenario: a
+#    rate limit, a pi stream disconnect that fails over to another pi
+#    session, "file already exists", a silent agent and a failed first
+#    review. Every task ends archived with complete.log and exit 0; a second
+#    run then reports all tasks complete without starting an agent.
+#
+# Usage: tools/demo.sh [--dry-run] [BUILD_DIR]
+#   --dry-run  stop after step 1 (exit code of the dry run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-real_run=0
-if [ "${1:-}" = "--run" ]; then
-  real_run=1
-  shift
-fi
+dry_only=0
+case "${1:-}" in
+  --dry-run) dry_only=1; shift ;;
+  --run) shift ;; # the real run is the default; kept for older scripts
+esac
 build_dir=${1:-build}
 
 bash tools/setup.sh
 bash tools/build.sh "$build_dir"
-"$build_dir/ad-demo-gen" demo-workspace --fresh
+build_abs=$(cd "$build_dir" && pwd)
+
+"$build_abs/ad-demo-gen" demo-workspace --fresh
 echo
 echo "agent-dispatch run --dry-run --workspace demo-workspace"
 echo
 dry_code=0
-"$build_dir/agent-dispatch" run --dry-run --workspace demo-workspace || dry_code=$?
-if [ "$real_run" -eq 0 ]; then
+"$build_abs/agent-dispatch" run --dry-run --workspace demo-workspace || dry_code=$?
+if [ "$dry_only" -eq 1 ]; then
   exit "$dry_code"
 fi
-build_abs=$(cd "$build_dir" && pwd)
+
+echo
+echo "A person resolves the two held tasks (the milestone approved into a PLAN,"
+echo "the Modified Files Summary corrected):"
+"$build_abs/ad-demo-gen" demo-workspace --scenario resolved --fresh
+
 state_dir=$(pwd)/demo-workspace.state
 rm -rf "$state_dir"
 mkdir -p "$state_dir"
@@ -48,23 +61,28 @@ export AGENT_SIM_TIME_SCALE=${AGENT_SIM_TIME_SCALE:-0.1}
 echo
 echo "agent-dispatch run --workspace demo-workspace --max-parallel 4"
 echo
+started=$(date +%s.%N)
 set +e
 "$build_abs/agent-dispatch" run --workspace demo-workspace --max-parallel 4 | tee "$state_dir/run.out"
 code=${PIPESTATUS[0]}
 set -e
+elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+agents=$(wc -l < "$AGENT_SIM_REGISTRY")
+archived=$(find demo-workspace/agent-task/archive -name complete.log | wc -l)
+work_logs=$(find demo-workspace/agent-task/archive -name 'work_log_*.log' | wc -l)
 echo
-echo "exit code $code; agents run: $(wc -l < "$AGENT_SIM_REGISTRY")"
+echo "exit code $code after ${elapsed}s; agents run: $agents; complete.log in the archive:" \
+  "$archived; work logs archived: $work_logs"
 "$build_abs/agent-sim" check-registry "$AGENT_SIM_REGISTRY" --max-parallel 4
-if [ "$code" -eq 0 ]; then
-  exit 0
+if [ "$code" -ne 0 ]; then
+  exit "$code"
 fi
-# Exit 2 is the expected end of the standard demo when the only open tasks
-# are the two that wait for a person by design.
-open=$(grep -c '^  ' "$state_dir/run.out" || true)
-if [ "$code" -eq 2 ] && [ "$open" -eq 2 ] &&
-   grep -q 'auth/05_password_policy' "$state_dir/run.out" &&
-   grep -q 'billing/03_currency_format' "$state_dir/run.out"; then
-  echo "every task completed except the two that wait for a person (by design)"
-  exit 0
+
+echo
+echo "agent-dispatch run --workspace demo-workspace   (again: nothing left to do)"
+echo
+"$build_abs/agent-dispatch" run --workspace demo-workspace
+if [ "$(wc -l < "$AGENT_SIM_REGISTRY")" -ne "$agents" ]; then
+  echo "demo: the second run started an agent" >&2
+  exit 1
 fi
-exit "$code"

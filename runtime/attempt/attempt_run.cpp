@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/native_sessions.hpp"
+#include "runtime/attempt/pi_watch.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/worklog/work_log.hpp"
 
@@ -16,7 +18,12 @@ std::string task_group(std::string_view task) {
   return std::string{slash == std::string_view::npos ? task : task.substr(0, slash)};
 }
 
-std::filesystem::path home_dir() {
+// The agent's home folder: a HOME= environment addition for the child wins
+// over the dispatcher's own HOME (the native sessions are written there).
+std::filesystem::path home_dir(const std::vector<std::string>& env_additions) {
+  for (auto it = env_additions.rbegin(); it != env_additions.rend(); ++it)
+    if (it->rfind("HOME=", 0) == 0)
+      return std::filesystem::path{it->substr(5)};
   const char* home = std::getenv("HOME");
   return home != nullptr ? std::filesystem::path{home} : std::filesystem::path{};
 }
@@ -103,9 +110,12 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
     loc.review_path = launch.review_path.string();
   if (!launch.session_id.empty())
     loc.session_id = launch.session_id;
+  run->home_ = home_dir(setup.env_additions);
   if (launch.kind == adapter_kind::claude)
     loc.native_session_path =
-      claude_session_path(home_dir(), setup.workspace, launch.session_id).string();
+      claude_session_path(run->home_, setup.workspace, launch.session_id).string();
+  if (launch.kind == adapter_kind::agy)
+    run->agy_before_ = list_files(agy_conversations_dir(run->home_), ".db");
   if (launch.kind == adapter_kind::pi && !launch.native_session_file.empty()) {
     loc.native_session_path = launch.native_session_file.string();
     loc.resumed_from_locator = std::nullopt;
@@ -173,17 +183,23 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
     line += " [line cut: " + std::to_string(dropped_bytes) + " bytes dropped]";
   (void)stream_.append_line(line);
 
-  auto rendered = render_stream_line(kind(), channel, text, render_);
+  // One JSON parse serves rendering, diagnostics and the review guard.
+  auto event = parse_output_event(kind(), channel, text);
+  if (event.skipped) {
+    ++render_.lines_seen;
+    return out;
+  }
+  auto rendered = render_event(kind(), channel, text, event.get(), render_);
   for (auto& shown : rendered.lines)
     if (!shown.empty())
       (void)normalized_.append_line(shown);
 
-  if (auto d = detect_terminal_diagnostic(kind(), channel, text))
+  if (auto d = detect_terminal_diagnostic(kind(), channel, text, event.get()))
     diagnostics_.add(std::move(*d));
 
-  if (kind() == adapter_kind::codex && setup_.role == "review" && channel == output_channel::out &&
+  if (kind() == adapter_kind::codex && setup_.role == "review" && event.get() != nullptr &&
       !review_control_tool_) {
-    if (auto tool = codex_collaboration_tool(text)) {
+    if (auto tool = codex_collaboration_tool_of_event(*event.get())) {
       review_control_tool_ = *tool;
       diagnostics_.add(review_control_diagnostic(*tool));
       out.review_control_tool = *tool;
@@ -194,7 +210,8 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
     locator_.session_id = *rendered.discovered_session_id;
     if (kind() == adapter_kind::claude)
       locator_.native_session_path =
-        claude_session_path(home_dir(), setup_.workspace, *locator_.session_id).string();
+        claude_session_path(home_, setup_.workspace, *locator_.session_id).string();
+    resolve_native_session();
     write_locator();
     out.session_discovered = true;
   }
@@ -213,12 +230,41 @@ void attempt_run::on_pi_phase(std::string session_file, std::string phase, std::
   locator_.extra["pi_pending_tool_call_ids"] = pi_pending_;
 }
 
+void attempt_run::resolve_native_session() {
+  auto& path = locator_.native_session_path;
+  const std::string id = locator_.session_id.value_or("");
+  switch (kind()) {
+    case adapter_kind::pi:
+      if (!path && !id.empty())
+        if (auto found = find_pi_session(list_files(pi_session_folder(), ".jsonl"), id))
+          path = found->string();
+      break;
+    case adapter_kind::codex:
+      if (!path && !id.empty())
+        for (const auto& day : codex_day_dirs(home_, locator_.started_at, clock_->now()))
+          if (auto found = find_codex_rollout(list_files(day, ".jsonl"), id)) {
+            path = found->string();
+            break;
+          }
+      break;
+    case adapter_kind::agy:
+      // The newest changed conversation may move on while the agent runs.
+      if (auto found = newest_changed_agy_conversation(
+            agy_before_, list_files(agy_conversations_dir(home_), ".db")))
+        path = found->string();
+      break;
+    default:
+      break;
+  }
+}
+
 void attempt_run::heartbeat_line(std::string_view text) {
   (void)heartbeat_.append_line(text);
 }
 
 void attempt_run::heartbeat(int64_t silent_ms) {
   ++heartbeats_;
+  resolve_native_session();
   std::string mtime = "none";
   if (locator_.native_session_path) {
     std::error_code ec;
@@ -323,6 +369,14 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
     .observed_at = clock_->now(),
   };
   auto v = classify_attempt(in, patterns_);
+  resolve_native_session();
+  if (kind() == adapter_kind::pi && locator_.native_session_path &&
+      (pi_phase_.empty() || pi_phase_reason_ == "native-session-file-missing")) {
+    // The watcher never saw the file (a short attempt): one final reading.
+    auto reading = read_pi_target(*locator_.native_session_path, {}, {});
+    on_pi_phase(reading.file.string(), std::string{to_string(reading.state.phase)},
+                reading.state.reason, reading.state.pending_tool_call_ids);
+  }
 
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, exit_text(v, end), locator_path_.string()};

@@ -29,6 +29,7 @@
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/agents/failure_classifier.hpp"
 #include "runtime/agents/failure_patterns.hpp"
+#include "runtime/agents/native_sessions.hpp"
 #include "runtime/agents/stream_render.hpp"
 #include "runtime/agents/terminal_diagnostics.hpp"
 #include "runtime/attempt/attempt_files.hpp"
@@ -151,6 +152,15 @@ private:
   diagnostic_log diagnostics_;
   compiled_failure_patterns patterns_;
   std::optional<std::string> review_control_tool_;
+  // Native session files (SPEC section 6): claude's projects folder, codex's
+  // rollout for the discovered thread id, the pi session in its session
+  // folder, the newest agy conversation changed since the attempt opened.
+  // Looked up at session discovery, at every heartbeat and at the end, so
+  // even an attempt that ends before the pi watcher's first reading records
+  // its session. home_ is the agent's HOME (an env addition wins over ours).
+  void resolve_native_session();
+  std::filesystem::path home_;
+  std::vector<file_entry> agy_before_;
   std::string pi_phase_;
   std::string pi_phase_reason_;
   std::vector<std::string> pi_pending_;

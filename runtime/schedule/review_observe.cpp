@@ -96,6 +96,20 @@ result<review_folder> observe_folder(const fs::path& dir, review_folder_place pl
   return folder;
 }
 
+// Whether dir holds any file of the task-folder contract (SPEC section 2):
+// PLAN/CODE_REVIEW, USER_REVIEW.md, complete.log, plan or review logs.
+bool holds_task_files(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (name.rfind("PLAN-", 0) == 0 || name.rfind("CODE_REVIEW-", 0) == 0 ||
+        name == "USER_REVIEW.md" || name == "complete.log" || name.rfind("plan_", 0) == 0 ||
+        name.rfind("code_review_", 0) == 0)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool is_review_log_name(std::string_view name) {
@@ -159,7 +173,11 @@ result<review_observation> observe_review(const fs::path& agent_task_root,
   review_observation obs;
   auto task_dir = agent_task_root / fs::path(std::string(task_name));
   std::error_code ec;
-  if (fs::is_directory(task_dir, ec)) {
+  // A group that is itself one task shares its folder with the group's
+  // WORK_LOG.md: after the reviewer archived the task, the attempt's FINISH
+  // row re-creates the folder with only the log. That is no task folder.
+  if (fs::is_directory(task_dir, ec) &&
+      (holds_task_files(task_dir) || find_archived_task_folders(agent_task_root, task_name).empty())) {
     auto folder = observe_folder(task_dir, review_folder_place::active, read_verdict);
     if (!folder)
       return folder.error();

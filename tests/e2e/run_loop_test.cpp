@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <thread>
@@ -117,6 +119,85 @@ TEST_F(run_loop, dependent_tasks_with_overlapping_writes_complete_and_a_second_r
   while (std::getline(reg2, line))
     ++runs2;
   EXPECT_EQ(runs2, runs) << "a second run must start no agent";
+}
+
+// The README's main command: the demo workspace (the standard demo with its
+// two held tasks resolved) run for real with the demo scenario's failures (a
+// rate limit, a pi stream disconnect that fails over natively, "file already
+// exists", a silent agent with a failed first review) and its recovery
+// folder reviewed again.
+TEST_F(run_loop, the_demo_workspace_completes_and_a_second_run_reports_all_complete) {
+  temp_dir dir;
+  fs::path ws = dir.path() / "demo-workspace";
+  auto gen = run_binary((binary_dir() / "ad-demo-gen").string(),
+                        {ws.string(), "--scenario", "resolved"});
+  ASSERT_EQ(gen.exit_code, 0) << gen.out << gen.err;
+  fs::path scenario = state_.path() / "scenario.json";
+  auto sc = run_binary((binary_dir() / "agent-sim").string(),
+                       {"demo-scenario", "--out", scenario.string(), "--task", "infra", "--task",
+                        "docs/01_api_reference", "--task", "auth/02+01_session_store", "--task",
+                        "billing/01_invoice_schema"});
+  ASSERT_EQ(sc.exit_code, 0) << sc.out << sc.err;
+  ::setenv("AGENT_SIM_SCENARIO", scenario.c_str(), 1);
+
+  auto r = run_binary(agent_dispatch(),
+                      {"run", "--workspace", ws.string(), "--max-parallel", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "all 13 observed task(s) complete")) << r.out;
+  EXPECT_FALSE(contains(r.out, "task_blocked")) << r.out;
+  // The scripted failures happened and were recovered.
+  EXPECT_TRUE(contains(r.out, "class=provider-stream-disconnect")) << r.out;
+  EXPECT_TRUE(contains(r.out, "failover docs/01_api_reference role=worker from=pi-laguna-s"))
+    << r.out;
+
+  // Every task sits in the archive with complete.log; no task folder is left.
+  const std::vector<std::string> tasks = {
+    "auth/02+01_session_store",   "auth/03+02_login_api",     "auth/04+02,03_logout_api",
+    "auth/05_password_policy",    "billing/01_invoice_schema", "billing/02+01_tax_rules",
+    "billing/03_currency_format", "billing/04_refund_flow",   "docs/01_api_reference",
+    "docs/02_changelog",          "docs/03+01_tutorial",      "docs/04+01,02_release_notes",
+    "infra"};
+  std::map<std::string, int> archived;
+  std::set<std::string> work_log_groups;
+  for (const auto& e : fs::recursive_directory_iterator(ws / "agent-task" / "archive")) {
+    auto rel = e.path().lexically_relative(ws / "agent-task" / "archive").generic_string();
+    // <YYYY>/<MM>/<group>[/<subtask>]/complete.log, <YYYY>/<MM>/<group>/work_log_<n>.log
+    auto rest = rel.substr(std::min<size_t>(rel.size(), 8));
+    if (e.path().filename() == "complete.log")
+      ++archived[fs::path(rest).parent_path().generic_string()];
+    if (e.path().filename().string().rfind("work_log_", 0) == 0)
+      work_log_groups.insert(fs::path(rest).parent_path().generic_string());
+  }
+  for (const auto& t : tasks) {
+    EXPECT_EQ(archived[t], 1) << t << " is not archived once with complete.log";
+  }
+  EXPECT_EQ(archived["auth/01_user_model"], 1); // the predecessor archived before the run
+  for (const auto& group : {"auth", "billing", "docs", "infra"}) {
+    EXPECT_TRUE(work_log_groups.count(group)) << group << ": work log not archived";
+    EXPECT_FALSE(fs::exists(ws / "agent-task" / group / "WORK_LOG.md")) << group;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(ws / "agent-task")) {
+    auto rel = e.path().lexically_relative(ws / "agent-task").generic_string();
+    EXPECT_TRUE(rel.rfind("archive", 0) == 0 || e.is_directory()) << rel << " left behind";
+  }
+
+  auto check = check_registry(4);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  auto count_runs = [&] {
+    std::ifstream reg(registry());
+    std::string line;
+    int n = 0;
+    while (std::getline(reg, line))
+      ++n;
+    return n;
+  };
+  int runs = count_runs();
+  EXPECT_GE(runs, 13 * 2 + 4) << "a worker and a review per task, plus the failed attempts";
+
+  auto again = run_binary(agent_dispatch(), {"run", "--workspace", ws.string()});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_TRUE(contains(again.out, "all 13 observed task(s) complete")) << again.out;
+  EXPECT_EQ(count_runs(), runs) << "a second run must start no agent";
 }
 
 TEST_F(run_loop, failures_are_recovered_through_the_supervisor) {

@@ -17,6 +17,8 @@ using runtime::status;
 
 const std::regex plan_name_re{R"(^PLAN-(local|cloud)-G(0[1-9]|10)\.md$)"};
 const std::regex review_name_re{R"(^CODE_REVIEW-(local|cloud)-G(0[1-9]|10)\.md$)"};
+const std::regex plan_log_re{R"(^plan_(local|cloud)_G(0[1-9]|10)_(\d{1,9})\.log$)"};
+const std::regex review_log_re{R"(^code_review_(local|cloud)_G(0[1-9]|10)_(\d{1,9})\.log$)"};
 const std::regex identity_re{R"(<!--\s*task=(\S+)\s+plan=(\d+)\s+tag=(\S+)\s*-->)"};
 
 bool is_inside(const fs::path& root, const fs::path& p) {
@@ -99,12 +101,18 @@ fs::path free_log_name(const fs::path& dir, const std::string& stem, int n) {
   }
 }
 
+// Drops every verdict section, in either schema (English "Code Review
+// Result", legacy Korean "코드리뷰 결과"), so the new verdict is the only one.
 std::string without_result_section(std::string_view review_text) {
   auto lines = split_lines(review_text);
-  auto sec = section(lines, "Code Review Result");
-  if (!sec) return std::string(review_text);
-  lines.erase(lines.begin() + static_cast<long>(sec->first - 1), lines.begin() + static_cast<long>(sec->second));
-  return join_lines(lines);
+  bool dropped = false;
+  for (std::string_view heading : {"Code Review Result", "코드리뷰 결과"}) {
+    while (auto sec = section(lines, heading)) {
+      lines.erase(lines.begin() + static_cast<long>(sec->first - 1), lines.begin() + static_cast<long>(sec->second));
+      dropped = true;
+    }
+  }
+  return dropped ? join_lines(lines) : std::string(review_text);
 }
 
 std::string with_verdict(std::string_view review_text, std::string_view verdict) {
@@ -127,7 +135,8 @@ std::string clear_checklist(std::string_view review_text) {
 
 int plan_number_of(const task_files& task) {
   std::string text;
-  if (!task.plan.empty() && read_text(task.plan, text)) {
+  const fs::path& source = task.plan.empty() ? task.plan_log : task.plan;
+  if (!source.empty() && read_text(source, text)) {
     if (auto id = read_plan_identity(text)) return id->plan;
   }
   return 1;
@@ -155,10 +164,18 @@ result<task_files> task_from_directory(const fs::path& workspace, const fs::path
   t.name = d.lexically_relative(root).generic_string();
   if (t.name.rfind("archive", 0) == 0) return status::invalid_argument("task folder " + d.string() + " is in the archive");
   if (!fs::is_directory(d, ec)) return status::not_found("task folder " + d.string() + " does not exist");
+  // Logs by (generation, name): the newest review log, plan logs by suffix.
+  std::pair<long, std::string> newest_review{-1, ""};
+  std::vector<std::pair<long, std::string>> plan_logs;
   for (const auto& e : fs::directory_iterator(d, ec)) {
     std::string name = e.path().filename().string();
     std::smatch m;
-    if (std::regex_match(name, m, plan_name_re)) {
+    if (std::regex_match(name, m, review_log_re)) {
+      std::pair<long, std::string> key{std::stol(m[3]), name};
+      if (key > newest_review) newest_review = key;
+    } else if (std::regex_match(name, m, plan_log_re)) {
+      plan_logs.emplace_back(std::stol(m[3]), name);
+    } else if (std::regex_match(name, m, plan_name_re)) {
       t.plan = e.path();
       t.lane = m[1];
       t.grade = m[2];
@@ -169,6 +186,21 @@ result<task_files> task_from_directory(const fs::path& workspace, const fs::path
         t.grade = m[2];
       }
     }
+  }
+  if (t.review.empty() && newest_review.first >= 0) {
+    t.review_log = d / newest_review.second;
+    std::smatch m;
+    std::regex_match(newest_review.second, m, review_log_re);
+    if (t.lane.empty()) {
+      t.lane = m[1];
+      t.grade = m[2];
+    }
+    // The plan log of the same generation, else the newest one.
+    std::string twin = "plan_" + newest_review.second.substr(std::string("code_review_").size());
+    std::sort(plan_logs.begin(), plan_logs.end());
+    for (const auto& [gen, name] : plan_logs)
+      if (name == twin) t.plan_log = d / name;
+    if (t.plan_log.empty() && !plan_logs.empty()) t.plan_log = d / plan_logs.back().second;
   }
   return t;
 }
@@ -349,8 +381,87 @@ status do_selfcheck(const task_files& task, effect_report& report) {
   return status::ok();
 }
 
+namespace {
+
+// The PLAN text of the generation after n: the identity header's plan number
+// raised, and a follow-up note.
+std::string next_generation_plan(const std::string& plan_text, int n) {
+  std::string next_plan = plan_text;
+  std::smatch m;
+  std::string head = plan_text.substr(0, 1024);
+  if (std::regex_search(head, m, identity_re)) {
+    std::string header = "<!-- task=" + m[1].str() + " plan=" + std::to_string(n + 1) +
+                         " tag=" + m[3].str() + " -->";
+    next_plan = plan_text.substr(0, static_cast<std::size_t>(m.position(0))) + header +
+                plan_text.substr(static_cast<std::size_t>(m.position(0) + m.length(0)));
+  }
+  next_plan += "\n## Follow-up\n\nAddress the review findings of plan " + std::to_string(n) + ".\n";
+  return next_plan;
+}
+
+// PASS: complete.log, then the folder moves to archive/<YYYY>/<MM>/<group>/.
+status archive_task(const task_files& task, int n, const fs::path& review_log, runtime::millis now,
+                    effect_report& report) {
+  std::string iso = runtime::format_utc_iso(now);
+  std::string body = "task=" + task.name + "\nverdict=PASS\nplan=" + std::to_string(n) +
+                     "\ncompleted_at=" + iso + "\n";
+  if (auto st = runtime::write_file_atomic(task.directory / "complete.log", body,
+                                           runtime::durability::buffered); !st)
+    return st;
+  fs::path rel = fs::path(task.name);
+  std::string group = rel.begin()->string();
+  fs::path month_dir = task.workspace / "agent-task" / "archive" / iso.substr(0, 4) / iso.substr(5, 2);
+  fs::path target = month_dir / group;
+  if (rel.has_parent_path()) target /= rel.filename();
+  fs::path chosen = target;
+  for (int k = 1; fs::exists(chosen); ++k) chosen = target.string() + "_" + std::to_string(k);
+  std::error_code ec;
+  fs::create_directories(chosen.parent_path(), ec);
+  if (auto st = rename_path(task.directory, chosen); !st) return st;
+  report.written.push_back((chosen / review_log.filename()).string());
+  report.written.push_back((chosen / "complete.log").string());
+  report.notes.push_back("archived " + task.name + " to " + chosen.string());
+  return status::ok();
+}
+
+// A recovery folder: the newest logs' generation is reviewed again.
+status do_recovery_review(const task_files& task, std::string_view verdict, runtime::millis now,
+                          effect_report& report) {
+  std::string review_text;
+  if (auto st = read_text(task.review_log, review_text); !st) return st;
+  const int n = plan_number_of(task);
+  const std::string suffix = task.lane + "_G" + task.grade + "_";
+  fs::path review_log = free_log_name(task.directory, "code_review_" + suffix, n);
+  if (auto st = runtime::write_file_atomic(review_log, with_verdict(review_text, verdict),
+                                           runtime::durability::buffered); !st)
+    return st;
+  if (verdict == "PASS") return archive_task(task, n, review_log, now, report);
+
+  report.written.push_back(review_log.string());
+  if (task.plan_log.empty()) return status::ok();
+  std::string plan_text;
+  if (auto st = read_text(task.plan_log, plan_text); !st) return st;
+  const std::string route = task.lane + "-G" + task.grade + ".md";
+  fs::path plan = task.directory / ("PLAN-" + route);
+  fs::path review = task.directory / ("CODE_REVIEW-" + route);
+  if (auto st = runtime::write_file_atomic(plan, next_generation_plan(plan_text, n),
+                                           runtime::durability::buffered); !st)
+    return st;
+  if (auto st = runtime::write_file_atomic(review, clear_checklist(review_text),
+                                           runtime::durability::buffered); !st)
+    return st;
+  report.written.push_back(plan.string());
+  report.written.push_back(review.string());
+  report.notes.push_back("follow-up plan " + std::to_string(n + 1) + " for " + task.name);
+  return status::ok();
+}
+
+} // namespace
+
 status do_review(const task_files& task, std::string_view verdict, runtime::millis now,
                  effect_report& report) {
+  if (task.review.empty() && !task.review_log.empty())
+    return do_recovery_review(task, verdict, now, report);
   if (task.review.empty()) return status::not_found("no CODE_REVIEW in " + task.directory.string());
   std::string review_text;
   if (auto st = read_text(task.review, review_text); !st) return st;
@@ -362,28 +473,7 @@ status do_review(const task_files& task, std::string_view verdict, runtime::mill
     return st;
   if (auto st = rename_path(task.review, review_log); !st) return st;
 
-  if (verdict == "PASS") {
-    std::string iso = runtime::format_utc_iso(now);
-    std::string body = "task=" + task.name + "\nverdict=PASS\nplan=" + std::to_string(n) +
-                       "\ncompleted_at=" + iso + "\n";
-    if (auto st = runtime::write_file_atomic(task.directory / "complete.log", body,
-                                             runtime::durability::buffered); !st)
-      return st;
-    fs::path rel = fs::path(task.name);
-    std::string group = rel.begin()->string();
-    fs::path month_dir = task.workspace / "agent-task" / "archive" / iso.substr(0, 4) / iso.substr(5, 2);
-    fs::path target = month_dir / group;
-    if (rel.has_parent_path()) target /= rel.filename();
-    fs::path chosen = target;
-    for (int k = 1; fs::exists(chosen); ++k) chosen = target.string() + "_" + std::to_string(k);
-    std::error_code ec;
-    fs::create_directories(chosen.parent_path(), ec);
-    if (auto st = rename_path(task.directory, chosen); !st) return st;
-    report.written.push_back((chosen / review_log.filename()).string());
-    report.written.push_back((chosen / "complete.log").string());
-    report.notes.push_back("archived " + task.name + " to " + chosen.string());
-    return status::ok();
-  }
+  if (verdict == "PASS") return archive_task(task, n, review_log, now, report);
 
   // FAIL or WARN: a follow-up generation with the next plan number.
   report.written.push_back(review_log.string());
@@ -393,17 +483,8 @@ status do_review(const task_files& task, std::string_view verdict, runtime::mill
   fs::path plan_log = free_log_name(task.directory, "plan_" + suffix, n);
   if (auto st = rename_path(task.plan, plan_log); !st) return st;
   report.written.push_back(plan_log.string());
-  std::string next_plan = plan_text;
-  std::smatch m;
-  std::string head = plan_text.substr(0, 1024);
-  if (std::regex_search(head, m, identity_re)) {
-    std::string header = "<!-- task=" + m[1].str() + " plan=" + std::to_string(n + 1) +
-                         " tag=" + m[3].str() + " -->";
-    next_plan = plan_text.substr(0, static_cast<std::size_t>(m.position(0))) + header +
-                plan_text.substr(static_cast<std::size_t>(m.position(0) + m.length(0)));
-  }
-  next_plan += "\n## Follow-up\n\nAddress the review findings of plan " + std::to_string(n) + ".\n";
-  if (auto st = runtime::write_file_atomic(task.plan, next_plan, runtime::durability::buffered); !st) return st;
+  if (auto st = runtime::write_file_atomic(task.plan, next_generation_plan(plan_text, n),
+                                           runtime::durability::buffered); !st) return st;
   if (auto st = runtime::write_file_atomic(task.review, clear_checklist(review_text),
                                            runtime::durability::buffered); !st)
     return st;

@@ -30,6 +30,11 @@ struct task_files {
   fs::path review;         // active CODE_REVIEW-<lane>-G<NN>.md (may be empty)
   std::string lane;        // local | cloud
   std::string grade;       // "01".."10"
+  // A recovery folder (no active CODE_REVIEW): the newest review log
+  // code_review_<lane>_G<NN>_<n>.log and the plan log of the same
+  // generation (else the newest plan log). Both empty otherwise.
+  fs::path review_log;
+  fs::path plan_log;
 };
 
 // Effects of one action, for the registry and the event stream.
@@ -73,6 +78,11 @@ runtime::status do_work(const task_files& task, const action& a, std::string_vie
 // The self-check: fill every missing checklist box.
 runtime::status do_selfcheck(const task_files& task, effect_report& report);
 // The reviewer: write the verdict and move files as a real reviewer does.
+// In a recovery folder it reviews the generation of its newest logs again:
+// a new review log with the verdict, then PASS archives the folder and
+// FAIL/WARN restores the next generation (PLAN with the next plan number
+// from the plan log, a fresh CODE_REVIEW), as a reviewer continuing an
+// interrupted review does.
 runtime::status do_review(const task_files& task, std::string_view verdict, runtime::millis now,
                           effect_report& report);
 // A scenario `write` action: write content to a workspace-relative path.

@@ -36,7 +36,11 @@ constexpr std::string_view pending_review = R"(## Code Review Result
 (pending: the official review fills this in)
 )";
 
-void build_auth(demo_writer& w) {
+// Whether the two tasks that wait for a person (the USER_REVIEW stop and the
+// invalid PLAN) are still held, or resolved as a person would resolve them.
+enum class held_tasks : uint8_t { kept, resolved };
+
+void build_auth(demo_writer& w, held_tasks held) {
   w.source_file("src/auth/user.hpp", "#pragma once\n// User record (done in auth/01).\n");
   w.source_file("src/auth/user.cpp", "// User record implementation.\n");
   w.archived("auth/01_user_model", "2026", "10",
@@ -64,10 +68,23 @@ void build_auth(demo_writer& w) {
                  .goal = "Expose POST /logout that ends the caller's session.",
                  .files = {"`src/auth/logout_handler.cpp`", "`tests/auth/logout_test.cpp`"},
                  .steps = {"Add the logout handler", "Test double logout"}});
-  w.user_review("auth/05_password_policy", milestone_stop);
+  if (held == held_tasks::kept) {
+    w.user_review("auth/05_password_policy", milestone_stop);
+    return;
+  }
+  // The milestone owner approved the policy: the stop became a PLAN.
+  w.active_task({.task = "auth/05_password_policy",
+                 .lane = "cloud",
+                 .grade = 4,
+                 .goal = "Require passwords of at least 14 characters, as approved in "
+                         "milestone m3; existing passwords are grandfathered.",
+                 .files = {"`src/auth/password_policy.cpp`",
+                           "`tests/auth/password_policy_test.cpp`"},
+                 .steps = {"Check the minimum length at sign-up and password change",
+                           "Keep existing passwords valid until their next change"}});
 }
 
-void build_billing(demo_writer& w) {
+void build_billing(demo_writer& w, held_tasks held) {
   w.source_file("src/billing/invoice.hpp", "#pragma once\n// Invoice record.\n");
 
   demo_plan invoice{.task = "billing/01_invoice_schema",
@@ -88,12 +105,17 @@ void build_billing(demo_writer& w) {
                  .files = {"`src/billing/tax_rules.cpp`", "`tests/billing/tax_rules_test.cpp`"},
                  .steps = {"Implement the rate table", "Test rounding"}});
 
-  // An invalid PLAN: a placeholder and a glob in the Modified Files Summary.
+  // An invalid PLAN: a placeholder and a glob in the Modified Files Summary
+  // (resolved: the author named the real files).
   w.active_task({.task = "billing/03_currency_format",
                  .lane = "local",
                  .grade = 2,
                  .goal = "Format amounts per locale.",
-                 .files = {"`src/billing/<formatter>.cpp`", "`src/billing/*.hpp`"},
+                 .files = held == held_tasks::kept
+                            ? std::vector<std::string>{"`src/billing/<formatter>.cpp`",
+                                                       "`src/billing/*.hpp`"}
+                            : std::vector<std::string>{"`src/billing/currency_format.cpp`",
+                                                       "`src/billing/currency_format.hpp`"},
                  .steps = {"Pick the formatter", "Add tests"}});
 
   // A recovery folder: no active PLAN/REVIEW, only the logs of the last
@@ -152,15 +174,19 @@ void build_infra(demo_writer& w) {
   w.review_file(ci, pending_review);
 }
 
-} // namespace
-
-void build_standard_demo(demo_writer& w) {
+void build_demo(demo_writer& w, held_tasks held) {
   w.source_file("README.md", "# Demo service\n\nA small service the demo tasks change.\n");
-  build_auth(w);
-  build_billing(w);
+  build_auth(w, held);
+  build_billing(w, held);
   build_docs(w);
   build_infra(w);
 }
+
+} // namespace
+
+void build_standard_demo(demo_writer& w) { build_demo(w, held_tasks::kept); }
+
+void build_resolved_demo(demo_writer& w) { build_demo(w, held_tasks::resolved); }
 
 const std::vector<demo_scenario>& demo_scenarios() {
   static const std::vector<demo_scenario> all = {
@@ -168,6 +194,10 @@ const std::vector<demo_scenario>& demo_scenarios() {
        "4 groups, 13 active tasks and an archived predecessor: ready workers and reviews, "
        "dependencies, a claim conflict, a USER_REVIEW stop, an invalid PLAN, a recovery folder",
        build_standard_demo},
+      {"resolved",
+       "the standard demo after a person resolved its two held tasks (the milestone approved "
+       "into a PLAN, the Modified Files Summary corrected): every task can run to completion",
+       build_resolved_demo},
   };
   return all;
 }

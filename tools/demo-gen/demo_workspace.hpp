@@ -71,10 +71,15 @@ struct demo_scenario {
 // Every scenario the tool knows; the first is the default.
 const std::vector<demo_scenario>& demo_scenarios();
 
-// The scenario behind `bash tools/demo.sh`: 4 groups, 13 active tasks and an
+// The scenario behind the dry run of `bash tools/demo.sh`: 4 groups, 13 active tasks and an
 // archived predecessor, covering ready workers and reviews, dependencies, a
 // claim conflict, a USER_REVIEW stop, an invalid PLAN and a recovery folder.
 void build_standard_demo(demo_writer& w);
+// The same workspace after a person resolved the two held tasks: the
+// USER_REVIEW stop is replaced by an approved PLAN and the invalid Modified
+// Files Summary names real files. Every task can complete (the real run of
+// `bash tools/demo.sh`).
+void build_resolved_demo(demo_writer& w);
 
 // Creates `dir` with the scenario. With replace_mode::replace an existing
 // demo workspace (one holding the .ad-demo marker) is removed first; any other

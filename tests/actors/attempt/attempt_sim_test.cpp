@@ -298,6 +298,40 @@ TEST_F(attempt_sim_test, PiStreamDisconnectIsProviderStreamDisconnect) {
   EXPECT_EQ(r.session_id, session_uuid);
 }
 
+// A pi attempt that fails before the watcher's next reading still reports its
+// native session: failover between local pi sessions resumes from it.
+TEST_F(attempt_sim_test, AShortPiAttemptCarriesItsNativeSessionPath) {
+  auto req = sim_attempt("pi", scenario(R"([{"kind": "events", "count": 2},
+                                            {"kind": "fail", "failure": "stream_disconnected"}])"));
+  req.timing.pi_poll_ms = 60'000; // one reading at the start, before pi wrote anything
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->failure_class, "provider-stream-disconnect") << r->evidence;
+  fs::path session = r->native_session_path;
+  EXPECT_EQ(session.parent_path(), fs::path(r->attempt_dir) / "pi-sessions");
+  EXPECT_NE(session.filename().string().find(session_uuid), std::string::npos) << session;
+  EXPECT_TRUE(fs::is_regular_file(session)) << session;
+  EXPECT_EQ(read_json(r->locator_path).value("native_session_path", std::string{}),
+            session.string());
+}
+
+// codex's rollout under the agent's HOME, found from the discovered thread id.
+TEST_F(attempt_sim_test, ACodexAttemptRecordsItsRolloutFile) {
+  auto req = sim_attempt("codex", scenario(R"([{"kind": "events", "count": 1},
+                                               {"kind": "work"}])"));
+  req.env_additions.push_back("AGENT_SIM_NATIVE_SESSIONS=1");
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded") << r->failure_class << ": " << r->evidence;
+  fs::path rollout = r->native_session_path;
+  EXPECT_TRUE(fs::is_regular_file(rollout)) << rollout;
+  EXPECT_EQ(rollout.string().rfind((dir.path() / "home/.codex/sessions").string(), 0), 0u)
+    << rollout;
+  EXPECT_NE(rollout.filename().string().find(r->session_id), std::string::npos) << rollout;
+  EXPECT_EQ(read_json(r->locator_path).value("native_session_path", std::string{}),
+            rollout.string());
+}
+
 TEST_F(attempt_sim_test, CommandConnectionRefusedIsProviderConnection) {
   auto r = run_failure(*this, "command", R"({"kind": "fail", "failure": "connection_refused"})");
   EXPECT_EQ(r.failure_class, "provider-connection") << r.evidence;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 
@@ -206,6 +207,81 @@ TEST_F(attempt_run_test, ALostLocatorRefreshIsRecordedNotFatal) {
   run.heartbeat(1);
   EXPECT_FALSE(run.locator().extra.contains("locator_write_error"));
   EXPECT_EQ(locator_on_disk(run).value("agent_pid", 0), 5);
+}
+
+// ---- native session files (SPEC section 6) ---------------------------------
+
+TEST_F(attempt_run_test, APiSessionWrittenByAShortAttemptIsRecordedAtTheEnd) {
+  // No watcher reading ever saw the file: the attempt finds it itself.
+  auto s = setup(adapter_kind::pi);
+  s.launch.session_id = "5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b";
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto session = run.attempt_dir() / "pi-sessions" /
+                 "2026-12-05T10-00-00-000Z_5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b.jsonl";
+  ASSERT_EQ(run.pi_session_folder(), session.parent_path());
+  fs::create_directories(session.parent_path());
+  dir.write(fs::relative(session, dir.path()).string(),
+            R"({"type":"session","version":3,"id":"5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b"})" "\n");
+  run.on_line(output_channel::err,
+              "Error: stream disconnected before completion: backend connection failed during "
+              "streaming request",
+              false, 0);
+  attempt_end end;
+  end.exit_code = 1;
+  auto v = run.finish(end);
+  EXPECT_EQ(v.failure_class, "provider-stream-disconnect");
+  EXPECT_EQ(run.locator().native_session_path.value_or(""), session.string());
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("native_session_path", std::string{}), session.string());
+  EXPECT_NE(loc.value("pi_session_phase_reason", std::string{}), "native-session-file-missing");
+}
+
+TEST_F(attempt_run_test, TheCodexRolloutOfTheDiscoveredThreadIsRecorded) {
+  auto s = setup(adapter_kind::codex);
+  s.env_additions = {"HOME=" + (dir.path() / "home").string()};
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto day = format_utc_iso(clk.now()); // YYYY-MM-DD...
+  auto folder = fs::path("home/.codex/sessions") / day.substr(0, 4) / day.substr(5, 2) /
+                day.substr(8, 2);
+  dir.write((folder / "rollout-2026-12-05T10-00-00-th-other.jsonl").string(), "{}\n");
+  auto rollout = dir.write((folder / "rollout-2026-12-05T10-00-00-th-9.jsonl").string(), "{}\n");
+  run.on_line(output_channel::out, R"({"type":"thread.started","thread_id":"th-9"})", false, 0);
+  EXPECT_EQ(locator_on_disk(run).value("native_session_path", std::string{}), rollout.string());
+  attempt_end end;
+  run.finish(end);
+  EXPECT_EQ(locator_on_disk(run).value("native_session_path", std::string{}), rollout.string());
+}
+
+TEST_F(attempt_run_test, TheNewestAgyConversationChangedDuringTheAttemptIsRecorded) {
+  auto s = setup(adapter_kind::agy);
+  s.env_additions = {"HOME=" + (dir.path() / "home").string()};
+  const fs::path conversations = "home/.gemini/antigravity-cli/conversations";
+  auto untouched = dir.write((conversations / "old.db").string(), "old");
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto fresh = dir.write((conversations / "fresh.db").string(), "new conversation");
+  fs::last_write_time(fresh, fs::last_write_time(untouched) + std::chrono::seconds(5));
+  dir.write((conversations / "notes.txt").string(), "not a conversation");
+  attempt_end end;
+  run.finish(end);
+  EXPECT_EQ(locator_on_disk(run).value("native_session_path", std::string{}), fresh.string());
+}
+
+TEST_F(attempt_run_test, NoAgyConversationChangedMeansNoNativeSession) {
+  auto s = setup(adapter_kind::agy);
+  s.env_additions = {"HOME=" + (dir.path() / "home").string()};
+  dir.write("home/.gemini/antigravity-cli/conversations/old.db", "old");
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  attempt_end end;
+  run.finish(end);
+  EXPECT_TRUE(locator_on_disk(run)["native_session_path"].is_null());
 }
 
 TEST(attempt_files, RandomUuidsAreCanonicalAndDistinct) {

@@ -94,6 +94,39 @@ TEST(review_observe, a_pass_review_that_archived_the_folder_completes) {
   EXPECT_EQ(outcome.folder, (root / "archive/2026/11/g/01_a").string());
 }
 
+// A group that is itself one task: its folder is also where the group's
+// WORK_LOG.md lives, and the FINISH row of the review re-creates it after
+// the reviewer archived the task.
+TEST(review_observe, a_group_task_archived_beside_its_recreated_work_log_completes) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  ws.write("agent-task/infra/CODE_REVIEW-cloud-G07.md", "# review\n");
+  ws.write("agent-task/infra/WORK_LOG.md", "| seq |\n");
+  auto before = observe_review(root, "infra");
+  ASSERT_TRUE(before.is_ok());
+  auto seen = collect_seen_sources(*before);
+
+  ws.write("agent-task/archive/2026/11/infra/code_review_cloud_G07_1.log",
+           "## Code Review Result\nOverall Verdict: PASS\n");
+  ws.write("agent-task/archive/2026/11/infra/complete.log", "done\n");
+  fs::remove_all(root / "infra");
+  ws.write("agent-task/infra/WORK_LOG.md", "| seq |\n| 2 | FINISH |\n");
+  auto after = observe_review(root, "infra");
+  ASSERT_TRUE(after.is_ok());
+  ASSERT_EQ(after->folders.size(), 1u);
+  EXPECT_EQ(after->folders[0].place, review_folder_place::archive);
+  auto outcome = classify_review_outcome(*after, seen, (root / "infra").string());
+  EXPECT_EQ(outcome.kind, review_outcome_kind::archived);
+  EXPECT_EQ(settle_review(outcome).next, review_next::complete);
+
+  // Without an archive the folder is still observed as the task.
+  ws.write("agent-task/solo/WORK_LOG.md", "| seq |\n");
+  auto solo = observe_review(root, "solo");
+  ASSERT_TRUE(solo.is_ok());
+  ASSERT_EQ(solo->folders.size(), 1u);
+  EXPECT_EQ(solo->folders[0].place, review_folder_place::active);
+}
+
 TEST(review_observe, a_review_that_changed_nothing_is_changed) {
   test::temp_dir ws;
   auto root = ws.path() / "agent-task";

@@ -207,6 +207,86 @@ TEST_F(workspace_effects, fail_review_starts_the_next_plan_generation) {
   EXPECT_EQ(next_review.find("Code Review Result"), std::string::npos);
 }
 
+// A recovery folder: the previous review moved the PLAN and CODE_REVIEW to
+// their logs (FAIL) and stopped before the next generation. The review prompt
+// names the folder; the reviewer reviews that generation again.
+class recovery_review : public workspace_effects {
+protected:
+  void SetUp() override {
+    dir_ = tmp_.path() / "agent-task" / "auth" / "02+01_api";
+    tmp_.write("agent-task/auth/02+01_api/plan_local_G03_1.log", plan_text);
+    tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
+               std::string(review_text) + "\n## Code Review Result\n\nOverall Verdict: FAIL\n");
+  }
+  task_files recovery_task() {
+    auto t = task_from_prompt(tmp_.path(), "Read " + dir_.string() + " and start the review.");
+    EXPECT_TRUE(t.is_ok()) << t.error().to_string();
+    return t.is_ok() ? *t : task_files{};
+  }
+};
+
+TEST_F(recovery_review, the_folder_prompt_finds_the_newest_logs) {
+  tmp_.write("agent-task/auth/02+01_api/plan_local_G03_0.log", plan_text);
+  auto t = recovery_task();
+  EXPECT_TRUE(t.plan.empty());
+  EXPECT_TRUE(t.review.empty());
+  EXPECT_EQ(t.review_log, dir_ / "code_review_local_G03_1.log");
+  EXPECT_EQ(t.plan_log, dir_ / "plan_local_G03_1.log");
+  EXPECT_EQ(t.lane, "local");
+  EXPECT_EQ(t.grade, "03");
+}
+
+TEST_F(recovery_review, pass_writes_a_new_verdict_log_and_archives) {
+  effect_report report;
+  auto t = runtime::parse_utc_iso("2026-03-05T10:00:00Z");
+  ASSERT_TRUE(t.is_ok());
+  ASSERT_TRUE(do_review(recovery_task(), "PASS", *t, report).is_ok());
+  fs::path archived = tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api";
+  EXPECT_FALSE(fs::exists(dir_));
+  ASSERT_TRUE(fs::exists(archived / "complete.log"));
+  EXPECT_NE(read(archived / "complete.log").find("plan=3"), std::string::npos);
+  // The earlier FAIL log stays; the new verdict is in its own log.
+  EXPECT_NE(read(archived / "code_review_local_G03_1.log").find("Overall Verdict: FAIL"),
+            std::string::npos);
+  std::string log = read(archived / "code_review_local_G03_3.log");
+  EXPECT_NE(log.find("## Code Review Result\n\nOverall Verdict: PASS\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Overall Verdict: FAIL"), std::string::npos) << log;
+}
+
+TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_new_one) {
+  // Two schemas in one file would be no verdict at all (SPEC section 2).
+  tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
+             std::string(review_text) + "\n## 코드리뷰 결과\n\n### 종합 판정\n\n**FAIL**\n");
+  effect_report report;
+  ASSERT_TRUE(do_review(recovery_task(), "PASS", 0, report).is_ok());
+  std::string log = read(tmp_.path() / "agent-task/archive/1970/01/auth/02+01_api/code_review_local_G03_3.log");
+  EXPECT_NE(log.find("Overall Verdict: PASS"), std::string::npos) << log;
+  EXPECT_EQ(log.find("코드리뷰 결과"), std::string::npos) << log;
+  EXPECT_EQ(log.find("**FAIL**"), std::string::npos) << log;
+  EXPECT_NE(log.find("## Implementation Checklist"), std::string::npos) << log;
+}
+
+TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
+  effect_report report;
+  ASSERT_TRUE(do_review(recovery_task(), "FAIL", 0, report).is_ok());
+  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
+            std::string::npos);
+  std::string next_plan = read(dir_ / "PLAN-local-G03.md");
+  auto id = read_plan_identity(next_plan);
+  ASSERT_TRUE(id.is_ok());
+  EXPECT_EQ(id->plan, 4);
+  EXPECT_EQ(id->tag, "v1");
+  EXPECT_TRUE(modified_files(next_plan).is_ok());
+  std::string next_review = read(dir_ / "CODE_REVIEW-local-G03.md");
+  EXPECT_FALSE(checklist_complete(next_review));
+  EXPECT_EQ(next_review.find("Code Review Result"), std::string::npos);
+  // The next run sees an ordinary task again.
+  auto again = task_from_name(tmp_.path(), "auth/02+01_api");
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->plan, dir_ / "PLAN-local-G03.md");
+  EXPECT_TRUE(again->review_log.empty());
+}
+
 TEST_F(workspace_effects, write_action_is_confined) {
   effect_report report;
   ASSERT_TRUE(do_write(tmp_.path(), "notes/a.txt", "hi", report).is_ok());

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "runtime/workspace/dry_run.hpp"
 #include "runtime/workspace/task_scan.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -59,6 +62,35 @@ TEST(demo_workspace, standard_scenario_shows_every_status) {
             std::string::npos);
   EXPECT_NE(find("billing/03_currency_format").reason.find("placeholder"), std::string::npos);
   EXPECT_NE(find("billing/03_currency_format").reason.find("glob"), std::string::npos);
+  EXPECT_EQ(report.summary.exit_code, 0);
+}
+
+TEST(demo_workspace, resolved_scenario_holds_nothing_for_a_person) {
+  test::temp_dir dir;
+  ASSERT_TRUE(generate_demo(dir.path() / "standard", "standard", replace_mode::refuse).is_ok());
+  ASSERT_TRUE(generate_demo(dir.path() / "resolved", "resolved", replace_mode::refuse).is_ok());
+  auto standard = runtime::scan_workspace(dir.path() / "standard");
+  auto resolved = runtime::scan_workspace(dir.path() / "resolved");
+  ASSERT_TRUE(standard.is_ok());
+  ASSERT_TRUE(resolved.is_ok());
+  runtime::dry_run_input input;
+  input.scan = &*resolved;
+  auto report = runtime::plan_dry_run(input);
+  // The same tasks as the standard demo, none blocked or waiting for a person.
+  std::set<std::string> names_standard, names_resolved;
+  for (const auto& t : standard->tasks)
+    names_standard.insert(t.name);
+  for (const auto& t : resolved->tasks)
+    names_resolved.insert(t.name);
+  EXPECT_EQ(names_resolved, names_standard);
+  for (const auto& t : report.tasks) {
+    EXPECT_NE(t.status, dispatch_status::blocked) << t.name << ": " << t.reason;
+    EXPECT_NE(t.status, dispatch_status::user_review) << t.name << ": " << t.reason;
+    if (t.name == "auth/05_password_policy" || t.name == "billing/03_currency_format") {
+      EXPECT_EQ(t.status, dispatch_status::ready) << t.name << ": " << t.reason;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "resolved/agent-task/auth/05_password_policy/USER_REVIEW.md"));
   EXPECT_EQ(report.summary.exit_code, 0);
 }
 
