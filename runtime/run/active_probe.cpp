@@ -1,6 +1,10 @@
+// stage_steps.hpp first: its `struct attempt_identity` must be declared before
+// the function of that name in runtime/agents/attempt_locator.hpp.
+#include "runtime/run/stage_steps.hpp"
 #include "runtime/run/active_probe.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -8,6 +12,7 @@
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/process/liveness.hpp"
+#include "runtime/workspace/checklist.hpp"
 
 namespace ad::runtime {
 
@@ -83,6 +88,7 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
     out.reason = "foreign attempt record ignored: " + owner.reason;
     return out;
   }
+  out.owned = true;
 
   liveness_probe_input in;
   in.locator_status = out.locator_status;
@@ -125,8 +131,33 @@ int remove_attempt_logs(const fs::path& runs_dir, const std::string& task) {
 
 namespace ad::runtime {
 
+namespace {
+
+// The stage step of a worker or self-check attempt whose locator says it
+// succeeded; nullopt when the stage must simply resume.
+std::optional<stage_step> finish_from_locator(const std::string& task, const task_state& st,
+                                              const active_probe& probe, const policy& pol) {
+  if (!probe.owned || probe.locator_status != "succeeded")
+    return std::nullopt;
+  auto loc = read_locator_file(probe.locator);
+  if (!loc.is_ok() || loc->role != st.active_stage)
+    return std::nullopt;
+  if (st.active_stage == "worker") {
+    struct attempt_identity ran;
+    ran.cli = loc->cli;
+    ran.model = loc->model;
+    return after_worker_success(task, st, pol, ran);
+  }
+  if (st.active_stage == "selfcheck" && loc->review_path)
+    return after_selfcheck_success(task, st, pol, read_checklist_file(*loc->review_path));
+  return std::nullopt;
+}
+
+} // namespace
+
 active_review review_active_stages(const state_model& state, const run_location& where,
-                                   const clock& clk, const std::set<std::string>& skip) {
+                                   const clock& clk, const std::set<std::string>& skip,
+                                   const policy* pol) {
   active_review out;
   for (const auto& [name, st] : state.tasks) {
     if (st.active_stage.empty() || skip.count(name))
@@ -134,10 +165,17 @@ active_review review_active_stages(const state_model& state, const run_location&
     auto probe = probe_active_stage(name, st, state, where, clk);
     if (probe.kind == active_probe_kind::live) {
       out.live[name] = st.active_stage + " attempt alive: " + probe.reason;
-    } else {
-      out.changes.push_back(clear_active_stage{name});
-      out.cleared.push_back(name + ": " + probe.reason);
+      continue;
     }
+    if (pol)
+      if (auto step = finish_from_locator(name, st, probe, *pol)) {
+        out.changes.insert(out.changes.end(), step->changes.begin(), step->changes.end());
+        out.finished.push_back(name + ": " + st.active_stage + " finished from its locator" +
+                               (step->reason.empty() ? "" : " (" + step->reason + ")"));
+        continue;
+      }
+    out.changes.push_back(clear_active_stage{name});
+    out.cleared.push_back(name + ": " + probe.reason);
   }
   return out;
 }

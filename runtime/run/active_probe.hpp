@@ -8,6 +8,14 @@
 // completed task's attempt folders. Reads /proc and the runs folder; never
 // writes except remove_attempt_logs; never throws.
 //
+// Survivors (docs/restart.md): a live verdict makes the scheduler follow the
+// agent as running elsewhere (claim adopted, counted against --max-parallel,
+// never started again) and probe it again on a timer; when it is gone the
+// stage is settled here like any stale stage, and the next pass derives the
+// task from its folder (an archived task completes by reconciliation). An
+// agent writes to pipes into the dispatcher, so after a crash an agent that
+// writes dies of SIGPIPE; only quiet agents survive.
+//
 // Note: this header uses runtime/process/liveness.hpp, whose
 // `workspace_identity` differs from runtime/state/root.hpp's; a file must not
 // include both.
@@ -22,6 +30,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/policy/policy.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model.hpp"
 
@@ -40,6 +49,7 @@ struct active_probe {
   std::string reason;            // one human line ("pid 4242 alive", "agent gone")
   std::string locator;           // the locator judged; empty when none was found
   std::string locator_status;    // running, succeeded, failed, or empty
+  bool owned = false;            // the locator belongs to this workspace's runs folder
 };
 
 // Finds the locator of `task`'s attempt `attempt` of `role` at plan `plan`:
@@ -56,14 +66,24 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
 // Every task of `state` with an active stage, except those in `skip` (the
 // attempts this dispatcher follows), probed: live ones are returned with
 // their one-line detail (followed, never started again), stale ones get a
-// clear_active_stage change (the task resumes).
+// clear_active_stage change (the task resumes). With a policy, a stale
+// worker or self-check stage whose locator says `succeeded` (a dispatcher
+// saw the agent end but died before recording the stage step) is finished
+// instead: the changes of after_worker_success (runtime identity from the
+// locator) or after_selfcheck_success (the checklist as it is now), so the
+// stage is not run again. A review is only cleared: its outcome is read
+// from the folders (an archived task completes by orchestration
+// reconciliation, a follow-up is a new work unit). A `failed` or `running`
+// locator (no dispatcher saw the end) is cleared and the stage resumes.
 struct active_review {
   std::map<std::string, std::string> live; // task -> detail
   std::vector<state_change> changes;
   std::vector<std::string> cleared;        // "<task>: <reason>"
+  std::vector<std::string> finished;       // "<task>: <stage> finished from its locator"
 };
 active_review review_active_stages(const state_model& state, const run_location& where,
-                                   const clock& clk, const std::set<std::string>& skip);
+                                   const clock& clk, const std::set<std::string>& skip,
+                                   const policy* pol = nullptr);
 
 // Reads and decodes a locator.json; io_error/not_found/invalid_argument.
 result<attempt_locator> read_locator_file(const std::filesystem::path& path);

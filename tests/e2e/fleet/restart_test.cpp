@@ -1,16 +1,24 @@
 // End-to-end restart safety and shutdown (SPEC sections 8 and 10):
 // - SIGKILL the dispatcher at random moments of a long run and restart it each
-//   time: never two live agents of one task (marker scan of /proc while it
-//   runs, and the registry afterwards), no lost or repeated completion, and the
-//   run completes. 10 kills by default; AD_RESTART_SOAK=<n> runs n (e.g. 200).
+//   time: never two live agents of one task and never more than
+//   --max-parallel (marker scan of /proc every few milliseconds while any
+//   dispatcher runs, and the registry afterwards), no lost or repeated
+//   completion, and the run completes with exit 0. Many agent runs end with a
+//   long quiet tail after their work is done, so a kill leaves live agents
+//   ("survivors") that the restarted dispatcher must adopt, watch and, once
+//   they are gone, finish or resume. 10 kills by default; AD_RESTART_SOAK=<n>
+//   runs n (e.g. 200); AD_RESTART_SEED=<s> replays the random choices of a
+//   failed run (the seed is printed at the start and in every failure).
 // - SIGINT terminates every agent and exits 130.
 // - A second dispatcher on the same workspace exits 3 naming the owner, and
 //   `status` reads the state while the first one runs.
 #include <csignal>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <memory>
 #include <random>
+#include <set>
 
 #include "tests/e2e/fleet/fleet_support.hpp"
 #include "tools/agent-sim/registry.hpp"
@@ -26,6 +34,49 @@ namespace wg = workspace_gen;
 json hanging_workers() {
   return {{"version", 1},
           {"defaults", {{"worker", {{{"kind", "events"}, {"count", 1}}, {{"kind", "hang"}, {"in", "idle"}}}}}}};
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  int n = v ? std::atoi(v) : 0;
+  return n > 0 ? n : fallback;
+}
+
+// Kills of the SIGKILL test: 10, or AD_RESTART_SOAK.
+int soak_iterations() { return env_int("AD_RESTART_SOAK", 10); }
+
+// AD_RESTART_SEED, else a fresh one.
+uint32_t restart_seed() {
+  const char* v = std::getenv("AD_RESTART_SEED");
+  if (v && *v)
+    return static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+  return std::random_device{}();
+}
+
+// Per task and role: one event, a short silence, the stage's effect (work, or
+// a PASS review that archives the task), then a quiet tail and a silent exit
+// 0 (nothing written after the tail, so an agent whose dispatcher died during
+// it still ends normally). About 40% of the runs get a long tail (1-2.5 s at
+// the fleet's time scale of 0.01): a kill then leaves an agent alive whose
+// work is already visible. Seconds are simulator seconds (scaled by 0.01).
+json restart_scenario(const wg::gen_plan& plan, std::mt19937& rng) {
+  std::uniform_int_distribution<int> lead(5, 30);
+  std::uniform_int_distribution<int> long_tail(100, 250);
+  std::uniform_int_distribution<int> short_tail(1, 5);
+  std::bernoulli_distribution quiet(0.4);
+  auto actions = [&](json effect) {
+    return json::array({{{"kind", "events"}, {"count", 1}},
+                        {{"kind", "silence"}, {"seconds", lead(rng)}},
+                        std::move(effect),
+                        {{"kind", "silence"}, {"seconds", quiet(rng) ? long_tail(rng) : short_tail(rng)}},
+                        {{"kind", "exit"}, {"code", 0}}});
+  };
+  json tasks = json::object();
+  for (const auto& t : plan.tasks) {
+    tasks[t.name]["worker"]["default"] = actions({{"kind", "work"}});
+    tasks[t.name]["review"]["default"] = actions({{"kind", "review"}, {"verdict", "PASS"}});
+  }
+  return {{"version", 1}, {"tasks", tasks}};
 }
 
 std::vector<std::string> run_args(const fleet& f, int max_parallel) {
@@ -68,6 +119,172 @@ protected:
   std::vector<child_run*> running_;
 };
 
+TEST_F(restart, sigkill_at_random_moments_never_duplicates_an_agent_or_loses_a_completion) {
+  const int iterations = soak_iterations();
+  const uint32_t seed = restart_seed();
+  const std::string replay = "AD_RESTART_SEED=" + std::to_string(seed) +
+                             " AD_RESTART_SOAK=" + std::to_string(iterations);
+  SCOPED_TRACE("replay with " + replay);
+  std::cout << "[ restart  ] " << replay << std::endl;
+  constexpr int parallel = 4;
+  std::mt19937 rng(seed);
+  wg::gen_options o;
+  o.tasks = 2 * iterations + 10; // enough work that no run completes before the last kill
+  o.shape = wg::dag_shape::random;
+  o.seed = seed;
+  o.group_size = 12;
+  o.overlap = 0.2;
+  auto planned = wg::plan_workspace(o);
+  ASSERT_TRUE(planned.is_ok()) << planned.error().message();
+  f_.time_scale = 0.01;
+  f_.create(o, restart_scenario(*planned, rng));
+  if (HasFatalFailure())
+    return;
+
+  std::vector<std::string> problems;
+  auto sample = [&] {
+    auto live = scan_live_agents(f_.registry);
+    for (const auto& d : duplicate_live_agents(live))
+      problems.push_back("two live agents of one task: " + d);
+    if (static_cast<int>(live.size()) > parallel)
+      problems.push_back(std::to_string(live.size()) + " live agents with --max-parallel " +
+                         std::to_string(parallel));
+  };
+  // Follows `run` until it exits or `limit` passes, sampling all the while.
+  auto follow = [&](child_run& run, std::chrono::milliseconds limit) {
+    auto until = std::chrono::steady_clock::now() + limit;
+    std::optional<int> code;
+    while (!code && std::chrono::steady_clock::now() < until) {
+      sample();
+      code = run.wait(5ms);
+    }
+    return code;
+  };
+
+  // Kill moments: mostly inside the busy part of a run, some during start-up.
+  std::uniform_int_distribution<int> delay_ms(30, 1200);
+  int kills = 0;
+  int adopted = 0; // restarts that found a live agent of a killed dispatcher
+  bool finished = false;
+  for (int i = 0; kills < iterations && !finished && i < 3 * iterations; ++i) {
+    auto& run = start(run_args(f_, parallel), "kill" + std::to_string(i));
+    auto code = follow(run, std::chrono::milliseconds(delay_ms(rng)));
+    if (!code) {
+      run.send(SIGKILL);
+      code = run.wait(10s);
+      ASSERT_TRUE(code.has_value()) << "no exit after SIGKILL";
+    }
+    adopted += run.out().find("running elsewhere") != std::string::npos;
+    if (*code == 128 + SIGKILL) {
+      ++kills;
+      continue;
+    }
+    // It ended on its own: only a complete run may.
+    ASSERT_EQ(*code, 0) << "run " << i << "\n" << run.tail();
+    finished = true;
+  }
+  EXPECT_EQ(kills, iterations) << "the run completed before every planned kill; make it longer";
+
+  // One more start must finish the run: survivors are watched until they end.
+  // At most about a second per agent run is left, four at a time; the limit
+  // is far above that, so only a hang reaches it.
+  const auto limit = std::chrono::seconds(120 + 2 * o.tasks);
+  auto& last = start(run_args(f_, parallel), "final");
+  auto code = follow(last, limit);
+  ASSERT_TRUE(code.has_value()) << "the restarted run did not finish in " << limit.count()
+                                << " s\n" << last.tail();
+  adopted += last.out().find("running elsewhere") != std::string::npos;
+  ASSERT_EQ(*code, 0) << last.tail();
+  for (const auto& p : problems)
+    ADD_FAILURE() << p;
+  // The quiet tails make survivors likely at almost every restart; none at
+  // all means the adoption path was not exercised.
+  EXPECT_GT(adopted, 0) << "no restart found a live agent of a killed dispatcher";
+  EXPECT_TRUE(scan_live_agents(f_.registry).empty()) << "agents outlived the completed run";
+
+  // A second run finds everything complete.
+  auto& again = start(run_args(f_, parallel), "again");
+  auto again_code = again.wait(120s);
+  ASSERT_TRUE(again_code.has_value()) << again.tail();
+  EXPECT_EQ(*again_code, 0) << again.tail();
+
+  // No lost and no repeated completion.
+  auto archived = f_.archived_tasks();
+  for (const auto& t : f_.plan.tasks) {
+    auto it = archived.find(t.name);
+    EXPECT_TRUE(it != archived.end() && it->second == 1)
+        << t.name << " archived " << (it == archived.end() ? 0 : it->second) << " times";
+  }
+  EXPECT_EQ(archived.size(), f_.plan.tasks.size());
+
+  // From the registry: a run killed by SIGPIPE or SIGKILL leaves no line,
+  // every other run does. A PASS review archives its task, so a second one
+  // would be a review started again after its effect was visible.
+  auto runs = agent_sim::read_registry(f_.registry);
+  ASSERT_TRUE(runs.is_ok()) << runs.error().message();
+  std::map<std::string, int> passed_reviews;
+  std::map<std::string, int> passed_workers;
+  for (const auto& r : *runs)
+    if (r.exit_code == 0 && r.exit_signal.empty())
+      ++(r.role == "review" ? passed_reviews : passed_workers)[r.task];
+  for (const auto& t : f_.plan.tasks) {
+    std::string history;
+    for (const auto& r : *runs)
+      if (r.task == t.name)
+        history += "\n  " + r.role + " attempt " + std::to_string(r.attempt) + " exit " +
+                   std::to_string(r.exit_code) + " " + r.exit_signal + " marker " + r.marker;
+    EXPECT_LE(passed_reviews[t.name], 1) << t.name << history;
+  }
+  for (const auto& v : agent_sim::check_registry(*runs, parallel))
+    ADD_FAILURE() << "registry violation: " << v.message;
+
+  // Figures (documented behaviour, not failures): an agent whose output pipe
+  // lost its reader dies by SIGPIPE at its next write; a worker whose success
+  // no dispatcher saw runs again.
+  int reruns = 0;
+  for (const auto& [task, n] : passed_workers)
+    reruns += n > 1 ? n - 1 : 0;
+  std::cout << "[ restart  ] " << kills << " kills, " << adopted
+            << " restarts adopted a live agent, " << runs->size() << " agent runs recorded, "
+            << reruns << " worker reruns after an unobserved success";
+  for (const auto& [sig, count] : orphan_signal_deaths())
+    std::cout << ", " << count << " orphaned agents died by " << sig;
+  std::cout << std::endl;
+}
+
+// The dispatcher saw the worker end (its locator says succeeded) but died
+// before recording the stage as done: the restart finishes the stage from
+// the locator instead of running the worker again.
+TEST_F(restart, a_worker_whose_end_was_seen_before_a_crash_is_not_run_again) {
+  wg::gen_options o;
+  o.tasks = 1;
+  o.shape = wg::dag_shape::chain;
+  o.group_size = 1;
+  f_.create(o, json{{"version", 1}}); // competent agents
+  if (HasFatalFailure())
+    return;
+  ::setenv("AD_TEST_CRASH_AT", "after-attempt-end", 1);
+  auto& crashed = start(run_args(f_, 1), "crashed");
+  ::unsetenv("AD_TEST_CRASH_AT");
+  auto code = crashed.wait(120s);
+  ASSERT_TRUE(code.has_value()) << crashed.tail();
+  ASSERT_EQ(*code, 86) << "no crash at after-attempt-end\n" << crashed.tail();
+
+  auto& resumed = start(run_args(f_, 1), "resumed");
+  code = resumed.wait(120s);
+  ASSERT_TRUE(code.has_value()) << resumed.tail();
+  EXPECT_EQ(*code, 0) << resumed.tail();
+  auto runs = agent_sim::read_registry(f_.registry);
+  ASSERT_TRUE(runs.is_ok()) << runs.error().message();
+  std::map<std::string, int> by_role;
+  for (const auto& r : *runs)
+    ++by_role[r.role];
+  EXPECT_EQ(by_role["worker"], 1) << "the worker ran again after the restart";
+  EXPECT_EQ(by_role["review"], 1);
+  auto archived = f_.archived_tasks();
+  EXPECT_EQ(archived[f_.plan.tasks.front().name], 1);
+}
+
 TEST_F(restart, sigint_terminates_every_agent_and_exits_130) {
   wg::gen_options o;
   o.tasks = 6;
@@ -78,6 +295,9 @@ TEST_F(restart, sigint_terminates_every_agent_and_exits_130) {
     return;
   auto& run = start(run_args(f_, 4), "sigint");
   ASSERT_TRUE(wait_for_agents(f_, 4, 60s)) << "no four live agents\n" << run.tail();
+  // The marker is visible from exec on, but the simulator records a signal
+  // only once it has blocked the termination signals, a moment later.
+  std::this_thread::sleep_for(300ms);
   run.send(SIGINT);
   auto code = run.wait(60s);
   ASSERT_TRUE(code.has_value()) << "no exit 60 s after SIGINT\n" << run.tail();

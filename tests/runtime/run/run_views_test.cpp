@@ -1,7 +1,10 @@
 #include "runtime/run/run_views.hpp"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/core/json.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/run_pass.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -113,6 +116,81 @@ TEST(active_probe, an_active_stage_without_a_record_is_stale_and_a_dead_agent_to
   EXPECT_TRUE(review.live.empty());
   ASSERT_EQ(review.changes.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<clear_active_stage>(review.changes[0]));
+}
+
+TEST(active_probe, a_stage_whose_locator_says_succeeded_is_finished_from_it_not_run_again) {
+  temp_dir root;
+  auto ws = std::filesystem::canonical(root.path());
+  run_location where{ws, "abcd", ws / "runs"};
+  auto pol = test_policy();
+  state_model state;
+  task_state st;
+  st.work_unit_id = "g/01_a::plan-1::tag-t";
+  st.active_stage = "worker";
+  route_decision d;
+  d.work_unit_id = st.work_unit_id;
+  d.stage = "worker";
+  d.selected_target = "codex-terra";
+  st.decisions["worker"] = d;
+  state.tasks["g/01_a"] = st;
+  state.attempt_counters[attempt_key{"g/01_a", 1, "worker"}] = 1;
+  attempt_locator loc;
+  loc.identity = attempt_identity("g/01_a", 1, "worker", 1);
+  loc.task = "g/01_a";
+  loc.plan_number = 1;
+  loc.role = "worker";
+  loc.attempt = 1;
+  loc.workspace = ws.string();
+  loc.workspace_id = "abcd";
+  loc.cli = "codex";
+  loc.model = "gpt-5.6-terra";
+  loc.process_marker = "marker-of-an-ended-agent";
+  loc.status = attempt_status::succeeded;
+  loc.exit_code = 0;
+  auto write = [&] {
+    root.write("runs/20261129T100000Z__" + loc.identity + "/locator.json",
+               dump_json(locator_to_json(loc)));
+  };
+  write();
+  system_clock clk;
+  auto count = [](const active_review& r, auto pick) {
+    int n = 0;
+    for (const auto& c : r.changes)
+      n += std::holds_alternative<decltype(pick)>(c) ? 1 : 0;
+    return n;
+  };
+
+  // Without a policy the stage is only cleared (the worker would run again).
+  auto plain = review_active_stages(state, where, clk, {});
+  EXPECT_EQ(plain.changes.size(), 1u);
+  EXPECT_EQ(plain.cleared.size(), 1u);
+
+  auto finished = review_active_stages(state, where, clk, {}, &pol);
+  EXPECT_TRUE(finished.cleared.empty());
+  ASSERT_EQ(finished.finished.size(), 1u);
+  EXPECT_EQ(count(finished, set_task_flag{}), 1);
+  EXPECT_EQ(count(finished, set_completing_decision{}), 1);
+  EXPECT_EQ(count(finished, clear_active_stage{}), 1);
+  EXPECT_EQ(count(finished, set_blocked{}), 0);
+
+  // The same identity check as a success seen live: another model blocks.
+  loc.model = "another-model";
+  write();
+  auto mismatch = review_active_stages(state, where, clk, {}, &pol);
+  EXPECT_EQ(count(mismatch, set_blocked{}), 1);
+  EXPECT_EQ(count(mismatch, set_task_flag{}), 0);
+
+  // A failed attempt, or a locator of another workspace, only clears.
+  loc.model = "gpt-5.6-terra";
+  loc.status = attempt_status::failed;
+  write();
+  EXPECT_EQ(review_active_stages(state, where, clk, {}, &pol).cleared.size(), 1u);
+  loc.status = attempt_status::succeeded;
+  loc.workspace_id = "ffff";
+  write();
+  auto foreign = review_active_stages(state, where, clk, {}, &pol);
+  EXPECT_EQ(foreign.cleared.size(), 1u);
+  EXPECT_EQ(count(foreign, set_task_flag{}), 0);
 }
 
 TEST(active_probe, finds_the_newest_locator_and_removes_only_the_tasks_logs) {
