@@ -16,6 +16,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/trace/trace_writer.hpp"
 
 namespace ad::actors {
 
@@ -38,6 +39,8 @@ struct run_context {
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};
   std::chrono::milliseconds survivor_poll{1'000};
+  // `run --trace`: the message trace (actors/scheduler/trace_points.hpp); null: off.
+  std::shared_ptr<runtime::trace_writer> trace;
 };
 
 using run_context_ptr = std::shared_ptr<const run_context>;

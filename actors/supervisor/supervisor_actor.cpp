@@ -3,6 +3,8 @@
 #include <caf/all.hpp>
 
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/replay/decision_records.hpp"
+#include "runtime/replay/pure_replay.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -19,9 +21,10 @@ caf::error bad_request(const runtime::status& st) {
 
 supervisor_actor::behavior_type supervisor(
   supervisor_actor::stateful_pointer<supervisor_state> self, runtime::policy pol,
-  runtime::time_zone zone) {
+  runtime::time_zone zone, std::shared_ptr<runtime::trace_writer> trace) {
   self->state.pol = std::move(pol);
   self->state.zone = std::move(zone);
+  self->state.trace = std::move(trace);
   return {
     [self](supervise_failure& msg) -> caf::result<supervision_decided> {
       auto doc = runtime::parse_json(msg.request_json, "supervise_failure.request_json");
@@ -34,9 +37,14 @@ supervisor_actor::behavior_type supervisor(
       if (!task)
         return bad_request(task.error());
       auto& st = self->state;
-      auto out = runtime::decide_after_failure(st.pol, st.zone, *task, st.cooldowns, *req, msg.now);
-      st.cooldowns = std::move(out.cooldowns);
-      st.cooldowns.expire(msg.now);
+      auto out = runtime::supervise_with_cooldowns(st.pol, st.zone, st.cooldowns, *task, *req, msg.now);
+      if (st.trace) {
+        auto edge = st.trace->edge(runtime::trace_kinds::supervisor_failure,
+                                   runtime::supervisor_failure_body(msg.request_json,
+                                                                    msg.task_state_json, msg.now));
+        st.trace->decision(runtime::trace_kinds::supervisor_step, edge,
+                           runtime::supervisor_step_body(out));
+      }
       supervision_decided reply;
       reply.step = std::string(runtime::step_name(out.step));
       reply.step_json = runtime::dump_json(runtime::to_json(out.step));
@@ -76,14 +84,18 @@ supervisor_actor::behavior_type supervisor(
       auto snap = runtime::probe_snapshot_from_json(*doc);
       if (!snap)
         return;
+      if (self->state.trace)
+        self->state.trace->edge(runtime::trace_kinds::quota_batch,
+                                runtime::json{{"snapshot", *doc}});
       self->state.cooldowns.apply_snapshot(*snap, self->state.pol.timeouts.quota_cooldown_s);
     },
   };
 }
 
 supervisor_actor spawn_supervisor(caf::actor_system& sys, runtime::policy pol,
-                                  runtime::time_zone zone) {
-  return sys.spawn(supervisor, std::move(pol), std::move(zone));
+                                  runtime::time_zone zone,
+                                  std::shared_ptr<runtime::trace_writer> trace) {
+  return sys.spawn(supervisor, std::move(pol), std::move(zone), std::move(trace));
 }
 
 } // namespace ad::actors

@@ -9,11 +9,13 @@
 // request's JSON does not decode (see messages/supervisor.hpp).
 
 #include <caf/actor_system.hpp>
+#include <memory>
 
 #include "messages/supervisor.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/quota.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/trace/trace_writer.hpp"
 
 namespace ad::actors {
 
@@ -22,13 +24,17 @@ struct supervisor_state {
   runtime::policy pol;
   runtime::time_zone zone;
   runtime::target_cooldowns cooldowns;
+  std::shared_ptr<runtime::trace_writer> trace; // null: not recording
 };
 
 messages::supervisor_actor::behavior_type supervisor(
   messages::supervisor_actor::stateful_pointer<supervisor_state> self, runtime::policy pol,
-  runtime::time_zone zone);
+  runtime::time_zone zone, std::shared_ptr<runtime::trace_writer> trace);
 
+// With a trace writer, every supervise_failure and its decision, and every
+// quota batch, are recorded (runtime/replay/decision_records.hpp).
 messages::supervisor_actor spawn_supervisor(caf::actor_system& sys, runtime::policy pol,
-                                            runtime::time_zone zone);
+                                            runtime::time_zone zone,
+                                            std::shared_ptr<runtime::trace_writer> trace = nullptr);
 
 } // namespace ad::actors

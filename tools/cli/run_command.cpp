@@ -1,5 +1,5 @@
 // `agent-dispatch run [--workspace DIR] [--task-group G] [--max-parallel N]
-// [--dry-run] [--retry-blocked] [--policy FILE] [--json]`: with --dry-run,
+// [--dry-run] [--retry-blocked] [--policy FILE] [--json] [--trace FILE]`: with --dry-run,
 // classifies every task and prints what the dispatcher would do, writing
 // nothing; otherwise runs the dispatch loop (tools/cli/run_loop.hpp).
 #include <filesystem>
@@ -28,6 +28,7 @@ struct run_options {
   bool retry_blocked = false;
   std::string policy_file;
   bool json = false;
+  std::string trace_file;
 };
 
 int run_run(const run_options& opt) {
@@ -46,6 +47,7 @@ int run_run(const run_options& opt) {
     loop.max_parallel = opt.max_parallel;
     loop.retry_blocked = opt.retry_blocked;
     loop.json = opt.json;
+    loop.trace_file = opt.trace_file;
     return run_loop(loop);
   }
   std::optional<std::string> group;
@@ -94,6 +96,9 @@ void add_run_command(CLI::App& app, handler& out) {
                   "policy file (default: <workspace>/agent-dispatch.json, else the embedded "
                   "default)");
   cmd->add_flag("--json", opt->json, "print JSON Lines: one task object per line, then a summary");
+  cmd->add_option("--trace", opt->trace_file,
+                  "record a message trace (JSON Lines) of the run's edges and decisions to FILE "
+                  "(see docs/traces.md; replay it with `agent-dispatch replay FILE`)");
   cmd->callback([opt, &out] { out = [opt] { return run_run(*opt); }; });
 }
 

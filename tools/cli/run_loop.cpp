@@ -24,6 +24,7 @@
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/trace_setup.hpp"
 
 namespace ad::cli {
 
@@ -83,12 +84,27 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
 
+  std::shared_ptr<runtime::trace_writer> trace;
+  if (!opt.trace_file.empty()) {
+    const char* home = std::getenv("HOME");
+    auto opened = open_run_trace({opt.trace_file, identity->path, *root, home ? home : "",
+                                  opt.task_group, opt.max_parallel, opt.retry_blocked},
+                                 pol->value);
+    if (!opened.is_ok()) {
+      std::cerr << "run: " << opened.error().message() << "\n";
+      return exit_blocked;
+    }
+    trace = *opened;
+  }
+
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
-  cfg.set("scheduler.max-threads", 2);
+  // Attempt and state actors block on fsync; with only two workers they
+  // starve the scheduler and the task actors (docs/bench.md).
+  cfg.set("scheduler.max-threads", 8);
   caf::actor_system sys{cfg};
   auto state = actors::spawn_state_actors(sys, std::move(*store));
-  auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone);
+  auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
   auto host = sys.spawn(actors::attempt_host_impl, actors::make_attempt_config(process));
 
@@ -110,6 +126,7 @@ int run_loop(const run_loop_options& opt) {
   ctx->store = state.store;
   ctx->supervisor = supervisor;
   ctx->host = host;
+  ctx->trace = trace;
 
   actors::output_config out_cfg;
   out_cfg.format = actors::choose_output_format(
@@ -142,6 +159,9 @@ int run_loop(const run_loop_options& opt) {
                   caf::actor_cast<caf::actor>(supervisor),
                   caf::actor_cast<caf::actor>(state.store),
                   caf::actor_cast<caf::actor>(state.serializer)});
+  if (trace)
+    if (auto st = trace->stop(); !st.is_ok())
+      std::cerr << "warning: " << st.message() << "\n";
   if (opt.json)
     return done.exit_code; // the run_summary event carried it
   std::cout << "run: " << done.summary << "\n";

@@ -19,6 +19,7 @@ struct run_loop_options {
   int max_parallel = 0;
   bool retry_blocked = false;
   bool json = false;
+  std::string trace_file; // --trace: record a message trace there
 };
 
 int run_loop(const run_loop_options& opt);

@@ -1,0 +1,48 @@
+#pragma once
+// Where the scheduler and task actors meet the message trace (`run
+// --trace`, docs/traces.md). Each hook is one call at an edge or decision
+// point and does nothing when ctx.trace is null, so recording cannot change
+// a decision: the target choice runs the same choose_target, with the clock
+// reading it records frozen for the call (replay feeds that reading back).
+// Also the replay side of the task actor's decisions (task.begin ->
+// task.target), rebuilt from the recorded edge with choose_target itself.
+// Synchronous, never throws; trace write errors surface at the writer's stop().
+
+#include <string>
+#include <vector>
+
+#include "actors/scheduler/task_steps.hpp"
+#include "runtime/replay/decision_records.hpp"
+#include "runtime/schedule/admission.hpp"
+#include "runtime/schedule/exit_code.hpp"
+#include "runtime/trace/trace_replay.hpp"
+
+namespace ad::actors {
+
+runtime::json task_spec_to_json(const task_spec& spec);
+runtime::result<task_spec> task_spec_from_json(const runtime::json& j);
+runtime::json target_choice_body(const target_choice& c);
+
+// choose_target(s), recording task.begin (spec, task state, clock reading)
+// and task.target when tracing.
+target_choice choose_target_traced(task_actor_state& s);
+void trace_attempt_launch(const task_actor_state& s, const messages::start_attempt& req);
+// Returns the attempt.result edge's seq (0 when not tracing).
+int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r);
+void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::stage_step& step);
+void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
+                    int64_t pause_ms);
+// scheduler.startup / scheduler.pass: the changes made durable, the tasks
+// started and the examined admission entries (the scan as decided on).
+void trace_scheduler(const run_context& ctx, std::string_view kind,
+                     const std::vector<runtime::state_change>& changes,
+                     const std::vector<task_spec>& start,
+                     const std::vector<runtime::admission_entry>& examined);
+void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
+                    const runtime::run_exit& exit);
+
+// Adds the task.begin handler. base supplies the policy, time zone and the
+// replay roots (workspace, task_root, runs_dir); its clock is replaced per edge.
+void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
+
+} // namespace ad::actors

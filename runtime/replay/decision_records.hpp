@@ -1,0 +1,54 @@
+#pragma once
+// The bodies of the trace records the run writes at its edges and decision
+// points (docs/traces.md lists every kind), built by the same functions on
+// the recording side and in replay, so a replayed decision compares equal
+// to the recorded one exactly when the decision is the same. Kind names are
+// the constants below. Pure JSON mapping: no I/O, no clock; never throws
+// (a JSON text that does not parse is kept as a string).
+
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/clock.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/schedule/exit_code.hpp"
+#include "runtime/state/change.hpp"
+
+namespace ad::runtime::trace_kinds {
+
+// Edges (messages entering the decision side).
+inline constexpr std::string_view supervisor_failure = "supervisor.failure"; // supervise_failure
+inline constexpr std::string_view quota_batch = "supervisor.quota_batch";    // quota_batch_taken
+inline constexpr std::string_view task_begin = "task.begin";       // task state read + clock
+inline constexpr std::string_view attempt_result = "attempt.result"; // the attempt host's reply
+inline constexpr std::string_view run_end = "run.end";             // final run observation
+// Decisions.
+inline constexpr std::string_view supervisor_step = "supervisor.step";
+inline constexpr std::string_view task_target = "task.target";
+inline constexpr std::string_view attempt_launch = "attempt.launch";
+inline constexpr std::string_view stage_step = "task.stage_step";   // worker, selfcheck
+inline constexpr std::string_view review_step = "task.review_step"; // review (recorded only)
+inline constexpr std::string_view task_end = "task.end";
+inline constexpr std::string_view scheduler_startup = "scheduler.startup";
+inline constexpr std::string_view scheduler_pass = "scheduler.pass";
+inline constexpr std::string_view run_exit = "run.exit";
+
+} // namespace ad::runtime::trace_kinds
+
+namespace ad::runtime {
+
+// A JSON text as a JSON value (a string when it does not parse).
+json json_or_text(std::string_view text);
+
+json changes_body(const std::vector<state_change>& changes);
+
+json supervisor_failure_body(std::string_view request_json, std::string_view task_state_json,
+                             millis now);
+json supervisor_step_body(const supervisor_outcome& out);
+
+json run_end_body(const run_observation& obs);
+result<run_observation> run_observation_from_json(const json& j);
+json run_exit_body(const run_exit& e);
+
+} // namespace ad::runtime

@@ -1,0 +1,25 @@
+#pragma once
+// Replay handlers for the decisions that live entirely in runtime/ and take
+// every input from their edge: the supervisor (supervisor.failure ->
+// supervisor.step, with the shared quota cool-downs carried from one edge
+// to the next exactly as the supervisor actor carries them, and
+// supervisor.quota_batch updating them) and the exit code (run.end ->
+// run.exit). The handlers share state, so one set replays one trace, in
+// order. Pure: no files, no clock; errors are handler results.
+
+#include "runtime/policy/policy.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/policy/time_zone.hpp"
+#include "runtime/trace/trace_replay.hpp"
+
+namespace ad::runtime {
+
+void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone);
+
+// The supervisor's reply to one supervise_failure, with the cool-downs it
+// keeps (updated in place). The supervisor actor and replay both call it.
+supervisor_outcome supervise_with_cooldowns(const policy& pol, const time_zone& zone,
+                                            target_cooldowns& cooldowns, const task_state& task,
+                                            const supervisor_request& req, millis now);
+
+} // namespace ad::runtime

@@ -1,0 +1,148 @@
+#include "runtime/trace/trace_replay.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+namespace ad::runtime {
+
+namespace {
+
+std::string short_dump(const json& j, std::size_t cap = 400) {
+  auto s = dump_json(j);
+  if (s.size() > cap)
+    s = s.substr(0, cap) + "...";
+  return s;
+}
+
+} // namespace
+
+replay_report replay_trace(const trace_file& trace, const replay_handlers& handlers,
+                           const trace_paths& replay_roots, std::size_t recent) {
+  replay_report out;
+  std::set<std::string, std::less<>> produced;
+  for (const auto& [edge, h] : handlers)
+    produced.insert(h.produces.begin(), h.produces.end());
+  // Recorded decisions per cause, in seq order.
+  std::map<int64_t, std::vector<const trace_record*>> by_cause;
+  for (const auto& r : trace.records) {
+    if (r.dir != trace_direction::decision)
+      continue;
+    ++out.decisions;
+    by_cause[r.cause].push_back(&r);
+  }
+  std::map<int64_t, const trace_record*> edges;
+  for (const auto& r : trace.records)
+    if (r.dir == trace_direction::edge)
+      edges[r.seq] = &r;
+  // Decisions whose edge has no handler, or whose kind no handler of that
+  // edge produces, are recorded only.
+  for (const auto& [cause, list] : by_cause)
+    for (const auto* d : list) {
+      auto e = edges.find(cause);
+      const replay_handler* h = nullptr;
+      if (e != edges.end())
+        if (auto it = handlers.find(e->second->kind); it != handlers.end())
+          h = &it->second;
+      bool compared = h && std::find(h->produces.begin(), h->produces.end(), d->kind) !=
+                             h->produces.end();
+      if (!compared)
+        ++out.not_replayed[d->kind];
+    }
+
+  std::deque<const trace_record*> window;
+  for (const auto& r : trace.records) {
+    if (r.dir != trace_direction::edge)
+      continue;
+    ++out.edges;
+    window.push_back(&r);
+    if (window.size() > recent)
+      window.pop_front();
+    auto it = handlers.find(r.kind);
+    if (it == handlers.end())
+      continue;
+    ++out.edges_fed;
+    const auto& h = it->second;
+    std::vector<const trace_record*> expected;
+    if (auto c = by_cause.find(r.seq); c != by_cause.end())
+      for (const auto* d : c->second)
+        if (std::find(h.produces.begin(), h.produces.end(), d->kind) != h.produces.end())
+          expected.push_back(d);
+    std::vector<replayed_decision> actual;
+    auto got = h.fn(replay_roots.expand(r.body));
+    if (got.is_ok()) {
+      actual = std::move(*got);
+      for (auto& a : actual)
+        a.body = replay_roots.relativize(a.body);
+    } else {
+      actual.push_back({expected.empty() ? std::string("error") : expected.front()->kind,
+                        json{{"error", got.error().message()}}});
+    }
+    auto diverge = [&](std::size_t i) {
+      replay_divergence d;
+      d.cause = r.seq;
+      d.edge_kind = r.kind;
+      if (i < expected.size()) {
+        d.seq = expected[i]->seq;
+        d.kind = expected[i]->kind;
+        d.expected = expected[i]->body;
+      } else {
+        d.seq = r.seq;
+      }
+      if (i < actual.size()) {
+        if (d.kind.empty())
+          d.kind = actual[i].kind;
+        d.actual = actual[i].body;
+        if (i < expected.size() && actual[i].kind != expected[i]->kind)
+          d.actual = json{{"kind", actual[i].kind}, {"body", actual[i].body}};
+      }
+      for (const auto* w : window)
+        d.recent.push_back(*w);
+      out.divergence = std::move(d);
+    };
+    std::size_t n = std::max(expected.size(), actual.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i >= expected.size() || i >= actual.size() || actual[i].kind != expected[i]->kind ||
+          actual[i].body != expected[i]->body) {
+        diverge(i);
+        return out;
+      }
+      ++out.compared;
+    }
+  }
+  return out;
+}
+
+std::string render_divergence(const replay_divergence& d) {
+  std::string out = "divergence at record " + std::to_string(d.seq) + " (" + d.kind + ")\n";
+  out += "  message: record " + std::to_string(d.cause) + " (" + d.edge_kind + ")\n";
+  out += "  expected: " + (d.expected.is_null() ? std::string("(no decision)") : dump_json(d.expected)) + "\n";
+  out += "  actual:   " + (d.actual.is_null() ? std::string("(no decision)") : dump_json(d.actual)) + "\n";
+  if (d.expected.is_object() && d.actual.is_object()) {
+    for (auto it = d.expected.begin(); it != d.expected.end(); ++it)
+      if (!d.actual.contains(it.key()) || d.actual[it.key()] != it.value())
+        out += "  differs in \"" + it.key() + "\": expected " + short_dump(it.value()) +
+               ", actual " + (d.actual.contains(it.key()) ? short_dump(d.actual[it.key()]) : "(absent)") +
+               "\n";
+  }
+  out += "  recent inbound messages:\n";
+  for (const auto& r : d.recent)
+    out += "    " + std::to_string(r.seq) + " " + r.kind + " " + short_dump(r.body, 300) + "\n";
+  return out;
+}
+
+std::string render_replay_summary(const replay_report& r) {
+  std::string out = std::to_string(r.compared) + " decisions compared over " +
+                    std::to_string(r.edges_fed) + " of " + std::to_string(r.edges) + " edges";
+  int64_t only = 0;
+  std::string kinds;
+  for (const auto& [kind, n] : r.not_replayed) {
+    only += n;
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+  }
+  if (only > 0)
+    out += "; " + std::to_string(only) + " recorded only (" + kinds + ")";
+  return out;
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,68 @@
+#pragma once
+// The comparison half of `agent-dispatch replay`: walks a trace in seq
+// order, feeds every edge that has a handler to it (with the trace's path
+// tokens expanded to the replay roots), and compares each decision the
+// handler produces with the decisions recorded for that edge (same cause,
+// a kind the handler declares), in order. The first difference stops the
+// walk and is reported with the edges that led to it. Handlers carry all
+// decision logic and any state (cool-downs, ...) between edges; they are
+// called in edge order, one at a time. Decisions of kinds no handler
+// produces are counted as not replayed. Pure over its inputs; a handler
+// error is a divergence whose actual value is {"error": message}; never
+// throws.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/trace/trace_paths.hpp"
+#include "runtime/trace/trace_reader.hpp"
+
+namespace ad::runtime {
+
+struct replayed_decision {
+  std::string kind;
+  json body;
+};
+
+using replay_fn = std::function<result<std::vector<replayed_decision>>(const json& edge_body)>;
+
+struct replay_handler {
+  std::vector<std::string> produces; // decision kinds compared for this edge kind
+  replay_fn fn;
+};
+
+using replay_handlers = std::map<std::string, replay_handler, std::less<>>; // by edge kind
+
+struct replay_divergence {
+  int64_t seq = 0;        // the recorded decision that differs (the edge's seq when none was recorded)
+  int64_t cause = 0;      // the edge that led to it
+  std::string edge_kind;
+  std::string kind;       // decision kind
+  json expected;          // null: the replay decided something the trace does not hold
+  json actual;            // null: the replay did not make the recorded decision
+  std::vector<trace_record> recent; // the last edges up to and including the cause
+};
+
+struct replay_report {
+  int64_t edges = 0;
+  int64_t edges_fed = 0;
+  int64_t decisions = 0;
+  int64_t compared = 0;
+  std::map<std::string, int64_t> not_replayed; // decision kind -> count
+  std::optional<replay_divergence> divergence;
+};
+
+replay_report replay_trace(const trace_file& trace, const replay_handlers& handlers,
+                           const trace_paths& replay_roots, std::size_t recent = 8);
+
+// Multi-line human text for the divergence (index, message, expected,
+// actual, recent inbound messages).
+std::string render_divergence(const replay_divergence& d);
+// One line: "N decisions compared over M edges; K recorded only (...)".
+std::string render_replay_summary(const replay_report& r);
+
+} // namespace ad::runtime

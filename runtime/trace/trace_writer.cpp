@@ -1,0 +1,95 @@
+#include "runtime/trace/trace_writer.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ad::runtime {
+
+result<std::shared_ptr<trace_writer>> trace_writer::open(const std::filesystem::path& file,
+                                                         const trace_header& header,
+                                                         trace_paths paths,
+                                                         std::size_t flush_bytes) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return status::from_errno("trace: cannot create " + file.string(), errno);
+  std::shared_ptr<trace_writer> w(new trace_writer(fd, file.string(), std::move(paths), flush_bytes));
+  trace_header h = header;
+  h.policy = w->paths_.relativize(h.policy);
+  h.policy_sha256 = trace_policy_hash(h.policy);
+  h.options = w->paths_.relativize(h.options);
+  std::lock_guard<std::mutex> lock(w->mu_);
+  w->buffer_ = dump_json(to_json(h));
+  w->buffer_.push_back('\n');
+  w->write_buffer_locked();
+  if (!w->error_.is_ok())
+    return w->error_;
+  return w;
+}
+
+trace_writer::trace_writer(int fd, std::string file, trace_paths paths, std::size_t flush_bytes)
+    : fd_(fd), file_(std::move(file)), paths_(std::move(paths)), flush_bytes_(flush_bytes) {}
+
+trace_writer::~trace_writer() {
+  (void)stop();
+}
+
+int64_t trace_writer::edge(std::string_view kind, const json& body) {
+  return append(trace_direction::edge, kind, 0, body);
+}
+
+int64_t trace_writer::decision(std::string_view kind, int64_t cause, const json& body) {
+  return append(trace_direction::decision, kind, cause, body);
+}
+
+int64_t trace_writer::append(trace_direction dir, std::string_view kind, int64_t cause,
+                             const json& body) {
+  // The expensive part (path mapping, serialization) runs outside the lock.
+  trace_record r;
+  r.dir = dir;
+  r.kind = std::string(kind);
+  r.cause = cause;
+  r.body = paths_.relativize(body);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ < 0 || !error_.is_ok())
+    return 0;
+  r.seq = ++seq_;
+  buffer_ += dump_json(to_json(r));
+  buffer_.push_back('\n');
+  if (buffer_.size() >= flush_bytes_)
+    write_buffer_locked();
+  return r.seq;
+}
+
+void trace_writer::write_buffer_locked() {
+  std::size_t done = 0;
+  while (done < buffer_.size() && error_.is_ok()) {
+    auto n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      error_ = status::from_errno("trace: write to " + file_, errno);
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+status trace_writer::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ < 0)
+    return error_;
+  write_buffer_locked();
+  if (::close(fd_) != 0 && error_.is_ok())
+    error_ = status::from_errno("trace: close " + file_, errno);
+  fd_ = -1;
+  return error_;
+}
+
+int64_t trace_writer::records() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seq_;
+}
+
+} // namespace ad::runtime

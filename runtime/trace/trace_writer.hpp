@@ -1,0 +1,62 @@
+#pragma once
+// Writes one message trace (runtime/trace/trace_format.hpp) as JSON Lines.
+// Records are buffered in memory and written in large blocks; stop() (or
+// the destructor) writes what is left and closes the file. Every string of a
+// record goes through trace_paths first, so no host root reaches the file.
+// Thread-safe: actors on several scheduler threads append concurrently; a
+// mutex orders the records and hands out `seq`. Recording must never change
+// what the dispatcher does, so append never fails: the first write error is
+// kept and reported by stop() (an io_error naming the file), and later
+// records are dropped.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "runtime/trace/trace_format.hpp"
+#include "runtime/trace/trace_paths.hpp"
+
+namespace ad::runtime {
+
+class trace_writer {
+public:
+  // Creates (truncates) file and writes the header line; io_error if the
+  // file cannot be created.
+  static result<std::shared_ptr<trace_writer>> open(const std::filesystem::path& file,
+                                                    const trace_header& header, trace_paths paths,
+                                                    std::size_t flush_bytes = 256 * 1024);
+  ~trace_writer();
+  trace_writer(const trace_writer&) = delete;
+  trace_writer& operator=(const trace_writer&) = delete;
+
+  // Appends an edge; returns its seq (0 once stopped).
+  int64_t edge(std::string_view kind, const json& body);
+  // Appends a decision caused by the edge `cause` (0: none); returns its seq.
+  int64_t decision(std::string_view kind, int64_t cause, const json& body);
+
+  // Writes the buffer and closes the file; idempotent. Returns the first
+  // write error, if any.
+  status stop();
+
+  int64_t records() const;
+  const trace_paths& paths() const noexcept { return paths_; }
+
+private:
+  trace_writer(int fd, std::string file, trace_paths paths, std::size_t flush_bytes);
+  int64_t append(trace_direction dir, std::string_view kind, int64_t cause, const json& body);
+  void write_buffer_locked();
+
+  mutable std::mutex mu_;
+  int fd_ = -1;
+  std::string file_;
+  trace_paths paths_;
+  std::size_t flush_bytes_;
+  std::string buffer_;
+  int64_t seq_ = 0;
+  status error_;
+};
+
+} // namespace ad::runtime

@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include "runtime/policy/policy.hpp"
+#include "runtime/replay/decision_records.hpp"
+#include "runtime/replay/pure_replay.hpp"
+
+namespace ad::runtime {
+namespace {
+
+run_observation sample_observation() {
+  run_observation obs;
+  obs.terminal_error = "";
+  obs.external_live = {"g/01_a: pid 7 alive"};
+  obs.observed = 3;
+  obs.complete = 2;
+  obs.not_complete = {"g/02_b: blocked"};
+  return obs;
+}
+
+TEST(decision_records, run_observation_round_trips) {
+  auto obs = sample_observation();
+  auto back = run_observation_from_json(run_end_body(obs));
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(back->external_live, obs.external_live);
+  EXPECT_EQ(back->observed, 3);
+  EXPECT_EQ(back->complete, 2);
+  EXPECT_EQ(back->not_complete, obs.not_complete);
+  auto bad = run_observation_from_json(json{{"observed", "three"}});
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_TRUE(bad.error().is_invalid_argument());
+}
+
+TEST(decision_records, json_text_becomes_a_value_or_stays_text) {
+  EXPECT_EQ(json_or_text(R"({"a":1})"), (json{{"a", 1}}));
+  EXPECT_EQ(json_or_text("{broken"), json("{broken"));
+}
+
+replay_handlers handlers_for_default_policy() {
+  auto pol = parse_policy_text("{}", "test");
+  EXPECT_TRUE(pol.is_ok());
+  replay_handlers h;
+  add_pure_replay_handlers(h, pol->value, time_zone::fixed("UTC", 0));
+  return h;
+}
+
+TEST(pure_replay, run_end_decides_the_exit_code) {
+  auto h = handlers_for_default_policy();
+  auto out = h.at("run.end").fn(run_end_body(sample_observation()));
+  ASSERT_TRUE(out.is_ok()) << out.error().message();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].kind, "run.exit");
+  EXPECT_EQ((*out)[0].body, run_exit_body(compute_run_exit(sample_observation())));
+  EXPECT_EQ((*out)[0].body["code"], 3); // an external live attempt: waiting outside
+}
+
+TEST(pure_replay, malformed_edges_are_errors_not_exceptions) {
+  auto h = handlers_for_default_policy();
+  EXPECT_FALSE(h.at("supervisor.failure").fn(json{{"now", 1}}).is_ok());
+  EXPECT_FALSE(h.at("supervisor.failure")
+                 .fn(json{{"request", "not json"}, {"task_state", json::object()}, {"now", 1}})
+                 .is_ok());
+  EXPECT_FALSE(h.at("supervisor.quota_batch").fn(json::object()).is_ok());
+  EXPECT_FALSE(h.at("run.end").fn(json::array()).is_ok());
+}
+
+} // namespace
+} // namespace ad::runtime

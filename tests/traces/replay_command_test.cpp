@@ -1,0 +1,70 @@
+// `agent-dispatch replay` as a user runs it: exit 0 on an identical replay,
+// 1 with the first divergence printed under another policy, 2 for a trace
+// that cannot be read (naming the line).
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "runtime/core/files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::tools {
+namespace {
+
+struct command_result {
+  int exit_code = -1;
+  std::string out;
+};
+
+command_result run_replay(const std::string& args) {
+  auto cmd = (test::binary_dir() / "agent-dispatch").string() + " replay " + args + " 2>&1";
+  command_result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p)
+    return r;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.out.append(buf.data(), n);
+  int st = ::pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string corpus(const std::string& name) {
+  return (test::source_dir() / "tests" / "traces" / "corpus" / (name + ".jsonl")).string();
+}
+
+TEST(replay_command, an_identical_replay_exits_0) {
+  auto r = run_replay(corpus("failure-classes"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("replay: identical:"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, another_policy_prints_the_first_divergence_and_exits_1) {
+  test::temp_dir dir;
+  auto pol = dir.write("policy.json", R"({"budgets": {"recovery_failures": 1}})");
+  auto r = run_replay(corpus("failure-classes") + " --policy " + pol.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("divergence at record"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("message: record"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("differs in \"step\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("recent inbound messages:"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, a_broken_trace_exits_2_naming_the_line) {
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  auto first_lines = text->substr(0, text->find('\n', text->find('\n') + 1) + 1);
+  auto bad = dir.write("bad.jsonl", first_lines + "{\"seq\": \"x\"}\n");
+  auto r = run_replay(bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("bad.jsonl:3:"), std::string::npos) << r.out;
+}
+
+} // namespace
+} // namespace ad::tools

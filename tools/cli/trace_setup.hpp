@@ -1,0 +1,30 @@
+#pragma once
+// The CLI side of message traces: the header a `run --trace FILE` writes
+// (binary version, the effective policy, its time zone, the run options)
+// and the roots whose paths become tokens (workspace, state root, home), so
+// a trace recorded here replays on another machine. Opening a trace is the
+// only effect (the file is created); errors come back as status values.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "runtime/policy/policy.hpp"
+#include "runtime/trace/trace_writer.hpp"
+
+namespace ad::cli {
+
+struct run_trace_setup {
+  std::string file;
+  std::string workspace;
+  std::filesystem::path state_root;
+  std::string home; // "" when unknown
+  std::string task_group;
+  int max_parallel = 0;
+  bool retry_blocked = false;
+};
+
+runtime::result<std::shared_ptr<runtime::trace_writer>> open_run_trace(
+  const run_trace_setup& setup, const runtime::policy& pol);
+
+} // namespace ad::cli

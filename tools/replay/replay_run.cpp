@@ -1,0 +1,57 @@
+#include "tools/replay/replay_run.hpp"
+
+#include <memory>
+
+#include "actors/scheduler/trace_points.hpp"
+#include "runtime/policy/time_zone.hpp"
+#include "runtime/replay/pure_replay.hpp"
+
+namespace ad::tools {
+
+namespace {
+
+constexpr const char* replay_workspace = "/replay/workspace";
+constexpr const char* replay_state = "/replay/state";
+constexpr const char* replay_home = "/replay/home";
+
+} // namespace
+
+runtime::trace_paths replay_roots() {
+  runtime::trace_paths roots;
+  roots.add_root(replay_workspace, "workspace");
+  roots.add_root(replay_state, "state");
+  roots.add_root(replay_home, "home");
+  return roots;
+}
+
+runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trace) {
+  return runtime::parse_policy(replay_roots().expand(trace.header.policy), "trace header policy");
+}
+
+runtime::result<runtime::replay_report> replay_recorded_run(
+  const runtime::trace_file& trace, const runtime::policy& pol,
+  const std::function<void(runtime::replay_handlers&)>& customize) {
+  auto zone = runtime::load_time_zone(pol.timezone);
+  if (!zone.is_ok())
+    return zone.error().with_context("policy time zone");
+  actors::run_context ctx;
+  ctx.workspace = replay_workspace;
+  ctx.task_root = std::string(replay_workspace) + "/agent-task";
+  ctx.runs_dir = std::string(replay_state) + "/runs";
+  const auto& options = trace.header.options;
+  if (options.contains("task_group") && options["task_group"].is_string())
+    ctx.task_group = options["task_group"].get<std::string>();
+  if (options.contains("max_parallel") && options["max_parallel"].is_number_integer())
+    ctx.max_parallel = options["max_parallel"].get<int>();
+  ctx.pol = pol;
+  ctx.zone = *zone;
+  ctx.clk = std::make_shared<runtime::manual_clock>(0);
+  runtime::replay_handlers handlers;
+  runtime::add_pure_replay_handlers(handlers, pol, *zone);
+  actors::add_task_replay_handlers(handlers, ctx);
+  if (customize)
+    customize(handlers);
+  return runtime::replay_trace(trace, handlers, replay_roots());
+}
+
+} // namespace ad::tools
