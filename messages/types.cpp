@@ -4,6 +4,7 @@
 
 #include "messages/attempt.hpp"
 #include "messages/process.hpp"
+#include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
 #include "messages/run_events.hpp"
 #include "messages/state.hpp"
@@ -41,6 +42,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   add_supervisor_messages(cfg);
   add_scheduler_messages(cfg);
   add_run_event_messages(cfg);
+  add_quota_messages(cfg);
 }
 
 } // namespace ad::messages

@@ -4,9 +4,12 @@
 #include <filesystem>
 
 #include "actors/scheduler/task_steps.hpp"
+#include "actors/scheduler/trace_points.hpp"
 #include "runtime/policy/selection.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
+#include "runtime/run/attempt_snapshots.hpp"
+#include "runtime/run/crash_point.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -17,6 +20,7 @@ using self_ptr = messages::task_actor::stateful_pointer<task_actor_state>;
 
 void end_task(self_ptr self, std::string outcome, std::string reason, int64_t pause_ms = 0) {
   auto& s = self->state;
+  trace_task_end(s, outcome, reason, pause_ms);
   self->send(s.scheduler, messages::task_ended{s.spec.name, s.spec.stage, std::move(outcome),
                                                std::move(reason), pause_ms});
   self->quit();
@@ -73,14 +77,16 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
 void on_failure(self_ptr self, const messages::attempt_result& r) {
   auto& s = self->state;
   auto now = s.ctx->clk->now();
-  messages::supervise_failure req{supervisor_request_json(s.spec, *s.ctx, r),
+  messages::supervise_failure req{supervisor_request_json(s.spec, *s.ctx, r, s.write_set_after),
                                   runtime::task_to_json_text(s.st), now};
   self->request(s.ctx->supervisor, s.ctx->state_timeout, std::move(req))
     .then(
       [self](messages::supervision_decided& d) {
         auto step = parse_step(d, self->state.ctx->clk->now());
         auto changes = std::move(d.changes);
-        persist(self, std::move(changes), [self, step] {
+        persist(self, std::move(changes), [self, step, events = std::move(d.events)] {
+          runtime::crash_point("after-decision");
+          emit_tactical_events(self->state, events, step);
           emit_step_event(self->state, step);
           if (step.kind == "block") {
             persist(self, {runtime::clear_active_stage{self->state.spec.name}},
@@ -99,7 +105,28 @@ void on_failure(self_ptr self, const messages::attempt_result& r) {
       });
 }
 
+// The attempt's end on fresh durable state: the supervisor after a failure,
+// the stage step after a success.
+void settle(self_ptr self, const messages::attempt_result& r) {
+  auto& s = self->state;
+  auto edge = trace_attempt_result(s, r);
+  if (r.status != "succeeded") {
+    on_failure(self, r);
+    return;
+  }
+  auto step = stage_step_after_success(s, r);
+  trace_stage_step(s, edge, step);
+  bool complete = step.next == runtime::stage_next::complete;
+  persist(self, std::move(step.changes), [self, step, complete] {
+    auto& s = self->state;
+    if (complete)
+      runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
+    end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause);
+  });
+}
+
 void on_result(self_ptr self, messages::attempt_result r) {
+  runtime::crash_point("after-attempt-end");
   auto& s = self->state;
   s.attempt_running = false;
   emit_attempt_ended(s, r);
@@ -108,21 +135,12 @@ void on_result(self_ptr self, messages::attempt_result r) {
             [self] { end_task(self, "cancelled", "stopped by shutdown"); });
     return;
   }
-  refresh(self, [self, r] {
-    auto& s = self->state;
-    if (r.status != "succeeded") {
-      on_failure(self, r);
-      return;
-    }
-    auto step = stage_step_after_success(s, r);
-    bool complete = step.next == runtime::stage_next::complete;
-    persist(self, std::move(step.changes), [self, step, complete] {
-      auto& s = self->state;
-      if (complete)
-        runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
-      end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause);
-    });
-  });
+  // The write set after the attempt, durable before the supervisor reads
+  // the task's history (SPEC section 7).
+  s.write_set_after = runtime::current_write_set(s.spec.write_paths);
+  auto after = runtime::write_set_change(s.spec.name, s.identity, runtime::snapshot_phase::after,
+                                         s.write_set_after);
+  persist(self, {std::move(after)}, [self, r] { refresh(self, [self, r] { settle(self, r); }); });
 }
 
 void launch(self_ptr self, std::string target_id, std::string prompt,
@@ -146,12 +164,17 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
                                 consume_handoff);
   pre.push_back(runtime::record_attempt_started{s.spec.name, s.spec.stage, s.spec.plan_number,
                                                 s.spec.stage, attempt, "", consume_handoff});
+  pre.push_back(runtime::snapshot_write_set(
+    s.spec.name, runtime::attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt),
+    runtime::snapshot_phase::before, s.spec.write_paths));
   s.target = target_id;
   persist(self, std::move(pre), [self, req] {
+    runtime::crash_point("before-launch");
     auto& s = self->state;
     s.identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
     s.attempt_running = true;
     emit_attempt_began(s, req);
+    trace_attempt_launch(s, req);
     self->request(s.ctx->host, s.ctx->attempt_timeout, req)
       .then([self](messages::attempt_result& r) { on_result(self, std::move(r)); },
             [self](caf::error& err) {
@@ -161,10 +184,38 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
   });
 }
 
+// The supervisor's shared quota cool-downs (a target out of quota is skipped
+// by every task), then continues with k; without an answer, with none.
+void read_cooldowns(self_ptr self, std::function<void()> k) {
+  self->request(self->state.ctx->supervisor, self->state.ctx->state_timeout,
+                messages::get_target_cooldowns{})
+    .then(
+      [self, k](const messages::target_cooldowns_reply& r) {
+        auto doc = runtime::parse_json(r.cooldowns_json, "target cool-downs");
+        if (doc)
+          if (auto c = runtime::target_cooldowns_from_json(*doc))
+            self->state.cooldowns = std::move(*c);
+        k();
+      },
+      [k](caf::error&) { k(); });
+}
+
 void begin(self_ptr self) {
-  refresh(self, [self] {
+  read_cooldowns(self, [self] { refresh(self, [self] {
     auto& s = self->state;
-    auto choice = choose_target(s);
+    // A quota-reset wait made durable before a restart still holds.
+    auto now = s.ctx->clk->now();
+    if (auto until = runtime::pending_reset_wait(s.st, s.spec.stage, now); until > 0) {
+      emit_step_event(s, resumed_reset_wait(s, until, now));
+      after_delay(self, until - now, [self] { begin(self); });
+      return;
+    }
+    auto choice = choose_target_traced(s);
+    if (choice.wait_until > now) {
+      emit_step_event(s, cooldown_wait(choice.wait_until, now, choice.wait_reason));
+      after_delay(self, choice.wait_until - now, [self] { begin(self); });
+      return;
+    }
     if (!choice.blocked.empty()) {
       persist(self, std::move(choice.changes),
               [self, why = choice.blocked] { end_task(self, "blocked", why); });
@@ -173,7 +224,7 @@ void begin(self_ptr self) {
     emit_task_started(s);
     launch(self, choice.target, choice.prompt, std::move(choice.changes), choice.consume_handoff,
            "");
-  });
+  }); });
 }
 
 } // namespace

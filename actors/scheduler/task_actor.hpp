@@ -7,8 +7,13 @@
 // check, self-check rounds, review outcome and no-progress limit) or asks
 // the supervisor and applies its step (retry, failover, promotion, native
 // resume, wait, block; changes durable first). On completion it releases
-// the claim and removes the task's attempt logs. It tells the scheduler how
-// the stage ended with task_ended and quits. stop_run cancels the running
+// the claim and removes the task's attempt logs. Around every attempt it
+// records write-set snapshots (before: with the attempt start; after: before
+// the supervisor is asked) so a tactical intervention knows which attempt
+// touched which file; at the start it reads the supervisor's shared quota
+// cool-downs, selects with the admission quota snapshot, and holds a durable
+// quota-reset wait left by a restart. It tells the scheduler how the stage
+// ended with task_ended and quits. stop_run cancels the running
 // attempt (the agent's process group is terminated) and ends "cancelled".
 // It never touches the workspace except through agents and reads.
 
@@ -18,6 +23,7 @@
 
 #include "actors/scheduler/run_context.hpp"
 #include "messages/scheduler.hpp"
+#include "runtime/policy/quota.hpp"
 #include "runtime/schedule/review_outcome.hpp"
 #include "runtime/state/model.hpp"
 
@@ -36,6 +42,9 @@ struct task_spec {
   std::string work_unit_id;
   std::vector<std::string> write_paths;
   int64_t last_attempt = 0; // attempt counter of (name, plan_number, stage) in state
+  // The quota snapshot of the admission batch that started this task.
+  bool has_admission_quota = false;
+  runtime::quota_snapshot admission_quota;
 };
 
 struct task_actor_state {
@@ -50,6 +59,8 @@ struct task_actor_state {
   bool attempt_running = false;
   runtime::seen_sources review_seen;
   std::string review_signature;
+  std::vector<runtime::file_snapshot> write_set_after; // of the attempt that just ended
+  runtime::target_cooldowns cooldowns; // shared quota cool-downs, read at the start
   std::function<void()> on_wake;
 };
 

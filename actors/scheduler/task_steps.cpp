@@ -8,6 +8,7 @@
 #include "runtime/policy/selection.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
+#include "runtime/run/admission_quota.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/schedule/review_progress.hpp"
 #include "runtime/schedule/task_view.hpp"
@@ -69,8 +70,30 @@ parsed_step parse_step(const messages::supervision_decided& d, runtime::millis n
   return out;
 }
 
+parsed_step resumed_reset_wait(const task_actor_state& s, runtime::millis until,
+                               runtime::millis now) {
+  parsed_step out;
+  out.kind = "wait_until";
+  if (auto d = s.st.decisions.find(s.spec.stage); d != s.st.decisions.end())
+    out.target = d->second.selected_target;
+  out.delay = until - now;
+  out.reason = "waiting for the quota of " + (out.target.empty() ? "the target" : out.target) +
+               " to reset: until " + runtime::format_utc_iso(until) + " (recorded before a restart)";
+  return out;
+}
+
+parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std::string& why) {
+  parsed_step out;
+  out.kind = "wait_until";
+  out.delay = until - now;
+  out.reason = "every target cools down: waiting until " + runtime::format_utc_iso(until) + " (" +
+               why + ")";
+  return out;
+}
+
 std::string supervisor_request_json(const task_spec& spec, const run_context& ctx,
-                                    const messages::attempt_result& r) {
+                                    const messages::attempt_result& r,
+                                    const std::vector<runtime::file_snapshot>& write_set_now) {
   runtime::supervisor_request req;
   auto& f = req.failure;
   f.task = spec.name;
@@ -92,6 +115,7 @@ std::string supervisor_request_json(const task_spec& spec, const run_context& ct
   req.paths = paths_of(spec, ctx);
   req.lane = spec.lane;
   req.grade = spec.grade;
+  req.write_set_now = write_set_now;
   return runtime::dump_json(runtime::to_json(req));
 }
 
@@ -103,9 +127,9 @@ target_choice choose_target(const task_actor_state& s) {
   auto now = ctx.clk->now();
   out.prompt = runtime::stage_prompt(ctx.pol, spec.stage, paths_of(spec, ctx), st);
   if (spec.stage == "worker" && st.handoff) {
-    runtime::target_cooldowns none;
-    auto d = runtime::select_for_handoff(ctx.pol, ctx.zone, st, *st.handoff,
-                                         runtime::quota_snapshot{now, {}}, none, now);
+    // The admission batch is the handoff's fresh quota snapshot.
+    auto fresh = spec.has_admission_quota ? spec.admission_quota : runtime::quota_snapshot{now, {}};
+    auto d = runtime::select_for_handoff(ctx.pol, ctx.zone, st, *st.handoff, fresh, s.cooldowns, now);
     if (!d.is_ok()) {
       out.blocked = d.error().message();
       out.changes.push_back(runtime::set_blocked{spec.name, {out.blocked, ""}});
@@ -133,12 +157,26 @@ target_choice choose_target(const task_actor_state& s) {
   req.grade = std::clamp(spec.grade, 1, 10);
   req.now = now;
   req.used_targets = runtime::used_targets(st, spec.stage);
-  if (st.quota)
+  req.cooldowns = &s.cooldowns;
+  runtime::quota_snapshot merged;
+  if (spec.has_admission_quota) {
+    merged = runtime::merge_quota(spec.admission_quota, st.quota ? &*st.quota : nullptr);
+    req.quota = &merged;
+    out.changes.push_back(runtime::set_quota_snapshot{spec.name, merged});
+  } else if (st.quota) {
     req.quota = &*st.quota;
+  }
   if (spec.stage == "selfcheck" && st.completing_decision)
     req.pinned_target = st.completing_decision->selected_target;
   auto d = runtime::select_target(ctx.pol, ctx.zone, req);
   if (!d.is_ok()) {
+    // Targets that only cool down are waited for, not given up on.
+    if (auto until = runtime::cooldown_wait_until(ctx.pol, ctx.zone, req); until > now) {
+      out.wait_until = until;
+      out.wait_reason = d.error().message();
+      out.changes.clear();
+      return out;
+    }
     out.blocked = d.error().message();
     out.changes.push_back(runtime::set_blocked{spec.name, {out.blocked, ""}});
     return out;
@@ -256,6 +294,23 @@ void emit_step_event(const task_actor_state& s, const parsed_step& step) {
     emit(*s.ctx, messages::task_blocked{now, name, stage, step.reason});
   else
     emit(*s.ctx, messages::task_failed{now, name, stage, step.kind + " on " + step.target});
+}
+
+void emit_tactical_events(const task_actor_state& s, const std::vector<std::string>& events,
+                          const parsed_step& step) {
+  for (const auto& text : events) {
+    auto j = runtime::parse_json(text, "tactical event");
+    if (!j.is_ok() || !j->is_object() || j->value("kind", "") != "matched")
+      continue;
+    std::vector<std::string> ids;
+    if (j->contains("pattern_ids") && (*j)["pattern_ids"].is_array())
+      for (const auto& id : (*j)["pattern_ids"])
+        if (id.is_string())
+          ids.push_back(id.get<std::string>());
+    std::string action = step.kind + (step.target.empty() ? "" : " on " + step.target);
+    emit(*s.ctx, messages::tactical_matched{s.ctx->clk->now(), s.spec.name, s.spec.stage, s.target,
+                                            std::move(ids), std::move(action)});
+  }
 }
 
 } // namespace ad::actors

@@ -26,8 +26,16 @@ struct parsed_step {
 
 parsed_step parse_step(const messages::supervision_decided& d, runtime::millis now);
 
+// The wait_until step of a durable quota-reset wait found at the start.
+parsed_step resumed_reset_wait(const task_actor_state& s, runtime::millis until,
+                               runtime::millis now);
+
+// The wait_until step when every candidate target cools down at the start.
+parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std::string& why);
+
 std::string supervisor_request_json(const task_spec& spec, const run_context& ctx,
-                                    const messages::attempt_result& r);
+                                    const messages::attempt_result& r,
+                                    const std::vector<runtime::file_snapshot>& write_set_now);
 
 struct target_choice {
   std::vector<runtime::state_change> changes; // decision records, or the block
@@ -35,6 +43,8 @@ struct target_choice {
   std::string prompt;
   std::string consume_handoff;
   std::string blocked; // non-empty: the task is blocked with this reason
+  runtime::millis wait_until = 0; // > 0: every candidate cools down; try again then
+  std::string wait_reason;
 };
 
 target_choice choose_target(const task_actor_state& s);
@@ -54,5 +64,9 @@ void emit_task_started(const task_actor_state& s);
 void emit_attempt_began(const task_actor_state& s, const messages::start_attempt& req);
 void emit_attempt_ended(const task_actor_state& s, const messages::attempt_result& r);
 void emit_step_event(const task_actor_state& s, const parsed_step& step);
+// The supervisor's tactical diagnostic events (JSON text each): a match is
+// shown as tactical_matched with the step taken about it.
+void emit_tactical_events(const task_actor_state& s, const std::vector<std::string>& events,
+                          const parsed_step& step);
 
 } // namespace ad::actors

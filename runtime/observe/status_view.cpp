@@ -1,5 +1,7 @@
 #include "runtime/observe/status_view.hpp"
 
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/policy/tactical.hpp"
 #include "runtime/process/liveness.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/workspace/dry_run_render.hpp"
@@ -95,6 +97,16 @@ status_report build_status_report(const status_input& in, const clock& clk) {
       if (const task_state* st = current_task_state(model, *s->second)) {
         row.target = current_target(*st, t.stage);
         row.budget_used = st->failure_budgets;
+        if (st->blocked)
+          row.blocked_evidence = st->blocked->evidence;
+        row.intervention = st->intervention;
+        if (st->handoff)
+          row.handoff_id = st->handoff->id;
+        row.route = st->route_history;
+        row.reset_wait_until = pending_reset_wait(*st, t.stage, clk.now());
+        if (row.reset_wait_until > 0)
+          row.reason = "waiting for a quota reset until " + format_utc_iso(row.reset_wait_until);
+        row.write_sets = st->write_sets;
       }
     }
     if (auto l = live.find(t.name); l != live.end())
@@ -143,6 +155,40 @@ std::string render_status_text(const status_report& r, const clock& clk) {
   return out;
 }
 
+namespace {
+
+// Block evidence, intervention context, handoff, route and per-attempt
+// write-set changes of one task row.
+void add_supervision(json& j, const status_task& t) {
+  j["blocked_evidence"] = nullptr;
+  if (!t.blocked_evidence.empty()) {
+    auto ev = parse_json(t.blocked_evidence, "blocked evidence");
+    j["blocked_evidence"] = ev ? *ev : json(t.blocked_evidence);
+  }
+  j["intervention"] = nullptr;
+  if (t.intervention)
+    j["intervention"] = {{"pattern_ids", t.intervention->pattern_ids},
+                         {"instruction", t.intervention->instruction},
+                         {"existing_files", t.intervention->existing_files},
+                         {"touched_files", t.intervention->touched_files},
+                         {"created_at", format_utc_iso(t.intervention->created_at)}};
+  j["handoff"] = t.handoff_id;
+  j["reset_wait_until"] = t.reset_wait_until > 0 ? json(format_utc_iso(t.reset_wait_until)) : json(nullptr);
+  json route = json::array();
+  for (const auto& d : t.route)
+    route.push_back({{"stage", d.stage},
+                     {"target", d.selected_target},
+                     {"transition", to_string(d.transition)},
+                     {"previous_target", d.previous_target}});
+  j["route"] = std::move(route);
+  json sets = json::object();
+  for (const auto& [attempt, snap] : t.write_sets)
+    sets[attempt] = to_json(diff_write_set(snap.before, snap.after));
+  j["write_set_changes"] = std::move(sets);
+}
+
+} // namespace
+
 std::string render_status_json_lines(const status_report& r) {
   std::string out;
   json d = json::object();
@@ -177,6 +223,7 @@ std::string render_status_json_lines(const status_report& r) {
                       {"locator", a.locator},
                       {"locator_status", a.locator_status}});
     j["live_attempts"] = std::move(live);
+    add_supervision(j, t);
     out += dump_json(j) + "\n";
   }
   json s = dry_run_summary_json(r.summary);

@@ -42,6 +42,13 @@ struct status_task {
   std::string target;                       // current target, "" when none
   std::map<std::string, int64_t> budget_used;  // stage -> failures counted
   std::vector<status_attempt> live;         // at most one today (the active stage)
+  // Supervision detail from the durable state (JSON output only).
+  std::string blocked_evidence;             // JSON text of the block record, "" when none
+  std::optional<intervention_context> intervention;
+  std::string handoff_id;                   // pending retry handoff, "" when none
+  int64_t reset_wait_until = 0;             // durable quota-reset wait of the stage, 0 = none
+  std::vector<route_decision> route;        // route history, oldest first
+  std::map<std::string, write_set_snapshot> write_sets;  // attempt id -> before/after
 };
 
 struct status_dispatcher {

@@ -231,6 +231,22 @@ result<route_decision> select_target(const policy& pol, const time_zone& zone,
   return d;
 }
 
+millis cooldown_wait_until(const policy& pol, const time_zone& zone, selection_request req) {
+  const target_cooldowns* cooling = req.cooldowns;
+  if (cooling == nullptr)
+    return 0;
+  req.cooldowns = nullptr;
+  auto without = select_target(pol, zone, req);
+  if (!without)
+    return 0;
+  millis first_free = 0;
+  for (const auto& c : without->candidates)
+    if (c.eligible)
+      if (auto e = cooling->active(c.target, req.now))
+        first_free = first_free == 0 ? e->until : std::min(first_free, e->until);
+  return first_free;
+}
+
 std::vector<std::string> used_targets(const task_state& task, std::string_view stage) {
   std::vector<std::string> out;
   for (const auto& d : task.route_history)

@@ -15,6 +15,9 @@ std::string counter_key(std::string_view stage, std::string_view kind) {
   return "retry:" + std::string(stage) + ":" + std::string(kind);
 }
 std::string reset_wait_key(std::string_view stage) { return "reset_waits:" + std::string(stage); }
+std::string reset_until_key(std::string_view stage) {
+  return "reset_wait_until:" + std::string(stage);
+}
 
 int64_t counter(const task_state& t, const std::string& key) {
   auto it = t.counters.find(key);
@@ -85,10 +88,19 @@ public:
     if (decision_ != nullptr && decision_->candidates.size() > 1 && is_failover_qualified(fc) &&
         f_.stage != "review") {
       auto next = select(route_transition::failover);
-      if (!next)
+      if (!next) {
+        // Candidates that only cool down are waited for: the failover
+        // starts when the first of them is free again.
+        auto r = selection(route_transition::failover);
+        if (auto until = cooldown_wait_until(pol_, zone_, r); until > now_) {
+          r.now = until;
+          if (auto later = select_target(pol_, zone_, r))
+            return move_to<failover_step>(std::move(*later), until - now_);
+        }
         return block(f_.stage + " failover failed [no_failover_candidate]: " +
                        next.error().message(),
                      failures);
+      }
       return move_to<failover_step>(std::move(*next));
     }
 
@@ -155,6 +167,8 @@ private:
                (w.until < *reset_at_ ? " (capped; reset at " + format_utc_iso(*reset_at_) + ")" : "");
     w.prompt = continuation_prompt();
     out_.changes.push_back(set_counter{f_.task, reset_wait_key(f_.stage), waits + 1});
+    // The end of the wait is durable too: a restarted dispatcher keeps it.
+    out_.changes.push_back(set_counter{f_.task, reset_until_key(f_.stage), w.until});
     return next_step{std::move(w)};
   }
 
@@ -164,6 +178,11 @@ private:
   }
 
   result<route_decision> select(route_transition t) {
+    auto r = selection(t);
+    return select_target(pol_, zone_, r);
+  }
+
+  selection_request selection(route_transition t) {
     selection_request r;
     r.work_unit_id = task_.work_unit_id;
     r.stage = f_.stage;
@@ -177,7 +196,7 @@ private:
     r.quota = &quota_;
     r.cooldowns = &out_.cooldowns;
     r.failure_class = f_.failure_class;
-    return select_target(pol_, zone_, r);
+    return r;
   }
 
   std::map<std::string, std::string> vars() const {
@@ -228,9 +247,10 @@ private:
   }
 
   template <class Step>
-  supervisor_outcome move_to(route_decision next) {
+  supervisor_outcome move_to(route_decision next, millis delay = 0) {
     Step s;
     s.target = next.selected_target;
+    s.delay = delay;
     const policy_target* to = pol_.find_target(s.target);
     bool same_pi = target_->adapter == "pi" && to != nullptr && to->adapter == "pi";
     s.package.kind = same_pi ? package_kind::native : package_kind::logical;
@@ -298,11 +318,17 @@ std::vector<state_change> on_attempt_succeeded(const std::string& task_name, con
   std::vector<state_change> out{reset_failures{task_name, std::string(stage)}};
   std::string prefix = "retry:" + std::string(stage) + ":";
   for (const auto& [name, value] : task.counters)
-    if (value != 0 && (name.rfind(prefix, 0) == 0 || name == reset_wait_key(stage)))
+    if (value != 0 &&
+        (name.rfind(prefix, 0) == 0 || name == reset_wait_key(stage) || name == reset_until_key(stage)))
       out.push_back(set_counter{task_name, name, 0});
   if (task.intervention)
     out.push_back(clear_intervention{task_name});
   return out;
+}
+
+millis pending_reset_wait(const task_state& task, std::string_view stage, millis now) {
+  int64_t until = counter(task, reset_until_key(stage));
+  return until > now ? until : 0;
 }
 
 retry_clearance clear_for_retry(const std::string& task_name, const task_state& task, millis now) {

@@ -100,12 +100,14 @@ struct failover_step {
   context_package package;
   std::string prompt;
   route_decision decision;
+  millis delay = 0; // > 0: every candidate was cooling down; start then
 };
 struct promote_step {
   std::string target;
   context_package package;
   std::string prompt;
   route_decision decision;
+  millis delay = 0; // > 0: every candidate was cooling down; start then
 };
 struct resume_native {
   std::string target;
@@ -157,6 +159,11 @@ supervisor_outcome decide_after_failure(const policy& pol, const time_zone& zone
 // and a served intervention context is cleared.
 std::vector<state_change> on_attempt_succeeded(const std::string& task_name, const task_state& task,
                                                std::string_view stage);
+
+// The end of a quota-reset wait of stage that the supervisor made durable
+// (counter "reset_wait_until:<stage>") when it lies after now, else 0. A
+// restarted dispatcher holds the stage until then before its next attempt.
+millis pending_reset_wait(const task_state& task, std::string_view stage, millis now);
 
 // `run --retry-blocked` for one task: clears the block, budgets and counters;
 // for a worker blocked by a failover-qualified failure of the current work

@@ -186,7 +186,11 @@ json to_json(const next_step& s) {
         json d;
         to_json(d, x.decision);
         j.update({{"target", x.target}, {"package", to_json(x.package)}, {"prompt", x.prompt},
-                  {"decision", d}});
+                  {"decision", d}, {"delay_ms", x.delay}});
+        // A native package continues the failed attempt's own session: the
+        // next attempt is launched on it, as for resume_native.
+        if (x.package.kind == package_kind::native)
+          j["session"] = x.package.native_session_path;
       } else if constexpr (std::is_same_v<T, resume_native>) {
         j.update({{"target", x.target}, {"session", x.session}, {"prompt", x.prompt},
                   {"delay_ms", x.delay}});

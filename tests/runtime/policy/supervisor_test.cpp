@@ -156,6 +156,13 @@ TEST_P(supervisor_branches, answer_the_next_step) {
     EXPECT_EQ(f->decision.transition, route_transition::failover);
     EXPECT_EQ(w.task().decisions.at(row.stage).selected_target, row.target);
     EXPECT_EQ(f->package.locator, req.failure.locator);
+    // The wire form names the session the next attempt resumes (native only).
+    auto wire = to_json(out.step);
+    if (f->package.kind == package_kind::native) {
+      EXPECT_EQ(wire.value("session", std::string{}), req.failure.native_session_path);
+    } else {
+      EXPECT_FALSE(wire.contains("session")) << dump_json(wire);
+    }
   } else if (auto* p = std::get_if<promote_step>(&out.step)) {
     EXPECT_EQ(p->package.kind == package_kind::native ? "native" : "logical", detail);
     EXPECT_EQ(p->decision.transition, route_transition::promotion);
@@ -333,6 +340,10 @@ TEST(supervisor, quota_reset_time_waits_without_spending_budget) {
   EXPECT_FALSE(has_change(out.changes, "record_failure"));
   EXPECT_EQ(w.task().failure_budgets.count("worker"), 0u);
   EXPECT_EQ(w.task().counters.at("reset_waits:worker"), 1);
+  // The end of the wait is durable, so a restart keeps waiting.
+  EXPECT_EQ(pending_reset_wait(w.task(), "worker", w.now), w.now + 120000);
+  EXPECT_EQ(pending_reset_wait(w.task(), "worker", w.now + 120000), 0);
+  EXPECT_EQ(pending_reset_wait(w.task(), "review", w.now), 0);
   // The target cools down for every task until the reset.
   ASSERT_TRUE(w.cooldowns.active("codex", w.now).has_value());
   EXPECT_EQ(w.cooldowns.active("codex", w.now)->until, w.now + 120000);
@@ -362,6 +373,29 @@ TEST(supervisor, a_reset_time_does_not_hold_back_a_possible_failover) {
   auto out = w.fail(req);
   EXPECT_EQ(step_name(out.step), "failover");
   EXPECT_EQ(target_of(out.step), "claude");
+}
+
+TEST(supervisor, a_failover_waits_for_a_candidate_that_only_cools_down) {
+  world w;
+  w.prepare(setup::cloud_high); // agy, then claude
+  // Another task's quota failure left claude cooling down for 600 s.
+  w.cooldowns.mark_exhausted("claude", w.now, std::nullopt, 600, "provider-quota on g/02_y");
+  auto out = w.fail(w.request("worker", "model-unavailable"));
+  ASSERT_EQ(step_name(out.step), "failover") << to_json(out.step).dump();
+  const auto& f = std::get<failover_step>(out.step);
+  EXPECT_EQ(f.target, "claude");
+  EXPECT_EQ(f.delay, 600 * 1000);
+  EXPECT_EQ(f.decision.evaluated_at, w.now + 600 * 1000);
+  EXPECT_EQ(to_json(out.step).at("delay_ms"), 600 * 1000);
+
+  // A candidate that is out of quota by the probe is not waited for.
+  world v;
+  v.prepare(setup::cloud_high);
+  v.cooldowns.mark_exhausted("claude", v.now, std::nullopt, 600, "provider-quota on g/02_y");
+  auto probe = quota_snapshot{v.now, {{"claude", "exhausted"}}};
+  v.commit({set_quota_snapshot{task_name, probe}});
+  auto blocked = v.fail(v.request("worker", "model-unavailable"));
+  EXPECT_EQ(step_name(blocked.step), "block") << to_json(blocked.step).dump();
 }
 
 TEST(supervisor, quota_cooldown_is_shared_with_other_tasks_selection) {
