@@ -34,4 +34,14 @@ fs::path temp_dir::write(std::string_view relative, std::string_view content) co
 fs::path source_dir() { return AD_SOURCE_DIR; }
 fs::path binary_dir() { return AD_BINARY_DIR; }
 
+void write_minimal_task(const temp_dir& ws, const std::string& task, const std::string& path) {
+  std::string header = "<!-- task=" + task + " plan=1 tag=t -->\n";
+  ws.write("agent-task/" + task + "/PLAN-cloud-G03.md",
+           header + "# PLAN\n\n## Modified Files Summary\n\n| File | Change |\n|---|---|\n| `" +
+             path + "` | x |\n\n## Implementation Checklist\n\n- [ ] a\n");
+  ws.write("agent-task/" + task + "/CODE_REVIEW-cloud-G03.md",
+           header + "# REVIEW\n\n## Implementation Checklist\n\n- [ ] a\n");
+  ws.write(path, "x\n");
+}
+
 } // namespace ad::test

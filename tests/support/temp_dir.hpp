@@ -23,6 +23,10 @@ private:
   std::filesystem::path path_;
 };
 
+// Writes a minimal active task into the workspace ws: a PLAN whose write set
+// is the one file path (created too) and a CODE_REVIEW, both for plan 1.
+void write_minimal_task(const temp_dir& ws, const std::string& task, const std::string& path);
+
 // The source tree (for fixtures under tests/) and the build tree (for built tools).
 std::filesystem::path source_dir();
 std::filesystem::path binary_dir();

@@ -13,13 +13,7 @@ namespace fs = std::filesystem;
 using test::temp_dir;
 
 void write_task(const temp_dir& ws, const std::string& task, const std::string& path) {
-  std::string header = "<!-- task=" + task + " plan=1 tag=t -->\n";
-  ws.write("agent-task/" + task + "/PLAN-cloud-G03.md",
-           header + "# PLAN\n\n## Modified Files Summary\n\n| File | Change |\n|---|---|\n| `" +
-             path + "` | x |\n\n## Implementation Checklist\n\n- [ ] a\n");
-  ws.write("agent-task/" + task + "/CODE_REVIEW-cloud-G03.md",
-           header + "# REVIEW\n\n## Implementation Checklist\n\n- [ ] a\n");
-  ws.write(path, "x\n");
+  test::write_minimal_task(ws, task, path);
 }
 
 std::vector<std::string> examined_names(const planner_result& r) {
