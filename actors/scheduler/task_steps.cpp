@@ -1,6 +1,7 @@
 #include "actors/scheduler/task_steps.hpp"
 
 #include <caf/send.hpp>
+#include <spdlog/spdlog.h>
 
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/attempt/attempt_files.hpp"
@@ -300,6 +301,10 @@ void emit_tactical_events(const task_actor_state& s, const std::vector<std::stri
                           const parsed_step& step) {
   for (const auto& text : events) {
     auto j = runtime::parse_json(text, "tactical event");
+    // Every diagnostic ("attempt failed, analysing", "matched", "no tactical
+    // pattern matched") goes to the debug log as recorded; a match is also a
+    // run event.
+    spdlog::info("tactical {} {}: {}", s.spec.name, s.spec.stage, text);
     if (!j.is_ok() || !j->is_object() || j->value("kind", "") != "matched")
       continue;
     std::vector<std::string> ids;

@@ -50,7 +50,7 @@ status setup_logging(const std::filesystem::path& state_root, const logging_opti
   }
   auto logger = std::make_shared<spdlog::logger>("agent-dispatch", sinks.begin(), sinks.end());
   logger->set_level(spdlog::level::debug);
-  logger->flush_on(spdlog::level::warn);
+  logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
   return outcome;
 }

@@ -29,6 +29,7 @@ struct run_options {
   std::string policy_file;
   bool json = false;
   std::string trace_file;
+  int verbosity = 0;
 };
 
 int run_run(const run_options& opt) {
@@ -48,6 +49,7 @@ int run_run(const run_options& opt) {
     loop.retry_blocked = opt.retry_blocked;
     loop.json = opt.json;
     loop.trace_file = opt.trace_file;
+    loop.verbosity = opt.verbosity;
     return run_loop(loop);
   }
   std::optional<std::string> group;
@@ -99,6 +101,9 @@ void add_run_command(CLI::App& app, handler& out) {
   cmd->add_option("--trace", opt->trace_file,
                   "record a message trace (JSON Lines) of the run's edges and decisions to FILE "
                   "(see docs/traces.md; replay it with `agent-dispatch replay FILE`)");
+  cmd->add_flag("-v,--verbose", opt->verbosity,
+                "more detail on stderr: -v info, -vv debug (the debug log "
+                "<state root>/logs/agent-dispatch.log always has everything)");
   cmd->callback([opt, &out] { out = [opt] { return run_run(*opt); }; });
 }
 

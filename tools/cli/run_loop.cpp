@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/attempt/attempt_host.hpp"
 #include "actors/output/output_actor.hpp"
@@ -20,6 +21,7 @@
 #include "runtime/core/files.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/report/logging.hpp"
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
@@ -63,6 +65,10 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: " << lock.error().message() << "\n";
     return lock.error().is_conflict() ? exit_waiting : exit_blocked;
   }
+  // The debug log lives in the state root, which this dispatcher now owns.
+  if (auto st = runtime::setup_logging(*root, {opt.verbosity}); !st.is_ok())
+    std::cerr << "warning: " << st.message() << "\n";
+  spdlog::info("run: workspace {} state root {} pid {}", identity->path, root->string(), getpid());
   auto store = runtime::durable_store::open(*root, *identity, runtime::posix_file_layer());
   if (!store.is_ok()) {
     std::cerr << "run: state error: " << store.error().message() << "\n";
@@ -162,6 +168,8 @@ int run_loop(const run_loop_options& opt) {
   if (trace)
     if (auto st = trace->stop(); !st.is_ok())
       std::cerr << "warning: " << st.message() << "\n";
+  spdlog::info("run: exit {}: {}", done.exit_code, done.summary);
+  spdlog::default_logger()->flush();
   if (opt.json)
     return done.exit_code; // the run_summary event carried it
   std::cout << "run: " << done.summary << "\n";

@@ -20,6 +20,7 @@ struct run_loop_options {
   bool retry_blocked = false;
   bool json = false;
   std::string trace_file; // --trace: record a message trace there
+  int verbosity = 0;      // -v count: console log level (runtime/report/logging.hpp)
 };
 
 int run_loop(const run_loop_options& opt);

@@ -50,6 +50,15 @@ std::string value_after(const std::vector<std::string>& argv, const std::string&
   return {};
 }
 
+// The debug logs (logs/agent-dispatch.log*) under the run's state home, joined.
+std::string debug_log(const supervision_ws& ws) {
+  std::string out;
+  for (const auto& e : fs::recursive_directory_iterator(ws.env().state_home))
+    if (e.is_regular_file() && e.path().filename().string().rfind("agent-dispatch.log", 0) == 0)
+      out += read_text(e.path());
+  return out;
+}
+
 // Paths named in a prompt: absolute words, trailing punctuation dropped.
 std::vector<std::string> absolute_words(const std::string& prompt) {
   static const std::regex word{R"((/[^\s,;]+))"};
@@ -183,6 +192,7 @@ TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_ev
   for (const auto& w : workers)
     EXPECT_NE(w.exit_code, 0);
   EXPECT_TRUE(ws.runs_of("review").empty());
+  EXPECT_TRUE(has(debug_log(ws), "no tactical pattern matched"));
 
   auto row = ws.status_of(task);
   ASSERT_TRUE(row.is_object());
@@ -260,6 +270,10 @@ TEST(supervision, a_tactical_match_is_shown_with_its_patterns_and_the_step_taken
   ASSERT_EQ(workers.size(), 2u);
   EXPECT_TRUE(has(workers[1].prompt, "A file the task expected was missing")) << workers[1].prompt;
   EXPECT_TRUE(has(workers[1].prompt, "None of the task's files exist yet.")) << workers[1].prompt;
+  // The supervisor's structured diagnostics reach the debug log.
+  auto log = debug_log(ws);
+  EXPECT_TRUE(has(log, "attempt failed, analysing")) << log;
+  EXPECT_TRUE(has(log, "\"file-not-found\"")) << log;
 }
 
 TEST(supervision, a_retry_handoff_survives_crashes_between_decision_and_launch_without_a_second_launch) {
