@@ -69,6 +69,8 @@ void add_replay_command(CLI::App& app, handler& out) {
   auto* cmd = app.add_subcommand(
     "replay", "Replay a message trace recorded by `run --trace` and compare every decision");
   cmd->add_option("trace", opt->trace, "trace file (JSON Lines)")->required();
+  cmd->footer("Exit codes: 0 every decision matches, 1 a decision diverged (the first one is "
+              "printed), 2 unreadable trace or policy.");
   cmd->add_option("--policy", opt->policy_file,
                   "decide under this policy file (merged over the default) instead of the "
                   "recorded one");

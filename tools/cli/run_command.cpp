@@ -97,7 +97,9 @@ void add_run_command(CLI::App& app, handler& out) {
   cmd->add_option("--policy", opt->policy_file,
                   "policy file (default: <workspace>/agent-dispatch.json, else the embedded "
                   "default)");
-  cmd->add_flag("--json", opt->json, "print JSON Lines: one task object per line, then a summary");
+  cmd->add_flag("--json", opt->json,
+                "stdout is JSON Lines: with --dry-run one task object per line, then a "
+                "summary; otherwise the run events of docs/events.md");
   cmd->add_option("--trace", opt->trace_file,
                   "record a message trace (JSON Lines) of the run's edges and decisions to FILE "
                   "(see docs/traces.md; replay it with `agent-dispatch replay FILE`)");
