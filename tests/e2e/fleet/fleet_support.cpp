@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <sys/prctl.h>
@@ -225,7 +226,30 @@ std::vector<live_agent> scan_live_agents(const fs::path& registry) {
     a.task_key = std::regex_search(marker, m, marker_task) ? m[1].str() : marker;
     out.push_back(std::move(a));
   }
-  return out;
+  // A process whose parent carries the same marker belongs to that agent
+  // (its children, or the leak checker's tracer that a sanitized agent
+  // clones at exit): one agent, not two.
+  auto parent_of = [](pid_t pid) -> pid_t {
+    auto stat = read_text(fs::path("/proc") / std::to_string(pid) / "stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos)
+      return 0;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    return ppid;
+  };
+  std::vector<live_agent> agents;
+  for (const auto& a : out) {
+    pid_t parent = parent_of(a.pid);
+    bool child_of_same = std::any_of(out.begin(), out.end(), [&](const live_agent& b) {
+      return b.pid == parent && b.marker == a.marker;
+    });
+    if (!child_of_same)
+      agents.push_back(a);
+  }
+  return agents;
 }
 
 std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& agents) {
