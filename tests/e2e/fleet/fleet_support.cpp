@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -226,43 +227,28 @@ std::vector<live_agent> scan_live_agents(const fs::path& registry) {
     a.task_key = std::regex_search(marker, m, marker_task) ? m[1].str() : marker;
     out.push_back(std::move(a));
   }
-  // A process whose parent carries the same marker belongs to that agent
-  // (its children, or the leak checker's tracer that a sanitized agent
-  // clones at exit): one agent, not two.
-  auto parent_of = [](pid_t pid) -> pid_t {
-    auto stat = read_text(fs::path("/proc") / std::to_string(pid) / "stat");
-    auto close = stat.rfind(')');
-    if (close == std::string::npos)
-      return 0;
-    std::istringstream rest(stat.substr(close + 1));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    return ppid;
-  };
+  // Each launch gets its own marker (attempt identity plus a random suffix),
+  // so processes sharing a marker are one agent: its children, and the
+  // LeakSanitizer tracer that a sanitized agent clones at exit.
   std::vector<live_agent> agents;
-  for (const auto& a : out) {
-    pid_t parent = parent_of(a.pid);
-    bool child_of_same = std::any_of(out.begin(), out.end(), [&](const live_agent& b) {
-      return b.pid == parent && b.marker == a.marker;
-    });
-    if (!child_of_same)
+  std::set<std::string> seen;
+  for (const auto& a : out)
+    if (seen.insert(a.marker).second)
       agents.push_back(a);
-  }
   return agents;
 }
 
 std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& agents) {
-  std::map<std::string, std::vector<pid_t>> by_task;
+  std::map<std::string, std::vector<const live_agent*>> by_task;
   for (const auto& a : agents)
-    by_task[a.task_key].push_back(a.pid);
+    by_task[a.task_key].push_back(&a);
   std::vector<std::string> out;
-  for (const auto& [task, pids] : by_task) {
-    if (pids.size() < 2)
+  for (const auto& [task, list] : by_task) {
+    if (list.size() < 2)
       continue;
     std::string line = task + ":";
-    for (auto p : pids)
-      line += " " + std::to_string(p);
+    for (const auto* a : list)
+      line += " " + std::to_string(a->pid) + " (" + a->marker + ")";
     out.push_back(line);
   }
   return out;
