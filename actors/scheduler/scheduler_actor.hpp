@@ -33,7 +33,7 @@
 
 #include "runtime/run/pass_planner.hpp"
 #include "runtime/run/run_pass.hpp"
-#include "runtime/schedule/rescan.hpp"
+#include "runtime/schedule/reason_tracker.hpp"
 #include "runtime/workspace/workspace_scanner.hpp"
 
 namespace ad::actors {

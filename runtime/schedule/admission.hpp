@@ -51,7 +51,7 @@ struct admission_entry {
 
 struct admission_input {
   // The tasks to examine: every task after a full scan, or the re-examine
-  // set after a finish (see rescan.hpp). Order does not matter.
+  // set after a finish (see runtime/run/pass_planner.hpp). Order does not matter.
   std::vector<task_view> tasks;
   // Claims persisted in state, owner task -> claim (state_model::claims).
   std::map<std::string, write_claim> claims;
