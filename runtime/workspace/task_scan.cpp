@@ -336,4 +336,11 @@ result<fs::path> find_workspace_root(const fs::path& path) {
   return status::not_found("no folder holding agent-task/ above " + path.string());
 }
 
+std::filesystem::path chosen_workspace(const std::string& given, const std::filesystem::path& cwd) {
+  if (!given.empty())
+    return given;
+  auto root = find_workspace_root(cwd);
+  return root.is_ok() ? *root : cwd;
+}
+
 } // namespace ad::runtime

@@ -114,4 +114,9 @@ std::optional<scanned_task> read_task_folder(const std::filesystem::path& worksp
 // holds agent-task/; not_found when there is none.
 result<std::filesystem::path> find_workspace_root(const std::filesystem::path& path);
 
+// The workspace a command works on: `given` when set (--workspace), else the
+// nearest workspace root above `cwd`, else cwd itself (the command then
+// reports what it finds there).
+std::filesystem::path chosen_workspace(const std::string& given, const std::filesystem::path& cwd);
+
 } // namespace ad::runtime

@@ -34,12 +34,7 @@ struct run_options {
 
 int run_run(const run_options& opt) {
   std::error_code ec;
-  fs::path workspace = opt.workspace;
-  if (workspace.empty()) {
-    auto cwd = fs::current_path(ec);
-    auto root = runtime::find_workspace_root(cwd);
-    workspace = root.is_ok() ? *root : cwd;
-  }
+  fs::path workspace = runtime::chosen_workspace(opt.workspace, fs::current_path(ec));
   if (!opt.dry_run) {
     run_loop_options loop;
     loop.workspace = workspace.string();

@@ -36,12 +36,7 @@ int fail(const std::string& what) {
 
 int run_status(const status_options& opt) {
   std::error_code ec;
-  fs::path workspace = opt.workspace;
-  if (workspace.empty()) {
-    auto cwd = fs::current_path(ec);
-    auto root = runtime::find_workspace_root(cwd);
-    workspace = root.is_ok() ? *root : cwd;
-  }
+  fs::path workspace = runtime::chosen_workspace(opt.workspace, fs::current_path(ec));
   std::optional<std::string> group;
   if (!opt.task_group.empty())
     group = opt.task_group;

@@ -220,5 +220,13 @@ TEST(task_scan, find_workspace_root_walks_up) {
   EXPECT_TRUE(find_workspace_root(dir.path()).error().is_not_found());
 }
 
+TEST(task_scan, chosen_workspace_prefers_the_option_then_the_nearest_root_then_cwd) {
+  auto ws = fs::canonical(fixture("basic"));
+  EXPECT_EQ(chosen_workspace("/elsewhere", ws / "agent-task/alpha"), fs::path("/elsewhere"));
+  EXPECT_EQ(chosen_workspace("", ws / "agent-task/alpha/02+01_ready"), ws);
+  test::temp_dir dir;
+  EXPECT_EQ(chosen_workspace("", dir.path()), dir.path());
+}
+
 } // namespace
 } // namespace ad::runtime
