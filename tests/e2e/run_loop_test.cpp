@@ -24,19 +24,10 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// One PLAN + CODE_REVIEW pair in the layout of SPEC section 2.
+// One PLAN + CODE_REVIEW pair (SPEC section 2) and the files it claims.
 void write_task(const temp_dir& ws, const std::string& task, const std::string& lane,
                 const std::vector<std::string>& files) {
-  std::string header = "<!-- task=" + task + " plan=1 tag=initial -->\n";
-  std::string plan = header + "# PLAN\n\n## Goal\n\nDo it.\n\n## Modified Files Summary\n\n" +
-                     "| File | Change |\n|---|---|\n";
-  for (const auto& f : files)
-    plan += "| `" + f + "` | change |\n";
-  plan += "\n## Implementation Checklist\n\n- [ ] Step one\n- [ ] Step two\n";
-  std::string review = header + "# CODE_REVIEW\n\n## Implementation Checklist\n\n" +
-                       "- [ ] Step one\n- [ ] Step two\n\n## Code Review Result\n\n(pending)\n";
-  ws.write("agent-task/" + task + "/PLAN-" + lane + "-G05.md", plan);
-  ws.write("agent-task/" + task + "/CODE_REVIEW-" + lane + "-G05.md", review);
+  test::write_plan_and_review(ws.path(), task, lane, files);
   for (const auto& f : files)
     ws.write(f, "// " + f + "\n");
 }

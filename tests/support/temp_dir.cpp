@@ -22,13 +22,35 @@ temp_dir::~temp_dir() {
   fs::remove_all(path_, ec);
 }
 
-fs::path temp_dir::write(std::string_view relative, std::string_view content) const {
-  fs::path p = path_ / relative;
+namespace {
+
+fs::path write_under(const fs::path& root, std::string_view relative, std::string_view content) {
+  fs::path p = root / relative;
   fs::create_directories(p.parent_path());
   std::ofstream out(p, std::ios::binary);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   EXPECT_TRUE(out.good()) << "cannot write fixture " << p;
   return p;
+}
+
+} // namespace
+
+fs::path temp_dir::write(std::string_view relative, std::string_view content) const {
+  return write_under(path_, relative, content);
+}
+
+void write_plan_and_review(const fs::path& workspace, const std::string& task,
+                           const std::string& lane, const std::vector<std::string>& files) {
+  std::string header = "<!-- task=" + task + " plan=1 tag=initial -->\n";
+  std::string plan = header + "# PLAN\n\n## Goal\n\nDo it.\n\n## Modified Files Summary\n\n" +
+                     "| File | Change |\n|---|---|\n";
+  for (const auto& f : files)
+    plan += "| `" + f + "` | change |\n";
+  plan += "\n## Implementation Checklist\n\n- [ ] Step one\n- [ ] Step two\n";
+  std::string review = header + "# CODE_REVIEW\n\n## Implementation Checklist\n\n" +
+                       "- [ ] Step one\n- [ ] Step two\n\n## Code Review Result\n\n(pending)\n";
+  write_under(workspace, "agent-task/" + task + "/PLAN-" + lane + "-G05.md", plan);
+  write_under(workspace, "agent-task/" + task + "/CODE_REVIEW-" + lane + "-G05.md", review);
 }
 
 fs::path source_dir() { return AD_SOURCE_DIR; }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ad::test {
 
@@ -26,6 +27,12 @@ private:
 // Writes a minimal active task into the workspace ws: a PLAN whose write set
 // is the one file path (created too) and a CODE_REVIEW, both for plan 1.
 void write_minimal_task(const temp_dir& ws, const std::string& task, const std::string& path);
+
+// A PLAN + CODE_REVIEW pair in the layout of SPEC section 2 (route <lane>-G05,
+// plan 1, tag initial, a two-step checklist) claiming `files`
+// (workspace-relative; the files themselves are not written).
+void write_plan_and_review(const std::filesystem::path& workspace, const std::string& task,
+                           const std::string& lane, const std::vector<std::string>& files);
 
 // The source tree (for fixtures under tests/) and the build tree (for built tools).
 std::filesystem::path source_dir();

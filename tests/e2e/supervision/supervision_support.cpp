@@ -8,6 +8,7 @@
 
 #include "runtime/core/files.hpp"
 #include "tests/e2e/run_binary.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace ad::test {
 
@@ -35,23 +36,9 @@ supervision_ws::~supervision_ws() { kill_live_agents(f_.registry); }
 
 void supervision_ws::write_task(const std::string& task, const std::string& lane,
                                 const std::vector<std::string>& files) const {
-  std::string header = "<!-- task=" + task + " plan=1 tag=initial -->\n";
-  std::string plan = header + "# PLAN\n\n## Goal\n\nDo it.\n\n## Modified Files Summary\n\n" +
-                     "| File | Change |\n|---|---|\n";
-  for (const auto& f : files)
-    plan += "| `" + f + "` | change |\n";
-  plan += "\n## Implementation Checklist\n\n- [ ] Step one\n- [ ] Step two\n";
-  std::string review = header + "# CODE_REVIEW\n\n## Implementation Checklist\n\n" +
-                       "- [ ] Step one\n- [ ] Step two\n\n## Code Review Result\n\n(pending)\n";
-  auto dir = f_.workspace / "agent-task" / task;
-  EXPECT_TRUE(runtime::make_directories(dir).is_ok());
+  write_plan_and_review(f_.workspace, task, lane, files);
   for (const auto& f : files)
     EXPECT_TRUE(runtime::make_directories((f_.workspace / f).parent_path()).is_ok());
-  auto w = [](const fs::path& p, const std::string& text) {
-    EXPECT_TRUE(runtime::write_file_atomic(p, text, runtime::durability::buffered).is_ok()) << p;
-  };
-  w(dir / ("PLAN-" + lane + "-G05.md"), plan);
-  w(dir / ("CODE_REVIEW-" + lane + "-G05.md"), review);
 }
 
 void supervision_ws::write_policy(const json& overlay) const {
