@@ -1,5 +1,7 @@
 #include "tools/replay/replay_run.hpp"
 
+#include <filesystem>
+
 #include <memory>
 
 #include "actors/scheduler/trace_points.hpp"
@@ -36,8 +38,8 @@ runtime::result<runtime::replay_report> replay_recorded_run(
     return zone.error().with_context("policy time zone");
   actors::run_context ctx;
   ctx.workspace = replay_workspace;
-  ctx.task_root = std::string(replay_workspace) + "/agent-task";
-  ctx.runs_dir = std::string(replay_state) + "/runs";
+  ctx.task_root = (std::filesystem::path(replay_workspace) / "agent-task").string();
+  ctx.runs_dir = (std::filesystem::path(replay_state) / "runs").string();
   const auto& options = trace.header.options;
   if (options.contains("task_group") && options["task_group"].is_string())
     ctx.task_group = options["task_group"].get<std::string>();
