@@ -86,6 +86,9 @@ struct start_attempt {
   // An output line longer than this many bytes is cut (the rest is counted
   // and dropped by the process reactor, never buffered).
   uint64_t line_cap = uint64_t{1} << 20;
+  // Return the classification's inputs and verdict (attempt_result
+  // classification_json) for the message trace.
+  bool record_classification = false;
 };
 
 template <class Inspector>
@@ -94,7 +97,7 @@ typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
            x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
            x.effort, x.prompt, x.session_id, x.native_session_file, x.plan_path, x.review_path,
            x.command_template, x.env_additions, x.selector_evidence_json, x.stage_budget,
-           x.retry_handoff_id, x.failure_patterns, x.timing, x.line_cap);
+           x.retry_handoff_id, x.failure_patterns, x.timing, x.line_cap, x.record_classification);
 }
 
 // The classified end of an attempt (the same facts as its final locator).
@@ -118,6 +121,9 @@ struct attempt_result {
   bool silence_inspected = false;
   bool has_reset_at = false;  // provider-quota: when the quota resets
   int64_t reset_at = 0;
+  // With start_attempt.record_classification and a classified end:
+  // {"inputs": failure_inputs, "verdict": failure_verdict} as JSON text.
+  std::string classification_json;
 };
 
 template <class Inspector>
@@ -126,7 +132,7 @@ typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
            x.status, x.exit_code, x.pid, x.failure_class, x.failure_source, x.evidence,
            x.evidence_origin, x.termination_signal, x.session_id, x.native_session_path,
            x.started_at, x.finished_at, x.heartbeats, x.silence_inspected, x.has_reset_at,
-           x.reset_at);
+           x.reset_at, x.classification_json);
 }
 
 // Stops a running attempt: its process group is terminated and it ends as

@@ -7,7 +7,9 @@
 # host paths (workspace, state root and home become tokens).
 #
 # Usage: tools/record-traces.sh [--build DIR] [--out DIR] [CASE...]
-#   cases: clean failure-classes tactical budget-block retry-blocked (default: all)
+#   cases: clean failure-classes tactical budget-block retry-blocked
+#          pi-native-resume reset-wait restart-survivor claim-conflict
+#          follow-up user-review (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,12 +20,13 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "record-traces: unknown option $1" >&2; exit 2 ;;
     *) cases+=("$1"); shift ;;
   esac
 done
-[ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked)
+[ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
+  pi-native-resume reset-wait restart-survivor claim-conflict follow-up user-review)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -32,18 +35,32 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ad-record-traces.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# run CASE WORKSPACE SCENARIO [run options...]: one traced run; prints its exit code.
+# run CASE WORKSPACE SCENARIO [run options...]: one traced run; prints its exit
+# code and leaves it in $last_code. With STATE=<key> the run shares the state
+# root and simulator registry of <key> (a second run of one workspace); with
+# CRASH_AT=<point> the dispatcher ends itself there (docs/test-hooks.md).
+last_code=0
 run() {
   local name=$1 ws=$2 scenario=$3
   shift 3
-  local code=0
+  local key=${STATE:-$name} code=0
   ( cd "$ws" &&
-    env PATH="$build/sim-bin:$PATH" XDG_STATE_HOME="$work/state-$name" HOME="$work/home" NO_COLOR=1 \
-      AGENT_SIM_SCENARIO="$scenario" AGENT_SIM_REGISTRY="$work/registry-$name.jsonl" \
-      AGENT_SIM_TIME_SCALE=0.01 AGENT_SIM_SEED=1 \
+    env -u AD_TEST_CRASH_AT PATH="$build/sim-bin:$PATH" XDG_STATE_HOME="$work/state-$key" HOME="$work/home" NO_COLOR=1 \
+      AGENT_SIM_SCENARIO="$scenario" AGENT_SIM_REGISTRY="$work/registry-$key.jsonl" \
+      AGENT_SIM_TIME_SCALE=0.01 AGENT_SIM_SEED=1 ${CRASH_AT:+AD_TEST_CRASH_AT=$CRASH_AT} \
       "$build/agent-dispatch" run --workspace "$ws" --trace "$out/$name.jsonl" "$@" \
       >"$work/$name.log" 2>&1 ) || code=$?
+  last_code=$code
   echo "$name: exit $code, $(($(wc -l <"$out/$name.jsonl") - 1)) records"
+}
+
+# expect CASE CODE: stops the script when the last run did not exit with CODE
+# (the case would not show the branch it is recorded for).
+expect() {
+  [ "$last_code" = "$2" ] && return 0
+  echo "record-traces: $1 exited $last_code, expected $2; log:" >&2
+  tail -n 20 "$work/$1.log" >&2
+  exit 1
 }
 
 gen() { # gen DIR TASKS SHAPE SEED [extra...]
@@ -52,6 +69,16 @@ gen() { # gen DIR TASKS SHAPE SEED [extra...]
   rm -rf "$dir"
   "$build/workspace-gen" --tasks "$n" --shape "$shape" --seed "$seed" --out "$dir" --fast-policy "$@" >/dev/null
 }
+
+# to_local DIR TASK: moves TASK's PLAN/CODE_REVIEW pair to the local lane (pi workers).
+to_local() {
+  local d=$1/agent-task/$2
+  mv "$d/PLAN-cloud-G05.md" "$d/PLAN-local-G05.md"
+  mv "$d/CODE_REVIEW-cloud-G05.md" "$d/CODE_REVIEW-local-G05.md"
+}
+
+# A complete USER_REVIEW.md stop request (SPEC section 2), as one JSON string.
+user_review_json='"## Status\n\n`USER_REVIEW`\n\n## Reason\n\n- Type: external-execution\n- Target: deploy/staging.md\n\n## Evidence\n\n- Evidence: the change needs a staging deploy only a maintainer can run\n\n## Required Action\n\n- [ ] Run the staging deploy and record the result\n\n## Resume Condition\n\n- The staging deploy result is recorded in deploy/staging.md\n"'
 
 mkdir -p "$work/home"
 for c in "${cases[@]}"; do
@@ -87,6 +114,77 @@ for c in "${cases[@]}"; do
       else
         run retry-blocked "$work/bb" "$work/bb.json" --retry-blocked
       fi ;;
+    pi-native-resume)
+      # A local-lane worker on pi-laguna-s (native resume) hits its context
+      # limit: the supervisor continues the same pi session (resume_native
+      # with the session file), then self-check and review pass.
+      gen "$work/pi" 1 chain 1
+      to_local "$work/pi" grp01/01_t0001
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":2},{"kind":"fail","failure":"context_length"}]}}}}}' >"$work/pi.json"
+      run pi-native-resume "$work/pi" "$work/pi.json"
+      expect pi-native-resume 0 ;;
+    reset-wait)
+      # One worker candidate (agy-gemini) hits a rate limit whose reset time
+      # is known (retry after 1 s): nothing to fail over to, so the task waits
+      # for the reset (wait_until) outside the failure budget, twice, then
+      # succeeds. (The policy edit uses jq.)
+      command -v jq >/dev/null || { echo "record-traces: the reset-wait case needs jq (apt-get install jq)" >&2; exit 2; }
+      gen "$work/rw" 1 chain 1
+      jq '.rules = [{"id":"only-agy","stage":"worker","lanes":["cloud"],"grades":[1,10],"candidates":["agy-gemini"]}]' \
+        "$work/rw/agent-dispatch.json" >"$work/rw/policy.tmp" && mv "$work/rw/policy.tmp" "$work/rw/agent-dispatch.json"
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{
+        "1":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":1}]},
+        "2":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":1}]}}}}}' >"$work/rw.json"
+      run reset-wait "$work/rw" "$work/rw.json"
+      expect reset-wait 0 ;;
+    restart-survivor)
+      # Three independent tasks. A first run (its trace dropped) crashes (hook
+      # after-decision) when t0003's worker fails, about 1.5 s in. By then
+      # t0001's worker has done its work and t0002's review has archived its
+      # task; both agents are in a quiet 4 s tail and outlive the crash. The
+      # traced second run finds them running elsewhere and waits: t0001's
+      # worker stage is then run again once (no dispatcher saw its end),
+      # t0002 completes from its archive without a new agent, t0003 resumes
+      # with the recorded retry.
+      gen "$work/rs" 3 chain 1 --group-size 1
+      printf '%s\n' '{"version":1,"tasks":{
+        "grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"work"},{"kind":"silence","seconds":400},{"kind":"exit","code":0}]}}},
+        "grp02/01_t0002":{"review":{"1":{"actions":[{"kind":"events","count":1},{"kind":"review","verdict":"PASS"},{"kind":"silence","seconds":400},{"kind":"exit","code":0}]}}},
+        "grp03/01_t0003":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"silence","seconds":150},{"kind":"fail","failure":"error","message":"tool crashed"}]}}}}}' >"$work/rs.json"
+      STATE=restart-survivor CRASH_AT=after-decision run restart-survivor-first "$work/rs" "$work/rs.json" >/dev/null
+      rm -f "$out/restart-survivor-first.jsonl"
+      expect restart-survivor-first 86
+      STATE=restart-survivor run restart-survivor "$work/rs" "$work/rs.json"
+      expect restart-survivor 0 ;;
+    claim-conflict)
+      # Two independent tasks whose write sets share src/shared/common_0.hpp:
+      # the second waits on the first one's claim until it completes.
+      gen "$work/cc" 2 chain 1 --group-size 1 --overlap 1 --shared-files 1
+      run claim-conflict "$work/cc" ""
+      expect claim-conflict 0 ;;
+    follow-up)
+      # The first review fails: it keeps plan_/code_review_ logs and writes
+      # the next PLAN/CODE_REVIEW generation, so the task goes around again
+      # (worker, review) and passes.
+      gen "$work/fu" 1 chain 1
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"review":{"1":{"actions":[{"kind":"review","verdict":"FAIL"}]}}}}}' >"$work/fu.json"
+      run follow-up "$work/fu" "$work/fu.json"
+      expect follow-up 0 ;;
+    user-review)
+      # A recovery folder: generation 1 was reviewed (FAIL) and its PLAN
+      # retired to a log; its CODE_REVIEW is still open. The official review
+      # retires it with its verdict and leaves USER_REVIEW.md: the task stops
+      # for the user.
+      gen "$work/ur" 1 chain 1
+      d=$work/ur/agent-task/grp01/01_t0001
+      mv "$d/PLAN-cloud-G05.md" "$d/plan_cloud_G05_1.log"
+      { sed '/^## Code Review Result/,$d' "$d/CODE_REVIEW-cloud-G05.md"
+        printf '## Code Review Result\n\nOverall Verdict: FAIL\n'; } >"$d/code_review_cloud_G05_1.log"
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"review":{"1":{"actions":[
+        {"kind":"write","path":"agent-task/grp01/01_t0001/USER_REVIEW.md","content":'"$user_review_json"'},
+        {"kind":"review","verdict":"FAIL"}]}}}}}' >"$work/ur.json"
+      run user-review "$work/ur" "$work/ur.json"
+      expect user-review 2 ;;
     *) echo "record-traces: unknown case $c" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,7 @@
 
 #include "actors/attempt/attempt_convert.hpp"
 #include "actors/attempt/pi_watcher.hpp"
+#include "runtime/agents/failure_record.hpp"
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/process/liveness.hpp"
@@ -97,7 +98,12 @@ void start_watcher(self_ptr self, const messages::attempt_timing& t) {
 
 void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result> rp,
             const runtime::failure_verdict& verdict) {
-  auto result = to_attempt_result(*self->state.run, verdict);
+  const auto& run = *self->state.run;
+  auto result = to_attempt_result(run, verdict);
+  if (self->state.record_classification && run.classification_inputs())
+    result.classification_json = runtime::dump_json(
+      runtime::json{{"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
+                    {"verdict", runtime::failure_verdict_to_json(run.classification())}});
   rp.deliver(std::move(result));
   self->quit();
 }
@@ -105,6 +111,7 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
 core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
                              caf::typed_response_promise<messages::attempt_result> rp) {
   auto& st = self->state;
+  st.record_classification = req.record_classification;
   auto setup = to_attempt_setup(req, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));

@@ -56,6 +56,7 @@ struct attempt_state {
   messages::pi_watcher_actor watcher;
   bool started = false;
   bool cancel_requested = false;
+  bool record_classification = false; // start_attempt.record_classification
   uint64_t child = 0;
   bool child_running = false;
   core::coroutine_host coro;  // last: its frames go first on exit

@@ -18,9 +18,11 @@ namespace {
 
 using self_ptr = messages::task_actor::stateful_pointer<task_actor_state>;
 
-void end_task(self_ptr self, std::string outcome, std::string reason, int64_t pause_ms = 0) {
+// cause: the trace edge the ending was decided on (0: none).
+void end_task(self_ptr self, std::string outcome, std::string reason, int64_t pause_ms = 0,
+              int64_t cause = 0) {
   auto& s = self->state;
-  trace_task_end(s, outcome, reason, pause_ms);
+  trace_task_end(s, outcome, reason, pause_ms, cause);
   self->send(s.scheduler, messages::task_ended{s.spec.name, s.spec.stage, std::move(outcome),
                                                std::move(reason), pause_ms});
   self->quit();
@@ -109,19 +111,21 @@ void on_failure(self_ptr self, const messages::attempt_result& r) {
 // the stage step after a success.
 void settle(self_ptr self, const messages::attempt_result& r) {
   auto& s = self->state;
-  auto edge = trace_attempt_result(s, r);
   if (r.status != "succeeded") {
+    trace_attempt_result(s, r, nullptr);
     on_failure(self, r);
     return;
   }
-  auto step = stage_step_after_success(s, r);
+  auto reading = read_after_success(s, r);
+  auto edge = trace_attempt_result(s, r, &reading);
+  auto step = step_after_success(s.spec, s.st, s.ctx->pol, reading);
   trace_stage_step(s, edge, step);
   bool complete = step.next == runtime::stage_next::complete;
-  persist(self, std::move(step.changes), [self, step, complete] {
+  persist(self, std::move(step.changes), [self, step, complete, edge] {
     auto& s = self->state;
     if (complete)
       runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
-    end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause);
+    end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause, edge);
   });
 }
 
@@ -157,6 +161,7 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
             [self, target_id] { end_task(self, "blocked", "unknown target " + target_id); });
     return;
   }
+  auto launch_edge = trace_launch_inputs(s, target_id, prompt, native_session, consume_handoff);
   int64_t attempt = ++s.spec.last_attempt;
   if (s.spec.stage == "review")
     capture_review_baseline(s);
@@ -168,13 +173,13 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
     s.spec.name, runtime::attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt),
     runtime::snapshot_phase::before, s.spec.write_paths));
   s.target = target_id;
-  persist(self, std::move(pre), [self, req] {
+  persist(self, std::move(pre), [self, req, launch_edge] {
     runtime::crash_point("before-launch");
     auto& s = self->state;
     s.identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
     s.attempt_running = true;
     emit_attempt_began(s, req);
-    trace_attempt_launch(s, req);
+    trace_attempt_launch(s, req, launch_edge);
     self->request(s.ctx->host, s.ctx->attempt_timeout, req)
       .then([self](messages::attempt_result& r) { on_result(self, std::move(r)); },
             [self](caf::error& err) {

@@ -26,12 +26,6 @@ runtime::task_paths paths_of(const task_spec& spec, const run_context& ctx) {
   return {ctx.workspace, spec.task_dir, spec.plan, spec.review};
 }
 
-runtime::no_progress_policy no_progress_of(const runtime::policy& pol) {
-  runtime::no_progress_policy p;
-  p.limit = pol.budgets.review_no_progress;
-  return p;
-}
-
 std::string progress_signature_of(const task_spec& spec) {
   auto snap = runtime::snapshot_review_progress(spec.task_dir, spec.write_paths);
   return snap.is_ok() ? runtime::progress_signature(*snap) : std::string("unreadable");
@@ -219,6 +213,7 @@ messages::start_attempt make_start_attempt(const task_actor_state& s,
   for (const auto& p : ctx.pol.failure_patterns)
     req.failure_patterns.push_back({p.failure_class, p.regexes});
   req.timing = ctx.timing;
+  req.record_classification = ctx.trace != nullptr;
   return req;
 }
 
@@ -230,38 +225,33 @@ void capture_review_baseline(task_actor_state& s) {
   s.review_signature = progress_signature_of(s.spec);
 }
 
-runtime::stage_step stage_step_after_success(const task_actor_state& s,
-                                             const messages::attempt_result& r) {
+success_reading read_after_success(const task_actor_state& s, const messages::attempt_result& r) {
   const auto& spec = s.spec;
-  const auto& ctx = *s.ctx;
+  success_reading reading;
   if (spec.stage == "worker") {
-    auto loc = runtime::read_locator_file(r.locator_path);
-    struct runtime::attempt_identity actual;
-    if (loc.is_ok())
-      actual = {loc->cli, loc->model};
-    return runtime::after_worker_success(spec.name, s.st, ctx.pol, actual);
+    if (auto loc = runtime::read_locator_file(r.locator_path); loc.is_ok())
+      reading.runtime_identity = {loc->cli, loc->model};
+  } else if (spec.stage == "selfcheck") {
+    reading.checklist = runtime::read_checklist_file(spec.review);
+  } else {
+    auto obs = runtime::observe_review(s.ctx->task_root, spec.name);
+    reading.review.observed = obs.is_ok();
+    if (obs.is_ok())
+      reading.review.after = std::move(*obs);
+    reading.review.before = s.review_seen;
+    reading.review.signature_before = s.review_signature;
+    reading.review.signature_after = progress_signature_of(spec);
   }
-  if (spec.stage == "selfcheck") {
-    auto reading = runtime::read_checklist_file(spec.review);
-    return runtime::after_selfcheck_success(spec.name, s.st, ctx.pol, reading);
-  }
-  auto obs = runtime::observe_review(ctx.task_root, spec.name);
-  runtime::review_outcome outcome;
-  if (obs.is_ok())
-    outcome = runtime::classify_review_outcome(*obs, s.review_seen, spec.task_dir);
-  int prior = 0;
-  if (auto c = s.st.counters.find(runtime::review_no_progress_counter); c != s.st.counters.end())
-    prior = static_cast<int>(c->second);
-  auto progress = runtime::after_review(prior, s.review_signature, progress_signature_of(spec),
-                                        no_progress_of(ctx.pol));
-  auto step = runtime::after_review(spec.name, outcome, progress);
-  if (step.next == runtime::stage_next::complete) {
-    auto done = runtime::completion_changes(spec.name, std::string(runtime::group_of(spec.name)),
-                                            outcome.folder);
-    step.changes.insert(step.changes.end(), done.begin(), done.end());
-    step.reason = outcome.folder;
-  }
-  return step;
+  return reading;
+}
+
+runtime::stage_step step_after_success(const task_spec& spec, const runtime::task_state& st,
+                                       const runtime::policy& pol, const success_reading& reading) {
+  if (spec.stage == "worker")
+    return runtime::after_worker_success(spec.name, st, pol, reading.runtime_identity);
+  if (spec.stage == "selfcheck")
+    return runtime::after_selfcheck_success(spec.name, st, pol, reading.checklist);
+  return runtime::after_review_reading(spec.name, spec.task_dir, st, pol, reading.review);
 }
 
 void emit_task_started(const task_actor_state& s) {

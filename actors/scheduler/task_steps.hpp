@@ -57,8 +57,22 @@ messages::start_attempt make_start_attempt(const task_actor_state& s,
 // Before a review starts: the verdict sources and the progress signature.
 void capture_review_baseline(task_actor_state& s);
 
-runtime::stage_step stage_step_after_success(const task_actor_state& s,
-                                             const messages::attempt_result& r);
+// What the step after a successful attempt reads besides the result and
+// the task state: the runtime identity in the locator (worker), the
+// checklist (self-check), or the review reading (review: the baseline taken
+// at launch and the folders and progress signature now).
+struct success_reading {
+  struct runtime::attempt_identity runtime_identity;
+  runtime::checklist_reading checklist;
+  runtime::review_reading review;
+};
+
+success_reading read_after_success(const task_actor_state& s, const messages::attempt_result& r);
+
+// The stage step after a success, decided on a reading alone (replay calls
+// it on the recorded reading).
+runtime::stage_step step_after_success(const task_spec& spec, const runtime::task_state& st,
+                                       const runtime::policy& pol, const success_reading& reading);
 
 void emit_task_started(const task_actor_state& s);
 void emit_attempt_began(const task_actor_state& s, const messages::start_attempt& req);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "runtime/agents/adapter.hpp"
+#include "runtime/agents/failure_record.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/workspace/checklist.hpp"
 #include "runtime/replay/decision_records.hpp"
@@ -76,12 +77,24 @@ target_choice choose_target_traced(task_actor_state& s) {
   return choice;
 }
 
-void trace_attempt_launch(const task_actor_state& s, const messages::start_attempt& req) {
+int64_t trace_launch_inputs(const task_actor_state& s, const std::string& target,
+                            const std::string& prompt, const std::string& native_session,
+                            const std::string& handoff) {
   const auto& trace = s.ctx->trace;
   if (!trace)
-    return;
-  // The argv as the attempt builds it, with the per-attempt folder and the
-  // fresh session id (both chosen by the attempt) left as placeholders.
+    return 0;
+  return trace->edge(kinds::task_launch,
+                     json{{"spec", task_spec_to_json(s.spec)},
+                          {"task_state", runtime::json_or_text(runtime::task_to_json_text(s.st))},
+                          {"target", target}, {"prompt", prompt},
+                          {"native_session", native_session}, {"handoff", handoff}});
+}
+
+namespace {
+
+// The argv as the attempt builds it, with the per-attempt folder and the
+// fresh session id (both chosen by the attempt) left as placeholders.
+json launch_body(const std::string& target, const messages::start_attempt& req) {
   runtime::launch_spec launch;
   json argv = json::array();
   if (auto kind = runtime::parse_adapter_kind(req.adapter); kind.is_ok()) {
@@ -102,31 +115,53 @@ void trace_attempt_launch(const task_actor_state& s, const messages::start_attem
     if (auto built = runtime::build_argv(launch); built.is_ok())
       argv = *built;
   }
-  trace->decision(kinds::attempt_launch, 0,
-                  json{{"task", req.task}, {"role", req.role}, {"attempt", req.attempt},
-                       {"target", s.target}, {"adapter", req.adapter}, {"model", req.model},
-                       {"argv", argv}, {"stage_budget", req.stage_budget},
-                       {"retry_handoff_id", req.retry_handoff_id}});
+  return json{{"task", req.task}, {"role", req.role}, {"attempt", req.attempt},
+              {"target", target}, {"adapter", req.adapter}, {"model", req.model},
+              {"argv", argv}, {"stage_budget", req.stage_budget},
+              {"retry_handoff_id", req.retry_handoff_id}};
 }
 
-int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r) {
+} // namespace
+
+void trace_attempt_launch(const task_actor_state& s, const messages::start_attempt& req,
+                          int64_t cause) {
+  if (s.ctx->trace)
+    s.ctx->trace->decision(kinds::attempt_launch, cause, launch_body(s.target, req));
+}
+
+int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r,
+                             const success_reading* reading) {
   const auto& trace = s.ctx->trace;
   if (!trace)
     return 0;
-  // What the stage step after a success reads besides the result: the
-  // runtime identity in the locator (worker) and the checklist (selfcheck).
+  // What the stage step after a success reads besides the result (the
+  // reading it is decided on): the runtime identity in the locator
+  // (worker), the checklist (self-check) or the review reading.
   json observed = json::object();
-  if (r.status == "succeeded" && s.spec.stage == "worker") {
-    auto loc = runtime::read_locator_file(r.locator_path);
-    observed["runtime_identity"] = loc.is_ok() ? json{{"cli", loc->cli}, {"model", loc->model}}
-                                               : json{{"cli", ""}, {"model", ""}};
-  } else if (r.status == "succeeded" && s.spec.stage == "selfcheck") {
-    auto c = runtime::read_checklist_file(s.spec.review);
+  if (reading && s.spec.stage == "worker") {
+    observed["runtime_identity"] = json{{"cli", reading->runtime_identity.cli},
+                                        {"model", reading->runtime_identity.model}};
+  } else if (reading && s.spec.stage == "selfcheck") {
+    const auto& c = reading->checklist;
     observed["checklist"] = json{{"state", static_cast<int>(c.state)}, {"boxes", c.boxes},
                                  {"open", c.open}};
+  } else if (reading) {
+    observed["review"] = runtime::review_reading_body(reading->review);
+  }
+  // The classification as the attempt decided it, on the inputs it had.
+  if (!r.classification_json.empty()) {
+    auto doc = runtime::json_or_text(r.classification_json);
+    if (doc.is_object() && doc.contains("inputs") && doc.contains("verdict")) {
+      auto exit = trace->edge(kinds::attempt_exit, json{{"task", s.spec.name},
+                                                        {"stage", s.spec.stage},
+                                                        {"identity", r.identity},
+                                                        {"inputs", doc["inputs"]}});
+      trace->decision(kinds::attempt_classified, exit, doc["verdict"]);
+    }
   }
   return trace->edge(kinds::attempt_result,
                      json{{"task", s.spec.name}, {"stage", s.spec.stage},
+                          {"task_dir", s.spec.task_dir},
                           {"task_state", runtime::json_or_text(runtime::task_to_json_text(s.st))},
                           {"observed", observed},
                           {"identity", r.identity}, {"locator", r.locator_path},
@@ -140,6 +175,12 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
 }
 
 namespace {
+
+json task_end_body(const std::string& task, const std::string& stage, const std::string& outcome,
+                   const std::string& reason, int64_t pause_ms) {
+  return json{{"task", task}, {"stage", stage}, {"outcome", outcome},
+              {"reason", reason}, {"pause_ms", pause_ms}};
+}
 
 json stage_step_body(const std::string& task, const std::string& stage,
                      const runtime::stage_step& step) {
@@ -162,21 +203,32 @@ runtime::result<std::vector<runtime::replayed_decision>> replay_stage_step(const
     if (!st.is_ok())
       return st.error();
     const auto& observed = body.at("observed");
-    runtime::stage_step step;
+    success_reading reading;
     if (stage == "worker") {
-      struct runtime::attempt_identity actual{observed.at("runtime_identity").at("cli").get<std::string>(),
-                                       observed.at("runtime_identity").at("model").get<std::string>()};
-      step = runtime::after_worker_success(task, *st, ctx.pol, actual);
+      reading.runtime_identity = {observed.at("runtime_identity").at("cli").get<std::string>(),
+                                  observed.at("runtime_identity").at("model").get<std::string>()};
     } else if (stage == "selfcheck") {
-      runtime::checklist_reading c;
+      auto& c = reading.checklist;
       c.state = static_cast<runtime::checklist_state>(observed.at("checklist").at("state").get<int>());
       c.boxes = observed.at("checklist").at("boxes").get<std::size_t>();
       c.open = observed.at("checklist").at("open").get<std::size_t>();
-      step = runtime::after_selfcheck_success(task, *st, ctx.pol, c);
     } else {
-      return out_t{}; // review steps are recorded only (task.review_step)
+      auto review = runtime::review_reading_from_json(observed.at("review"));
+      if (!review.is_ok())
+        return review.error();
+      reading.review = std::move(*review);
     }
-    return out_t{{std::string(kinds::stage_step), stage_step_body(task, stage, step)}};
+    task_spec spec;
+    spec.name = task;
+    spec.stage = stage;
+    spec.task_dir = body.at("task_dir").get<std::string>();
+    auto step = step_after_success(spec, *st, ctx.pol, reading);
+    auto kind = stage == "review" ? kinds::review_step : kinds::stage_step;
+    // The task ends with the step once its changes are durable.
+    return out_t{{std::string(kind), stage_step_body(task, stage, step)},
+                 {std::string(kinds::task_end),
+                  task_end_body(task, stage, std::string(runtime::to_string(step.next)),
+                                step.reason, step.pause)}};
   } catch (const std::exception& e) {
     return runtime::status::invalid_argument(std::string("attempt.result: ") + e.what());
   }
@@ -193,13 +245,10 @@ void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::s
 }
 
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
-                    int64_t pause_ms) {
-  const auto& trace = s.ctx->trace;
-  if (!trace)
-    return;
-  trace->decision(kinds::task_end, 0,
-                  json{{"task", s.spec.name}, {"stage", s.spec.stage}, {"outcome", outcome},
-                       {"reason", reason}, {"pause_ms", pause_ms}});
+                    int64_t pause_ms, int64_t cause) {
+  if (s.ctx->trace)
+    s.ctx->trace->decision(kinds::task_end, cause,
+                           task_end_body(s.spec.name, s.spec.stage, outcome, reason, pause_ms));
 }
 
 void trace_scheduler(const run_context& ctx, std::string_view kind,
@@ -231,8 +280,60 @@ void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base) {
   auto ctx = std::make_shared<run_context>(base);
   handlers[std::string(kinds::attempt_result)] = {
-    {std::string(kinds::stage_step)},
+    {std::string(kinds::stage_step), std::string(kinds::review_step), std::string(kinds::task_end)},
     [ctx](const json& body) { return replay_stage_step(*ctx, body); }};
+  // Classification under the replayed policy's pattern table (compiled
+  // once; a table that does not compile is the error of every edge).
+  auto patterns = std::make_shared<runtime::result<runtime::compiled_failure_patterns>>(
+    runtime::status::invalid_argument("not compiled"));
+  if (ctx->pol.failure_patterns.empty()) {
+    *patterns = runtime::default_compiled_failure_patterns();
+  } else {
+    *patterns = runtime::compile_failure_patterns(ctx->pol.failure_patterns);
+  }
+  handlers[std::string(kinds::attempt_exit)] = {
+    {std::string(kinds::attempt_classified)},
+    [patterns](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
+      if (!patterns->is_ok())
+        return patterns->error();
+      if (!body.is_object() || !body.contains("inputs"))
+        return runtime::status::invalid_argument("attempt.exit: needs inputs");
+      auto in = runtime::failure_inputs_from_json(body["inputs"]);
+      if (!in.is_ok())
+        return in.error();
+      auto verdict = runtime::classify_attempt(*in, **patterns);
+      return std::vector<runtime::replayed_decision>{
+        {std::string(kinds::attempt_classified), runtime::failure_verdict_to_json(verdict)}};
+    }};
+  handlers[std::string(kinds::task_launch)] = {
+    {std::string(kinds::attempt_launch)},
+    [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
+      using out_t = std::vector<runtime::replayed_decision>;
+      try {
+        auto spec = task_spec_from_json(body.at("spec"));
+        if (!spec.is_ok())
+          return spec.error();
+        auto st = runtime::task_from_json_text(runtime::dump_json(body.at("task_state")),
+                                               "task.launch.task_state");
+        if (!st.is_ok())
+          return st.error();
+        auto target_id = body.at("target").get<std::string>();
+        const auto* target = ctx->pol.find_target(target_id);
+        if (!target)
+          return out_t{}; // the task blocks on an unknown target: no launch
+        task_actor_state s;
+        s.ctx = ctx;
+        s.spec = std::move(*spec);
+        s.st = std::move(*st);
+        int64_t attempt = ++s.spec.last_attempt;
+        auto req = make_start_attempt(s, *target, attempt, body.at("prompt").get<std::string>(),
+                                      body.at("native_session").get<std::string>(),
+                                      body.at("handoff").get<std::string>());
+        return out_t{{std::string(kinds::attempt_launch), launch_body(target_id, req)}};
+      } catch (const std::exception& e) {
+        return runtime::status::invalid_argument(std::string("task.launch: ") + e.what());
+      }
+    }};
   handlers[std::string(kinds::task_begin)] = {
     {std::string(kinds::task_target)},
     [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {

@@ -5,7 +5,9 @@
 // a decision: the target choice runs the same choose_target, with the clock
 // reading it records frozen for the call (replay feeds that reading back).
 // Also the replay side of the task actor's decisions (task.begin ->
-// task.target), rebuilt from the recorded edge with choose_target itself.
+// task.target, task.launch -> attempt.launch, attempt.exit ->
+// attempt.classified, attempt.result -> stage or review step and task.end),
+// rebuilt from the recorded edges with the same decision functions.
 // Synchronous, never throws; trace write errors surface at the writer's stop().
 
 #include <string>
@@ -26,12 +28,23 @@ runtime::json target_choice_body(const target_choice& c);
 // choose_target(s), recording task.begin (spec, task state, clock reading)
 // and task.target when tracing.
 target_choice choose_target_traced(task_actor_state& s);
-void trace_attempt_launch(const task_actor_state& s, const messages::start_attempt& req);
-// Returns the attempt.result edge's seq (0 when not tracing).
-int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r);
+// task.launch: what the launch of an attempt starts from (the task spec
+// before the attempt number is taken, the task state, the chosen target,
+// prompt, native session and handoff). Returns its seq (0 when not tracing).
+int64_t trace_launch_inputs(const task_actor_state& s, const std::string& target,
+                            const std::string& prompt, const std::string& native_session,
+                            const std::string& handoff);
+// attempt.launch, caused by the task.launch edge.
+void trace_attempt_launch(const task_actor_state& s, const messages::start_attempt& req,
+                          int64_t cause);
+// Returns the attempt.result edge's seq (0 when not tracing). reading: what
+// the step after a success is decided on (null after a failure).
+int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r,
+                             const success_reading* reading);
 void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::stage_step& step);
+// task.end; cause: the attempt.result edge after a success, else 0.
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
-                    int64_t pause_ms);
+                    int64_t pause_ms, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable, the tasks
 // started and the examined admission entries (the scan as decided on).
 void trace_scheduler(const run_context& ctx, std::string_view kind,
@@ -41,8 +54,9 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
-// Adds the task.begin handler. base supplies the policy, time zone and the
-// replay roots (workspace, task_root, runs_dir); its clock is replaced per edge.
+// Adds the task.begin, task.launch, attempt.exit and attempt.result
+// handlers. base supplies the policy, time zone and the replay roots
+// (workspace, task_root, runs_dir); its clock is replaced per edge.
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 
 } // namespace ad::actors

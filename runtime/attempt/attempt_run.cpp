@@ -369,6 +369,9 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
     .observed_at = clock_->now(),
   };
   auto v = classify_attempt(in, patterns_);
+  classified_ = true;
+  classification_inputs_ = in;
+  classification_ = v;
   resolve_native_session();
   if (kind() == adapter_kind::pi && locator_.native_session_path &&
       (pi_phase_.empty() || pi_phase_reason_ == "native-session-file-missing")) {

@@ -133,6 +133,13 @@ public:
   // verdict (failure_class work-log-write-failed when the row failed).
   failure_verdict finish(const attempt_end& end);
 
+  // After finish(): what the classification was decided on and what it
+  // decided (before a failed FINISH row replaced the verdict); null before.
+  const failure_inputs* classification_inputs() const noexcept {
+    return classified_ ? &classification_inputs_ : nullptr;
+  }
+  const failure_verdict& classification() const noexcept { return classification_; }
+
 private:
   attempt_run() = default;
   void write_locator();
@@ -152,6 +159,9 @@ private:
   diagnostic_log diagnostics_;
   compiled_failure_patterns patterns_;
   std::optional<std::string> review_control_tool_;
+  bool classified_ = false;
+  failure_inputs classification_inputs_;
+  failure_verdict classification_;
   // Native session files (SPEC section 6): claude's projects folder, codex's
   // rollout for the discovered thread id, the pi session in its session
   // folder, the newest agy conversation changed since the attempt opened.

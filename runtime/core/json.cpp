@@ -1,5 +1,7 @@
 #include "runtime/core/json.hpp"
 
+#include <stdexcept>
+
 namespace ad::runtime {
 
 result<json> parse_json(std::string_view text, std::string_view source) {
@@ -15,6 +17,13 @@ result<json> parse_json(std::string_view text, std::string_view source) {
 
 std::string dump_json(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+void throw_json_member_error(std::string_view key, std::string_view what) {
+  std::string message;
+  message.reserve(key.size() + what.size() + 3);
+  message.append(1, '"').append(key).append("\" ").append(what);
+  throw std::invalid_argument(message);
 }
 
 } // namespace ad::runtime

@@ -332,9 +332,9 @@ result<time_zone> parse_tzif(std::string_view b, std::string name) {
   return z;
 }
 
-result<time_zone> load_time_zone(std::string_view name, const std::filesystem::path& root) {
+result<std::string> read_time_zone_file(std::string_view name, const std::filesystem::path& root) {
   if (name == "UTC" || name == "Etc/UTC")
-    return time_zone::fixed(std::string(name), 0);
+    return std::string();
   if (!valid_zone_name(name))
     return status::invalid_argument("invalid time zone name \"" + std::string(name) + "\"");
   auto path = root / std::string(name);
@@ -342,10 +342,20 @@ result<time_zone> load_time_zone(std::string_view name, const std::filesystem::p
   if (!std::filesystem::is_regular_file(path, ec))
     return status::not_found("unknown time zone \"" + std::string(name) + "\" (no file " +
                              path.string() + ")");
-  auto bytes = read_file(path, 1u << 20);
+  return read_file(path, 1u << 20);
+}
+
+result<time_zone> time_zone_from_tzif(std::string_view name, std::string_view bytes) {
+  if (bytes.empty() && (name == "UTC" || name == "Etc/UTC"))
+    return time_zone::fixed(std::string(name), 0);
+  return parse_tzif(bytes, std::string(name));
+}
+
+result<time_zone> load_time_zone(std::string_view name, const std::filesystem::path& root) {
+  auto bytes = read_time_zone_file(name, root);
   if (!bytes)
     return bytes.error();
-  return parse_tzif(*bytes, std::string(name));
+  return time_zone_from_tzif(name, *bytes);
 }
 
 } // namespace ad::runtime

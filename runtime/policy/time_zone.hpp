@@ -82,4 +82,11 @@ result<time_zone> parse_tzif(std::string_view bytes, std::string name);
 result<time_zone> load_time_zone(std::string_view name,
                                  const std::filesystem::path& root = "/usr/share/zoneinfo");
 
+// The TZif bytes load_time_zone parses for name (empty for "UTC" and
+// "Etc/UTC"), so a zone can travel with a message trace.
+result<std::string> read_time_zone_file(std::string_view name,
+                                        const std::filesystem::path& root = "/usr/share/zoneinfo");
+// The zone from bytes read_time_zone_file returned.
+result<time_zone> time_zone_from_tzif(std::string_view name, std::string_view bytes);
+
 } // namespace ad::runtime

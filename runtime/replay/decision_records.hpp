@@ -12,6 +12,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/run/stage_steps.hpp"
 #include "runtime/schedule/exit_code.hpp"
 #include "runtime/state/change.hpp"
 
@@ -21,14 +22,17 @@ namespace ad::runtime::trace_kinds {
 inline constexpr std::string_view supervisor_failure = "supervisor.failure"; // supervise_failure
 inline constexpr std::string_view quota_batch = "supervisor.quota_batch";    // quota_batch_taken
 inline constexpr std::string_view task_begin = "task.begin";       // task state read + clock
+inline constexpr std::string_view task_launch = "task.launch";     // what a launch starts from
+inline constexpr std::string_view attempt_exit = "attempt.exit";     // classification inputs
 inline constexpr std::string_view attempt_result = "attempt.result"; // the attempt host's reply
 inline constexpr std::string_view run_end = "run.end";             // final run observation
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
 inline constexpr std::string_view attempt_launch = "attempt.launch";
+inline constexpr std::string_view attempt_classified = "attempt.classified";
 inline constexpr std::string_view stage_step = "task.stage_step";   // worker, selfcheck
-inline constexpr std::string_view review_step = "task.review_step"; // review (recorded only)
+inline constexpr std::string_view review_step = "task.review_step"; // review
 inline constexpr std::string_view task_end = "task.end";
 inline constexpr std::string_view scheduler_startup = "scheduler.startup";
 inline constexpr std::string_view scheduler_pass = "scheduler.pass";
@@ -50,5 +54,10 @@ json supervisor_step_body(const supervisor_outcome& out);
 json run_end_body(const run_observation& obs);
 result<run_observation> run_observation_from_json(const json& j);
 json run_exit_body(const run_exit& e);
+
+// The review reading of an attempt.result edge (sources with path, sha256,
+// mtime, kind and verdict label; the seen set as [path, sha256] pairs).
+json review_reading_body(const review_reading& r);
+result<review_reading> review_reading_from_json(const json& j);
 
 } // namespace ad::runtime

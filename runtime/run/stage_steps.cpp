@@ -1,6 +1,7 @@
 #include "runtime/run/stage_steps.hpp"
 
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/schedule/task_view.hpp"
 
 namespace ad::runtime {
 
@@ -103,6 +104,27 @@ stage_step after_review(const std::string& task, const review_outcome& outcome,
     s.reason = std::string(to_string(outcome.kind));
   }
   return s;
+}
+
+stage_step after_review_reading(const std::string& task, std::string_view task_folder,
+                                const task_state& st, const policy& pol,
+                                const review_reading& reading) {
+  review_outcome outcome;
+  if (reading.observed)
+    outcome = classify_review_outcome(reading.after, reading.before, task_folder);
+  int prior = 0;
+  if (auto c = st.counters.find(review_no_progress_counter); c != st.counters.end())
+    prior = static_cast<int>(c->second);
+  no_progress_policy limit;
+  limit.limit = pol.budgets.review_no_progress;
+  auto progress = after_review(prior, reading.signature_before, reading.signature_after, limit);
+  auto step = after_review(task, outcome, progress);
+  if (step.next == stage_next::complete) {
+    auto done = completion_changes(task, std::string(group_of(task)), outcome.folder);
+    step.changes.insert(step.changes.end(), done.begin(), done.end());
+    step.reason = outcome.folder;
+  }
+  return step;
 }
 
 std::vector<state_change> completion_changes(const std::string& task, const std::string& scope,

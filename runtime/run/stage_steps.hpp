@@ -55,6 +55,26 @@ stage_step after_selfcheck_success(const std::string& task, const task_state& st
 stage_step after_review(const std::string& task, const review_outcome& outcome,
                         const progress_step& progress);
 
+// Everything a finished review is decided on, as the task actor reads it:
+// the verdict sources seen before the review, the task's folders after it
+// (observed false when they could not be read) and the progress signatures
+// of the task folder and write set before and after.
+struct review_reading {
+  bool observed = false;
+  review_observation after;
+  seen_sources before;
+  std::string signature_before;
+  std::string signature_after;
+};
+
+// A review attempt ended successfully: classifies the reading, steps the
+// no-progress counter (policy budget review_no_progress) and decides with
+// after_review; a completion also carries completion_changes for the task's
+// group, and its reason is the archive folder.
+stage_step after_review_reading(const std::string& task, std::string_view task_folder,
+                                const task_state& st, const policy& pol,
+                                const review_reading& reading);
+
 // The changes that finish a completed task: its claim is released, its
 // active stage cleared, and its orchestration record (scope) marks it
 // complete at `archive`.

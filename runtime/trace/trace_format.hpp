@@ -1,7 +1,8 @@
 #pragma once
 // The message-trace format (docs/traces.md): JSON Lines, one header object
 // on the first line (schema version, binary version, the policy in canonical
-// JSON with its sha256, the time zone name and the run options) and then one
+// JSON with its sha256, the time zone name with the zone's TZif data in hex,
+// and the run options) and then one
 // record per line, numbered by `seq` from 1. A record is either an edge (a
 // message that entered the actor system from outside: reactor events, clock
 // readings, file-system observations, attempt results) or a decision (what
@@ -29,6 +30,7 @@ struct trace_header {
   json policy;               // canonical policy JSON (policy_to_json)
   std::string policy_sha256; // of dump_json(policy)
   std::string time_zone;
+  std::string time_zone_tzif; // the zone's TZif bytes as the run loaded them ("" for UTC)
   json options = json::object(); // run options that shape decisions
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -54,6 +55,11 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
   EXPECT_EQ(report->not_replayed.count("run.exit"), 0u);
   EXPECT_EQ(report->not_replayed.count("supervisor.step"), 0u);
   EXPECT_EQ(report->not_replayed.count("task.target"), 0u);
+  // Launches, classifications and stage steps are compared too; only the
+  // scheduler's passes and the ends of tasks the supervisor blocked are not.
+  for (const auto& [kind, n] : report->not_replayed)
+    EXPECT_TRUE(kind == "scheduler.pass" || kind == "scheduler.startup" || kind == "task.end")
+      << kind << " recorded " << n << " times but not compared";
 }
 
 void expect_no_absolute_strings(const json& j, const std::string& where) {
@@ -105,6 +111,206 @@ TEST(trace_corpus_cover, holds_the_recorded_branches) {
   EXPECT_TRUE(patterns.count("file-not-found"));
   EXPECT_TRUE(exits.count(0));
   EXPECT_TRUE(exits.count(2));
+}
+
+// Every corpus trace with its name, loaded once per test.
+std::vector<std::pair<std::string, runtime::trace_file>> load_corpus() {
+  std::vector<std::pair<std::string, runtime::trace_file>> out;
+  for (const auto& name : corpus_names())
+    out.emplace_back(name, load(name));
+  return out;
+}
+
+const runtime::trace_record* record_at(const runtime::trace_file& t, int64_t seq) {
+  for (const auto& r : t.records)
+    if (r.seq == seq)
+      return &r;
+  return nullptr;
+}
+
+bool starts_with(const json& j, std::string_view prefix) {
+  return j.is_string() && j.get<std::string>().starts_with(prefix);
+}
+
+bool has_text(const json& j, std::string_view part) {
+  return j.is_string() && j.get<std::string>().find(part) != std::string::npos;
+}
+
+// The changes of a decision body with op `op` naming `task` (as task or owner).
+std::vector<json> changes_of(const json& body, std::string_view op, const std::string& task) {
+  std::vector<json> out;
+  if (body.contains("changes"))
+    for (const auto& c : body["changes"])
+      if (c.value("op", "") == op && (c.value("task", "") == task || c.value("owner", "") == task))
+        out.push_back(c);
+  return out;
+}
+
+TEST(trace_corpus_cover, a_pi_failure_resumes_its_native_session) {
+  // A context limit on a pi target with native resume: the next attempt
+  // continues the failed attempt's own session file on the same target.
+  int found = 0;
+  for (const auto& [name, t] : load_corpus())
+    for (const auto& r : t.records) {
+      if (r.kind != "supervisor.step" || r.body["step"] != "resume_native")
+        continue;
+      SCOPED_TRACE(name + " record " + std::to_string(r.seq));
+      const auto& d = r.body["detail"];
+      EXPECT_TRUE(starts_with(d["target"], "pi-")) << d.dump();
+      EXPECT_TRUE(has_text(d["session"], ".jsonl")) << d.dump();
+      const auto* edge = record_at(t, r.cause);
+      ASSERT_NE(edge, nullptr);
+      ASSERT_EQ(edge->kind, "supervisor.failure");
+      const auto& failure = edge->body["request"]["failure"];
+      EXPECT_EQ(failure["failure_class"], "context-limit");
+      EXPECT_EQ(failure["native_session_path"], d["session"]) << "the failed attempt's session";
+      ++found;
+    }
+  EXPECT_GT(found, 0) << "no supervisor.step resumes a native pi session";
+}
+
+TEST(trace_corpus_cover, a_quota_failure_with_a_known_reset_waits_outside_the_budget) {
+  int found = 0;
+  for (const auto& [name, t] : load_corpus())
+    for (const auto& r : t.records) {
+      if (r.kind != "supervisor.step" || r.body["step"] != "wait_until")
+        continue;
+      SCOPED_TRACE(name + " record " + std::to_string(r.seq));
+      const auto& d = r.body["detail"];
+      EXPECT_TRUE(starts_with(d["until"], "20")) << d.dump();
+      EXPECT_TRUE(has_text(d["reason"], "to reset: until " + d.value("until", "?"))) << d.dump();
+      const auto* edge = record_at(t, r.cause);
+      ASSERT_NE(edge, nullptr);
+      EXPECT_EQ(edge->body["request"]["failure"]["failure_class"], "provider-quota");
+      const std::string task = edge->body["request"]["failure"].value("task", "");
+      EXPECT_TRUE(changes_of(r.body, "record_failure", task).empty())
+        << "a reset wait must not spend the failure budget: " << r.body["changes"].dump();
+      bool until_durable = false;
+      for (const auto& c : changes_of(r.body, "set_counter", task))
+        until_durable = until_durable || starts_with(c["name"], "reset_wait_until:");
+      EXPECT_TRUE(until_durable) << r.body["changes"].dump();
+      ++found;
+    }
+  EXPECT_GT(found, 0) << "no supervisor.step waits for a quota reset";
+}
+
+TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts) {
+  int found = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    std::set<std::string> waited; // tasks seen waiting on a claim
+    for (const auto& r : t.records) {
+      if (r.kind != "scheduler.pass")
+        continue;
+      for (const auto& s : r.body["start"])
+        if (waited.erase(s.value("task", "")))
+          ++found; // the waiting task started once the claim was released
+      for (const auto& e : r.body["tasks"])
+        if (e["kind"] == "wait" && starts_with(e["reason"], "claim conflict with "))
+          waited.insert(e.value("task", ""));
+    }
+  }
+  EXPECT_GT(found, 0) << "no scheduler.pass entry waits on a claim conflict and then starts";
+}
+
+TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) {
+  int found = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    std::string stopped;
+    for (const auto& r : t.records) {
+      if (r.kind == "task.review_step" && r.body["reason"] == "user-review")
+        stopped = r.body.value("task", "");
+      if (r.kind == "task.end" && !stopped.empty() && r.body["task"] == stopped) {
+        EXPECT_EQ(r.body["reason"], "user-review") << name;
+      }
+      if (r.kind == "scheduler.pass" && !stopped.empty())
+        for (const auto& e : r.body["tasks"])
+          if (e["task"] == stopped && e["stage"] == "user-review" && e["kind"] == "blocked") {
+            EXPECT_TRUE(has_text(e["reason"], "USER_REVIEW.md")) << e.dump();
+            ++found;
+          }
+      if (r.kind == "attempt.launch" && !stopped.empty()) {
+        EXPECT_NE(r.body["task"], stopped) << name << ": a task stopped for the user started again";
+      }
+    }
+  }
+  EXPECT_GT(found, 0) << "no review stop for the user (review step user-review, then the task "
+                         "held at stage user-review)";
+}
+
+TEST(trace_corpus_cover, a_follow_up_review_goes_around_with_the_next_generation) {
+  int found = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    std::string again; // the task sent around again, until its next work unit begins
+    for (const auto& r : t.records) {
+      if (r.kind == "task.review_step" && r.body["reason"] == "follow-up") {
+        EXPECT_EQ(r.body["next"], "advance") << r.body.dump();
+        again = r.body.value("task", "");
+      }
+      if (r.kind == "scheduler.pass" && !again.empty())
+        for (const auto& c : changes_of(r.body, "begin_work_unit", again))
+          if (has_text(c["work_unit_id"], "::plan-2::")) {
+            ++found;
+            again.clear();
+          }
+    }
+  }
+  EXPECT_GT(found, 0) << "no follow-up review step followed by the next plan generation";
+}
+
+TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stage_once) {
+  // A dispatcher crashed while agents ran. The traced restart sees them as
+  // running elsewhere and starts nothing for their tasks while they live:
+  // the stage runs again exactly once, after the pass that cleared it.
+  int survivors = 0;
+  int adopted_completions = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    std::map<std::string, std::pair<std::string, int64_t>> seen; // task -> stage, first seq
+    for (const auto& r : t.records)
+      if (r.kind == "scheduler.pass")
+        for (const auto& e : r.body["tasks"])
+          if (e["kind"] == "running-elsewhere")
+            seen.try_emplace(e.value("task", ""), e.value("stage", ""), r.seq);
+    for (const auto& [task, where] : seen) {
+      const auto& [stage, first] = where;
+      SCOPED_TRACE(name + ": survivor " + task + " (" + stage + ")");
+      int64_t cleared = 0; // the pass that found the agent gone
+      for (const auto& r : t.records)
+        if (r.kind == "scheduler.pass" && r.seq > first && cleared == 0 &&
+            !changes_of(r.body, "clear_active_stage", task).empty())
+          cleared = r.seq;
+      std::vector<int64_t> launches;
+      for (const auto& r : t.records) {
+        if (r.kind == "scheduler.pass" && r.seq < cleared)
+          for (const auto& s : r.body["start"]) {
+            EXPECT_NE(s["task"], task) << "started while its agent lived (record " << r.seq << ")";
+          }
+        if (r.kind == "attempt.launch" && r.body["task"] == task && r.body["role"] == stage)
+          launches.push_back(r.seq);
+      }
+      EXPECT_GT(cleared, first) << "the survivor's stage was never cleared";
+      EXPECT_EQ(launches.size(), 1u) << "the stage must run again exactly once";
+      if (!launches.empty()) {
+        EXPECT_GT(launches.front(), cleared) << "launched before its agent was gone";
+      }
+      ++survivors;
+    }
+    // A survivor that finished its task (a review that archived it) is
+    // completed by reconciliation in a pass, with no agent of its own here.
+    if (!seen.empty())
+      for (const auto& r : t.records)
+        if (r.kind == "scheduler.pass")
+          for (const auto& c : r.body["changes"])
+            if (c.value("op", "") == "complete_orchestration_task") {
+              auto task = c.value("task", "");
+              bool launched = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
+                return x.kind == "attempt.launch" && x.body["task"] == task;
+              });
+              EXPECT_FALSE(launched) << name << ": " << task;
+              ++adopted_completions;
+            }
+  }
+  EXPECT_GT(survivors, 0) << "no scheduler.pass shows an agent running elsewhere after a restart";
+  EXPECT_GT(adopted_completions, 0) << "no surviving review completed its task after a restart";
 }
 
 // The first recorded supervisor.step satisfying pred.
@@ -193,6 +399,106 @@ TEST(trace_mutation, a_tampered_edge_diverges_there) {
   ASSERT_TRUE(report->divergence);
   EXPECT_EQ(report->divergence->cause, begin->seq);
   EXPECT_EQ(report->divergence->kind, "task.target");
+}
+
+// The first record of kind satisfying pred.
+runtime::trace_record* first_record(runtime::trace_file& t, std::string_view kind,
+                                    const std::function<bool(const json&)>& pred) {
+  for (auto& r : t.records)
+    if (r.kind == kind && pred(r.body))
+      return &r;
+  return nullptr;
+}
+
+TEST(trace_mutation, another_model_diverges_at_the_first_launch_of_its_target) {
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* launch = first_record(trace, "attempt.launch", [](const json&) { return true; });
+  ASSERT_NE(launch, nullptr);
+  auto target_id = launch->body["target"].get<std::string>();
+  auto target = std::find_if(pol->targets.begin(), pol->targets.end(),
+                             [&](const auto& t) { return t.id == target_id; });
+  ASSERT_NE(target, pol->targets.end());
+  target->model = "another-model";
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, launch->seq);
+  EXPECT_EQ(d.edge_kind, "task.launch");
+  EXPECT_EQ(d.kind, "attempt.launch");
+  EXPECT_EQ(d.expected["model"], launch->body["model"]);
+  EXPECT_EQ(d.actual["model"], "another-model");
+  EXPECT_NE(std::find(d.actual["argv"].begin(), d.actual["argv"].end(), "another-model"),
+            d.actual["argv"].end());
+}
+
+TEST(trace_mutation, a_pattern_table_without_quota_classifies_the_first_quota_failure_otherwise) {
+  auto trace = load("failure-classes");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* quota = first_record(trace, "attempt.classified",
+                             [](const json& b) { return b["failure_class"] == "provider-quota"; });
+  ASSERT_NE(quota, nullptr);
+  auto& table = pol->failure_patterns;
+  ASSERT_FALSE(table.empty());
+  auto before = table.size();
+  std::erase_if(table, [](const auto& p) { return p.failure_class == "provider-quota"; });
+  ASSERT_LT(table.size(), before);
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, quota->seq);
+  EXPECT_EQ(d.edge_kind, "attempt.exit");
+  EXPECT_EQ(d.kind, "attempt.classified");
+  EXPECT_EQ(d.expected["failure_class"], "provider-quota");
+  EXPECT_NE(d.actual["failure_class"], "provider-quota");
+}
+
+TEST(trace_mutation, a_review_that_left_no_verdict_diverges_at_its_review_step) {
+  // The reading of the first completing review loses its folders: replay
+  // decides on the recorded reading, not on the workspace.
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* step = first_record(trace, "task.review_step",
+                            [](const json& b) { return b["next"] == "complete"; });
+  ASSERT_NE(step, nullptr);
+  auto cause = std::find_if(trace.records.begin(), trace.records.end(),
+                            [&](const auto& r) { return r.seq == step->cause; });
+  ASSERT_NE(cause, trace.records.end());
+  auto* result = &*cause;
+  ASSERT_EQ(result->kind, "attempt.result");
+  ASSERT_FALSE(result->body["observed"]["review"]["folders"].empty());
+  result->body["observed"]["review"]["folders"] = json::array();
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  EXPECT_EQ(report->divergence->seq, step->seq);
+  EXPECT_EQ(report->divergence->kind, "task.review_step");
+  EXPECT_EQ(report->divergence->expected["next"], "complete");
+  EXPECT_NE(report->divergence->actual["next"], "complete");
+}
+
+TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {
+  auto trace = load("clean");
+  ASSERT_NE(trace.header.time_zone, "UTC"); // a zone that needs its data
+  ASSERT_EQ(trace.header.time_zone_tzif.rfind("TZif", 0), 0u);
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  ASSERT_TRUE(replay_recorded_run(trace, *pol).is_ok());
+  // Damaged zone data in the trace fails the replay even though this
+  // machine has the zone: the machine's tz database is not read.
+  trace.header.time_zone_tzif = "TZif but nothing else";
+  auto broken = replay_recorded_run(trace, *pol);
+  ASSERT_FALSE(broken.is_ok());
+  EXPECT_NE(broken.error().message().find("time zone"), std::string::npos)
+    << broken.error().message();
 }
 
 } // namespace

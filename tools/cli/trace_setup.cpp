@@ -1,5 +1,7 @@
 #include "tools/cli/trace_setup.hpp"
 
+#include "runtime/policy/time_zone.hpp"
+
 namespace ad::cli {
 
 runtime::result<std::shared_ptr<runtime::trace_writer>> open_run_trace(
@@ -9,6 +11,12 @@ runtime::result<std::shared_ptr<runtime::trace_writer>> open_run_trace(
   header.policy = runtime::policy_to_json(pol);
   header.policy_sha256 = runtime::trace_policy_hash(header.policy);
   header.time_zone = pol.timezone;
+  // The zone's data travels with the trace, so replay on another machine
+  // decides on the same zone (docs/traces.md).
+  auto tzif = runtime::read_time_zone_file(pol.timezone);
+  if (!tzif)
+    return tzif.error().with_context("trace: policy time zone");
+  header.time_zone_tzif = std::move(*tzif);
   header.options = runtime::json{{"task_group", setup.task_group},
                                  {"max_parallel", setup.max_parallel},
                                  {"retry_blocked", setup.retry_blocked}};

@@ -33,7 +33,11 @@ runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trac
 runtime::result<runtime::replay_report> replay_recorded_run(
   const runtime::trace_file& trace, const runtime::policy& pol,
   const std::function<void(runtime::replay_handlers&)>& customize) {
-  auto zone = runtime::load_time_zone(pol.timezone);
+  // The zone recorded with the trace when the policy names it; another
+  // policy's zone comes from this machine's tz database.
+  auto zone = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty()
+                ? runtime::time_zone_from_tzif(pol.timezone, trace.header.time_zone_tzif)
+                : runtime::load_time_zone(pol.timezone);
   if (!zone.is_ok())
     return zone.error().with_context("policy time zone");
   actors::run_context ctx;

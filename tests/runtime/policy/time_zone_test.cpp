@@ -80,6 +80,23 @@ TEST(time_zone, bad_names_unknown_zones_and_corrupt_files_are_errors) {
   EXPECT_EQ(utc->utc_offset_s(at("2026-07-01T00:00:00Z")), 0);
 }
 
+TEST(time_zone, zone_file_bytes_load_the_same_zone_elsewhere) {
+  auto bytes = read_time_zone_file("Asia/Seoul");
+  ASSERT_TRUE(bytes.is_ok()) << bytes.error().message();
+  EXPECT_EQ(bytes->rfind("TZif", 0), 0u);
+  // Under a name this machine does not know, the bytes still give Seoul.
+  auto z = time_zone_from_tzif("Elsewhere/Seoul", *bytes);
+  ASSERT_TRUE(z.is_ok()) << z.error().message();
+  EXPECT_EQ(z->name(), "Elsewhere/Seoul");
+  EXPECT_EQ(z->utc_offset_s(at("2026-07-01T00:00:00Z")), 9 * 3600);
+  auto utc = read_time_zone_file("UTC");
+  ASSERT_TRUE(utc.is_ok());
+  EXPECT_TRUE(utc->empty());
+  ASSERT_TRUE(time_zone_from_tzif("UTC", *utc).is_ok());
+  EXPECT_FALSE(time_zone_from_tzif("Elsewhere/Nothing", "").is_ok());
+  EXPECT_TRUE(read_time_zone_file("Mars/Olympus_Mons").error().is_not_found());
+}
+
 TEST(time_zone, fixed_zone_handles_times_before_the_epoch) {
   auto z = time_zone::fixed("X", -3600);
   auto l = z.to_local(at("1969-12-31T23:30:00Z"));

@@ -83,6 +83,30 @@ TEST(trace_format, header_checks_schema_and_policy_hash) {
   EXPECT_FALSE(trace_header_from_json(tampered).is_ok());
 }
 
+TEST(trace_format, header_carries_the_zone_data_as_hex) {
+  auto h = sample_header();
+  h.time_zone = "Asia/Seoul";
+  h.time_zone_tzif = std::string("TZif2\0\x01\xff\x7f", 9);
+  auto j = to_json(h);
+  EXPECT_EQ(j["time_zone_tzif"], "545a6966320001ff7f");
+  auto back = trace_header_from_json(j);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(back->time_zone_tzif, h.time_zone_tzif);
+
+  for (const char* bad : {"545", "54zz", "545A"}) {
+    auto broken = j;
+    broken["time_zone_tzif"] = bad;
+    auto st = trace_header_from_json(broken);
+    ASSERT_FALSE(st.is_ok()) << bad;
+    EXPECT_NE(st.error().message().find("time_zone_tzif"), std::string::npos);
+  }
+  auto older = j;
+  older.erase("time_zone_tzif"); // written before the field existed
+  auto read = trace_header_from_json(older);
+  ASSERT_TRUE(read.is_ok());
+  EXPECT_TRUE(read->time_zone_tzif.empty());
+}
+
 TEST(trace_writer, writes_relative_records_that_read_back_in_order) {
   test::temp_dir dir;
   auto file = dir.path() / "t.jsonl";

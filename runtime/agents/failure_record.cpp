@@ -1,0 +1,74 @@
+#include "runtime/agents/failure_record.hpp"
+
+namespace ad::runtime {
+
+json failure_inputs_to_json(const failure_inputs& in) {
+  json diagnostics = json::array();
+  for (const auto& d : in.diagnostics_newest_first)
+    diagnostics.push_back(json{{"origin", d.origin}, {"text", d.text}});
+  return json{
+    {"launch", in.launch == launch_outcome::started ? "started" : "failed_to_start"},
+    {"launch_error", in.launch_error},
+    {"exit", in.exit.ended == agent_exit_status::how::exited ? "exited" : "signaled"},
+    {"exit_code", in.exit.code},
+    {"exit_signal", in.exit.signal},
+    {"stop", in.stop == dispatcher_stop::none        ? "none"
+             : in.stop == dispatcher_stop::cancelled ? "cancelled"
+                                                     : "session_stall"},
+    {"review_control_tool", in.review_control_tool ? json(*in.review_control_tool) : json()},
+    {"diagnostics_newest_first", diagnostics},
+    {"observed_at", in.observed_at}};
+}
+
+result<failure_inputs> failure_inputs_from_json(const json& j) {
+  try {
+    failure_inputs in;
+    auto launch = json_member<std::string>(j, "launch");
+    if (launch != "started" && launch != "failed_to_start")
+      return status::invalid_argument("failure inputs: launch \"" + launch + "\"");
+    in.launch = launch == "started" ? launch_outcome::started : launch_outcome::failed_to_start;
+    in.launch_error = json_member<std::string>(j, "launch_error");
+    auto exit = json_member<std::string>(j, "exit");
+    if (exit != "exited" && exit != "signaled")
+      return status::invalid_argument("failure inputs: exit \"" + exit + "\"");
+    in.exit.ended = exit == "exited" ? agent_exit_status::how::exited
+                                     : agent_exit_status::how::signaled;
+    in.exit.code = json_member<int>(j, "exit_code");
+    in.exit.signal = json_member<int>(j, "exit_signal");
+    auto stop = json_member<std::string>(j, "stop");
+    if (stop == "none")
+      in.stop = dispatcher_stop::none;
+    else if (stop == "cancelled")
+      in.stop = dispatcher_stop::cancelled;
+    else if (stop == "session_stall")
+      in.stop = dispatcher_stop::session_stall;
+    else
+      return status::invalid_argument("failure inputs: stop \"" + stop + "\"");
+    if (json_member<json>(j, "review_control_tool").is_null())
+      in.review_control_tool.reset();
+    else
+      in.review_control_tool = json_member<std::string>(j, "review_control_tool");
+    for (const auto& d : json_array_member(j, "diagnostics_newest_first"))
+      in.diagnostics_newest_first.push_back(
+        {json_member<std::string>(d, "origin"), json_member<std::string>(d, "text")});
+    in.observed_at = json_member<millis>(j, "observed_at");
+    return in;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("failure inputs: ") + e.what());
+  }
+}
+
+json failure_verdict_to_json(const failure_verdict& v) {
+  return json{{"failure_class", v.failure_class},
+              {"failure_source", v.failure_source},
+              {"evidence", v.evidence},
+              {"evidence_origin", v.evidence_origin},
+              {"evidence_truncated", v.evidence_truncated},
+              {"termination_signal", v.termination_signal ? json(*v.termination_signal) : json()},
+              {"termination_signal_name", v.termination_signal_name},
+              {"termination_signal_inferred", v.termination_signal_inferred},
+              {"reset_at", v.reset_at ? json(*v.reset_at) : json()},
+              {"provider_transport_failure_confirmed", v.provider_transport_failure_confirmed}};
+}
+
+} // namespace ad::runtime
