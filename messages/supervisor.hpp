@@ -41,6 +41,7 @@ struct supervision_decided {
   std::string step_json; // runtime::to_json(next_step)
   std::vector<state_change> changes; // make durable before acting on the step
   std::vector<std::string> events;   // tactical diagnostic events, JSON text each
+  int64_t trace_seq = 0; // the supervisor.failure trace edge (0: not tracing)
 };
 
 template <class Inspector>
@@ -58,7 +59,7 @@ typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
              x.changes = std::move(*parsed);
              return caf::none;
            }),
-           x.events);
+           x.events, x.trace_seq);
 }
 
 // Attempt -> supervisor: the stage succeeded; its budget starts over.

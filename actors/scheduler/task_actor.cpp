@@ -86,13 +86,14 @@ void on_failure(self_ptr self, const messages::attempt_result& r) {
       [self](messages::supervision_decided& d) {
         auto step = parse_step(d, self->state.ctx->clk->now());
         auto changes = std::move(d.changes);
-        persist(self, std::move(changes), [self, step, events = std::move(d.events)] {
+        persist(self, std::move(changes), [self, step, events = std::move(d.events),
+                                           edge = d.trace_seq] {
           runtime::crash_point("after-decision");
           emit_tactical_events(self->state, events, step);
           emit_step_event(self->state, step);
           if (step.kind == "block") {
             persist(self, {runtime::clear_active_stage{self->state.spec.name}},
-                    [self, step] { end_task(self, "blocked", step.reason); });
+                    [self, step, edge] { end_task(self, "blocked", step.reason, 0, edge); });
             return;
           }
           after_delay(self, step.delay, [self, step] {
@@ -222,8 +223,9 @@ void begin(self_ptr self) {
       return;
     }
     if (!choice.blocked.empty()) {
-      persist(self, std::move(choice.changes),
-              [self, why = choice.blocked] { end_task(self, "blocked", why); });
+      persist(self, std::move(choice.changes), [self, why = choice.blocked] {
+        end_task(self, "blocked", why, 0, self->state.begin_edge);
+      });
       return;
     }
     emit_task_started(s);

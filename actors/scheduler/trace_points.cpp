@@ -68,12 +68,12 @@ target_choice choose_target_traced(task_actor_state& s) {
   s.ctx = frozen;
   auto choice = choose_target(s);
   s.ctx = saved;
-  auto edge = trace->edge(kinds::task_begin,
-                          json{{"spec", task_spec_to_json(s.spec)},
-                               {"task_state", runtime::json_or_text(runtime::task_to_json_text(s.st))},
-                               {"cooldowns", runtime::to_json(s.cooldowns)},
-                               {"now", now}});
-  trace->decision(kinds::task_target, edge, target_choice_body(choice));
+  s.begin_edge = trace->edge(kinds::task_begin,
+                             json{{"spec", task_spec_to_json(s.spec)},
+                                  {"task_state", runtime::json_or_text(runtime::task_to_json_text(s.st))},
+                                  {"cooldowns", runtime::to_json(s.cooldowns)},
+                                  {"now", now}});
+  trace->decision(kinds::task_target, s.begin_edge, target_choice_body(choice));
   return choice;
 }
 
@@ -305,6 +305,33 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       return std::vector<runtime::replayed_decision>{
         {std::string(kinds::attempt_classified), runtime::failure_verdict_to_json(verdict)}};
     }};
+  // A block step ends the task (task.end "blocked", caused by the
+  // supervisor's edge): added to the supervisor's handler when present.
+  if (auto sup = handlers.find(kinds::supervisor_failure); sup != handlers.end()) {
+    sup->second.produces.push_back(std::string(kinds::task_end));
+    sup->second.fn = [inner = sup->second.fn](const json& body)
+      -> runtime::result<std::vector<runtime::replayed_decision>> {
+      auto out = inner(body);
+      if (!out.is_ok())
+        return out;
+      try {
+        std::vector<runtime::replayed_decision> ends;
+        for (const auto& d : *out)
+          if (d.kind == kinds::supervisor_step && d.body.at("step") == "block") {
+            const auto& failure = body.at("request").at("failure");
+            const auto& detail = d.body.at("detail");
+            ends.push_back({std::string(kinds::task_end),
+                            task_end_body(failure.at("task").get<std::string>(),
+                                          failure.at("stage").get<std::string>(), "blocked",
+                                          detail.value("reason", std::string()), 0)});
+          }
+        out->insert(out->end(), ends.begin(), ends.end());
+        return out;
+      } catch (const std::exception& e) {
+        return runtime::status::invalid_argument(std::string("supervisor.failure: ") + e.what());
+      }
+    };
+  }
   handlers[std::string(kinds::task_launch)] = {
     {std::string(kinds::attempt_launch)},
     [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
@@ -335,7 +362,7 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       }
     }};
   handlers[std::string(kinds::task_begin)] = {
-    {std::string(kinds::task_target)},
+    {std::string(kinds::task_target), std::string(kinds::task_end)},
     [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
       if (!body.is_object() || !body.contains("spec") || !body.contains("task_state") ||
           !body.contains("now") || !body["now"].is_number_integer())
@@ -359,8 +386,14 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
           return c.error();
         s.cooldowns = std::move(*c);
       }
-      return std::vector<runtime::replayed_decision>{
-        {std::string(kinds::task_target), target_choice_body(choose_target(s))}};
+      auto choice = choose_target(s);
+      std::vector<runtime::replayed_decision> out{
+        {std::string(kinds::task_target), target_choice_body(choice)}};
+      // A block (not a cool-down wait) ends the task.
+      if (!(choice.wait_until > body["now"].get<runtime::millis>()) && !choice.blocked.empty())
+        out.push_back({std::string(kinds::task_end),
+                       task_end_body(s.spec.name, s.spec.stage, "blocked", choice.blocked, 0)});
+      return out;
     }};
 }
 

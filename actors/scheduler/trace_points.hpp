@@ -42,7 +42,8 @@ void trace_attempt_launch(const task_actor_state& s, const messages::start_attem
 int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r,
                              const success_reading* reading);
 void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::stage_step& step);
-// task.end; cause: the attempt.result edge after a success, else 0.
+// task.end; cause: the edge the ending was decided on (attempt.result after
+// a success, supervisor.failure after a block step), else 0.
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
                     int64_t pause_ms, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable, the tasks
@@ -55,7 +56,8 @@ void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
 // Adds the task.begin, task.launch, attempt.exit and attempt.result
-// handlers. base supplies the policy, time zone and the replay roots
+// handlers, and the task.end of a block step to the supervisor.failure
+// handler (add_pure_replay_handlers first). base supplies the policy, time zone and the replay roots
 // (workspace, task_root, runs_dir); its clock is replaced per edge.
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 

@@ -38,10 +38,11 @@ supervisor_actor::behavior_type supervisor(
         return bad_request(task.error());
       auto& st = self->state;
       auto out = runtime::supervise_with_cooldowns(st.pol, st.zone, st.cooldowns, *task, *req, msg.now);
+      int64_t edge = 0;
       if (st.trace) {
-        auto edge = st.trace->edge(runtime::trace_kinds::supervisor_failure,
-                                   runtime::supervisor_failure_body(msg.request_json,
-                                                                    msg.task_state_json, msg.now));
+        edge = st.trace->edge(runtime::trace_kinds::supervisor_failure,
+                              runtime::supervisor_failure_body(msg.request_json,
+                                                               msg.task_state_json, msg.now));
         st.trace->decision(runtime::trace_kinds::supervisor_step, edge,
                            runtime::supervisor_step_body(out));
       }
@@ -49,6 +50,7 @@ supervisor_actor::behavior_type supervisor(
       reply.step = std::string(runtime::step_name(out.step));
       reply.step_json = runtime::dump_json(runtime::to_json(out.step));
       reply.changes = std::move(out.changes);
+      reply.trace_seq = edge;
       for (const auto& e : out.events)
         reply.events.push_back(runtime::dump_json(runtime::to_json(e)));
       return reply;
