@@ -7,6 +7,7 @@
 #include "actors/scheduler/trace_points.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/replay/pure_replay.hpp"
+#include "tools/replay/supervisor_replay.hpp"
 
 namespace ad::tools {
 
@@ -54,6 +55,7 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   ctx.clk = std::make_shared<runtime::manual_clock>(0);
   runtime::replay_handlers handlers;
   runtime::add_pure_replay_handlers(handlers, pol, *zone);
+  add_supervisor_actor_replay(handlers, pol, *zone);
   actors::add_task_replay_handlers(handlers, ctx);
   if (customize)
     customize(handlers);

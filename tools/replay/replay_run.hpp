@@ -2,10 +2,10 @@
 // `agent-dispatch replay`: rebuilds the decision side of a recorded run and
 // compares its decisions with the trace (runtime/trace/trace_replay.hpp).
 // Every edge comes from the trace; the handlers are the dispatcher's own
-// decision code: the supervisor's (runtime/replay/pure_replay.hpp, with the
-// cool-downs carried as the supervisor actor carries them), the task
-// actor's target choice (actors/scheduler/trace_points.hpp: choose_target
-// on the recorded task state and clock reading) and the exit code. Paths
+// code: the supervisor actor itself on CAF's deterministic scheduler
+// (tools/replay/supervisor_replay.hpp), the task actor's decision functions
+// on the recorded readings (actors/scheduler/trace_points.hpp: target
+// choice, launch, classification, stage steps, task ends) and the exit code. Paths
 // are expanded to fixed replay roots that are never touched: no process
 // starts, nothing is written, time is the recorded clock readings. The
 // policy is the trace's unless an override is given (to see how another

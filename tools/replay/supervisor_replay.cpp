@@ -1,0 +1,126 @@
+#include "tools/replay/supervisor_replay.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/supervisor/supervisor_actor.hpp"
+#include "messages/supervisor.hpp"
+#include "messages/types.hpp"
+#include "runtime/policy/quota.hpp"
+#include "runtime/replay/decision_records.hpp"
+
+namespace ad::tools {
+
+namespace {
+
+namespace kinds = runtime::trace_kinds;
+using runtime::json;
+using decisions = runtime::result<std::vector<runtime::replayed_decision>>;
+
+struct replay_config : caf::actor_system_config {
+  replay_config() {
+    set("scheduler.policy", caf::atom("testing"));
+    messages::register_message_types(*this);
+  }
+};
+
+struct failure_answer {
+  bool done = false;
+  std::string error;
+  messages::supervision_decided decided;
+  std::string cooldowns_json;
+};
+
+// Asks the supervisor one supervise_failure, then the cool-downs it keeps.
+void ask_supervisor(caf::event_based_actor* self, messages::supervisor_actor sup,
+                    messages::supervise_failure msg, std::shared_ptr<failure_answer> out) {
+  auto fail = [self, out](caf::error& err) {
+    out->error = self->system().render(err);
+    out->done = true;
+  };
+  self->request(sup, caf::infinite, std::move(msg))
+    .then(
+      [self, sup, out, fail](messages::supervision_decided& d) {
+        out->decided = std::move(d);
+        self->request(sup, caf::infinite, messages::get_target_cooldowns{})
+          .then(
+            [out](messages::target_cooldowns_reply& r) {
+              out->cooldowns_json = std::move(r.cooldowns_json);
+              out->done = true;
+            },
+            fail);
+      },
+      fail);
+}
+
+// The supervisor.step body of a reply, in the layout supervisor_step_body
+// records (the reply carries the same values as JSON text).
+json step_body(const messages::supervision_decided& d, const std::string& cooldowns_json) {
+  json events = json::array();
+  for (const auto& e : d.events)
+    events.push_back(runtime::json_or_text(e));
+  return json{{"step", d.step},
+              {"detail", runtime::json_or_text(d.step_json)},
+              {"changes", runtime::changes_body(d.changes)},
+              {"events", events},
+              {"cooldowns", runtime::json_or_text(cooldowns_json)}};
+}
+
+} // namespace
+
+struct supervisor_replay::impl {
+  replay_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scheduler::test_coordinator& sched =
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  messages::supervisor_actor sup;
+};
+
+supervisor_replay::supervisor_replay(const runtime::policy& pol, const runtime::time_zone& zone)
+    : impl_(std::make_unique<impl>()) {
+  impl_->sup = actors::spawn_supervisor(impl_->sys, pol, zone);
+  impl_->sched.run();
+}
+
+supervisor_replay::~supervisor_replay() {
+  caf::anon_send_exit(impl_->sup, caf::exit_reason::user_shutdown);
+  impl_->sched.run();
+}
+
+decisions supervisor_replay::failure(const json& body) {
+  if (!body.is_object() || !body.contains("request") || !body.contains("task_state") ||
+      !body.contains("now") || !body["now"].is_number_integer())
+    return runtime::status::invalid_argument("supervisor.failure: needs request, task_state and now");
+  messages::supervise_failure msg{runtime::dump_json(body["request"]),
+                                  runtime::dump_json(body["task_state"]),
+                                  body["now"].get<int64_t>()};
+  auto out = std::make_shared<failure_answer>();
+  impl_->sys.spawn(ask_supervisor, impl_->sup, std::move(msg), out);
+  impl_->sched.run();
+  if (!out->done)
+    return runtime::status::internal("supervisor.failure: the supervisor actor did not answer");
+  if (!out->error.empty())
+    return runtime::status::invalid_argument("supervisor.failure: " + out->error);
+  return std::vector<runtime::replayed_decision>{
+    {std::string(kinds::supervisor_step), step_body(out->decided, out->cooldowns_json)}};
+}
+
+decisions supervisor_replay::quota_batch(const json& body) {
+  if (!body.is_object() || !body.contains("snapshot"))
+    return runtime::status::invalid_argument("supervisor.quota_batch: needs snapshot");
+  if (auto snap = runtime::probe_snapshot_from_json(body["snapshot"]); !snap.is_ok())
+    return snap.error();
+  caf::anon_send(impl_->sup, messages::quota_batch_taken{runtime::dump_json(body["snapshot"])});
+  impl_->sched.run();
+  return std::vector<runtime::replayed_decision>{};
+}
+
+void add_supervisor_actor_replay(runtime::replay_handlers& handlers, const runtime::policy& pol,
+                                 const runtime::time_zone& zone) {
+  auto s = std::make_shared<supervisor_replay>(pol, zone);
+  handlers[std::string(kinds::supervisor_failure)] = {
+    {std::string(kinds::supervisor_step)}, [s](const json& body) { return s->failure(body); }};
+  handlers[std::string(kinds::quota_batch)] = {
+    {}, [s](const json& body) { return s->quota_batch(body); }};
+}
+
+} // namespace ad::tools
