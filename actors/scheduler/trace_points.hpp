@@ -56,9 +56,10 @@ void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
 // Adds the task.begin, task.launch, attempt.exit and attempt.result
-// handlers, and the task.end of a block step to the supervisor.failure
-// handler (add_pure_replay_handlers first). base supplies the policy, time zone and the replay roots
-// (workspace, task_root, runs_dir); its clock is replaced per edge.
+// handlers, and wraps the supervisor.failure handler (add the supervisor's
+// handlers first) so a block step also ends its task. base supplies the
+// policy, time zone and the replay roots (workspace, task_root, runs_dir);
+// its clock is replaced per edge.
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 
 } // namespace ad::actors
