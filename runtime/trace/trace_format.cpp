@@ -1,7 +1,5 @@
 #include "runtime/trace/trace_format.hpp"
 
-#include <optional>
-
 #include "runtime/core/hash.hpp"
 
 namespace ad::runtime {
@@ -10,38 +8,6 @@ namespace {
 
 status bad(std::string_view what) {
   return status::invalid_argument(std::string(what));
-}
-
-std::string to_hex(std::string_view bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 0xf]);
-  }
-  return out;
-}
-
-std::optional<std::string> from_hex(std::string_view text) {
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9')
-      return c - '0';
-    if (c >= 'a' && c <= 'f')
-      return c - 'a' + 10;
-    return -1;
-  };
-  if (text.size() % 2 != 0)
-    return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 2);
-  for (std::size_t i = 0; i < text.size(); i += 2) {
-    int hi = nibble(text[i]), lo = nibble(text[i + 1]);
-    if (hi < 0 || lo < 0)
-      return std::nullopt;
-    out.push_back(static_cast<char>(hi << 4 | lo));
-  }
-  return out;
 }
 
 } // namespace
@@ -57,7 +23,7 @@ std::string trace_policy_hash(const json& policy) {
 json to_json(const trace_header& h) {
   return json{{"trace", std::string(trace_magic)}, {"schema", h.schema},
               {"binary_version", h.binary_version}, {"policy_sha256", h.policy_sha256},
-              {"time_zone", h.time_zone}, {"time_zone_tzif", to_hex(h.time_zone_tzif)},
+              {"time_zone", h.time_zone}, {"time_zone_tzif", hex_encode(h.time_zone_tzif)},
               {"options", h.options}, {"policy", h.policy}};
 }
 
@@ -80,7 +46,7 @@ result<trace_header> trace_header_from_json(const json& j) {
   h.policy_sha256 = j["policy_sha256"].get<std::string>();
   h.time_zone = j["time_zone"].get<std::string>();
   if (j.contains("time_zone_tzif")) {
-    auto tzif = j["time_zone_tzif"].is_string() ? from_hex(j["time_zone_tzif"].get<std::string>())
+    auto tzif = j["time_zone_tzif"].is_string() ? hex_decode(j["time_zone_tzif"].get<std::string>())
                                                 : std::nullopt;
     if (!tzif)
       return bad("header: \"time_zone_tzif\" must be a string of hex digits");
