@@ -8,8 +8,8 @@
 #
 # Usage: tools/record-traces.sh [--build DIR] [--out DIR] [CASE...]
 #   cases: clean failure-classes tactical budget-block retry-blocked
-#          pi-native-resume reset-wait restart-survivor claim-conflict
-#          follow-up user-review (default: all)
+#          pi-native-resume reset-wait reset-wait-restart restart-survivor
+#          claim-conflict follow-up user-review (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
-  pi-native-resume reset-wait restart-survivor claim-conflict follow-up user-review)
+  pi-native-resume reset-wait reset-wait-restart restart-survivor claim-conflict follow-up
+  user-review)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -61,6 +62,14 @@ expect() {
   echo "record-traces: $1 exited $last_code, expected $2; log:" >&2
   tail -n 20 "$work/$1.log" >&2
   exit 1
+}
+
+# only_agy_worker DIR: the workspace policy's worker rule names one candidate,
+# agy-gemini, so a rate limit has nothing to fail over to (uses jq).
+only_agy_worker() {
+  command -v jq >/dev/null || { echo "record-traces: the reset-wait cases need jq (apt-get install jq)" >&2; exit 2; }
+  jq '.rules = [{"id":"only-agy","stage":"worker","lanes":["cloud"],"grades":[1,10],"candidates":["agy-gemini"]}]' \
+    "$1/agent-dispatch.json" >"$1/policy.tmp" && mv "$1/policy.tmp" "$1/agent-dispatch.json"
 }
 
 gen() { # gen DIR TASKS SHAPE SEED [extra...]
@@ -128,15 +137,28 @@ for c in "${cases[@]}"; do
       # is known (retry after 1 s): nothing to fail over to, so the task waits
       # for the reset (wait_until) outside the failure budget, twice, then
       # succeeds. (The policy edit uses jq.)
-      command -v jq >/dev/null || { echo "record-traces: the reset-wait case needs jq (apt-get install jq)" >&2; exit 2; }
       gen "$work/rw" 1 chain 1
-      jq '.rules = [{"id":"only-agy","stage":"worker","lanes":["cloud"],"grades":[1,10],"candidates":["agy-gemini"]}]' \
-        "$work/rw/agent-dispatch.json" >"$work/rw/policy.tmp" && mv "$work/rw/policy.tmp" "$work/rw/agent-dispatch.json"
+      only_agy_worker "$work/rw"
       printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{
         "1":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":1}]},
         "2":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":1}]}}}}}' >"$work/rw.json"
       run reset-wait "$work/rw" "$work/rw.json"
       expect reset-wait 0 ;;
+    reset-wait-restart)
+      # The same single candidate: its rate limit (retry after 3 s) is decided
+      # as a wait for the reset, made durable, and the dispatcher crashes
+      # right after (hook after-decision; the first run's trace is dropped).
+      # The traced restart resumes the durable wait (task.reset_wait) instead
+      # of choosing a target, then runs the worker once the reset time passed.
+      gen "$work/rr" 1 chain 1
+      only_agy_worker "$work/rr"
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{
+        "1":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":3}]}}}}}' >"$work/rr.json"
+      STATE=reset-wait-restart CRASH_AT=after-decision run reset-wait-restart-first "$work/rr" "$work/rr.json" >/dev/null
+      rm -f "$out/reset-wait-restart-first.jsonl"
+      expect reset-wait-restart-first 86
+      STATE=reset-wait-restart run reset-wait-restart "$work/rr" "$work/rr.json"
+      expect reset-wait-restart 0 ;;
     restart-survivor)
       # Three independent tasks. A first run (its trace dropped) crashes (hook
       # after-decision) when t0003's worker fails, about 1.5 s in. By then

@@ -198,7 +198,7 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
-  trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, changes, {}, {});
+  trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, changes, {});
   return changes;
 }
 
@@ -265,6 +265,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   for (const auto& [name, detail] : s.survivors)
     in.live[name] = {runtime::live_where::elsewhere, detail};
   auto planned = s.planner.plan(in);
+  trace_admission(ctx, planned);
   out.changes.insert(out.changes.end(), std::make_move_iterator(planned.changes.begin()),
                      std::make_move_iterator(planned.changes.end()));
   for (const auto& e : errors)
@@ -308,8 +309,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     s.shown.erase(name);
   if (!scanned.tasks.empty() || in.full)
     emit(ctx, std::move(scanned));
-  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, out.changes, out.start,
-                  planned.examined);
+  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, out.changes, out.start);
   return out;
 }
 

@@ -211,12 +211,13 @@ void begin(self_ptr self) {
     auto& s = self->state;
     // A quota-reset wait made durable before a restart still holds.
     auto now = s.ctx->clk->now();
-    if (auto until = runtime::pending_reset_wait(s.st, s.spec.stage, now); until > 0) {
-      emit_step_event(s, resumed_reset_wait(s, until, now));
-      after_delay(self, until - now, [self] { begin(self); });
+    auto step = decide_begin_traced(s, now);
+    if (step.reset_until > 0) {
+      emit_step_event(s, step.reset_wait);
+      after_delay(self, step.reset_until - now, [self] { begin(self); });
       return;
     }
-    auto choice = choose_target_traced(s);
+    auto& choice = step.choice;
     if (choice.wait_until > now) {
       emit_step_event(s, cooldown_wait(choice.wait_until, now, choice.wait_reason));
       after_delay(self, choice.wait_until - now, [self] { begin(self); });

@@ -77,6 +77,17 @@ parsed_step resumed_reset_wait(const task_actor_state& s, runtime::millis until,
   return out;
 }
 
+begin_step decide_begin(const task_actor_state& s, runtime::millis now) {
+  begin_step out;
+  if (auto until = runtime::pending_reset_wait(s.st, s.spec.stage, now); until > 0) {
+    out.reset_until = until;
+    out.reset_wait = resumed_reset_wait(s, until, now);
+    return out;
+  }
+  out.choice = choose_target(s);
+  return out;
+}
+
 parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std::string& why) {
   parsed_step out;
   out.kind = "wait_until";

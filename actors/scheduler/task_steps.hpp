@@ -49,6 +49,17 @@ struct target_choice {
 
 target_choice choose_target(const task_actor_state& s);
 
+// What a task does when it begins (or wakes from a wait) at `now`: resume a
+// quota-reset wait made durable before a restart (reset_until > 0, nothing
+// chosen), else the target choice on s.ctx's clock.
+struct begin_step {
+  runtime::millis reset_until = 0;
+  parsed_step reset_wait; // when reset_until > 0
+  target_choice choice;   // otherwise
+};
+
+begin_step decide_begin(const task_actor_state& s, runtime::millis now);
+
 messages::start_attempt make_start_attempt(const task_actor_state& s,
                                            const runtime::policy_target& target, int64_t attempt,
                                            std::string prompt, std::string native_session,

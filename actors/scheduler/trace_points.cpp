@@ -7,6 +7,7 @@
 #include "runtime/run/active_probe.hpp"
 #include "runtime/workspace/checklist.hpp"
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 #include "runtime/trace/trace_writer.hpp"
 
@@ -57,24 +58,32 @@ json target_choice_body(const target_choice& c) {
               {"changes", runtime::changes_body(c.changes)}};
 }
 
-target_choice choose_target_traced(task_actor_state& s) {
+json reset_wait_body(const task_spec& spec, runtime::millis until, const parsed_step& wait) {
+  return json{{"task", spec.name},   {"stage", spec.stage},       {"target", wait.target},
+              {"until", until},      {"delay_ms", wait.delay},    {"reason", wait.reason}};
+}
+
+begin_step decide_begin_traced(task_actor_state& s, runtime::millis now) {
   const auto& trace = s.ctx->trace;
   if (!trace)
-    return choose_target(s);
-  auto now = s.ctx->clk->now();
+    return decide_begin(s, now);
   auto frozen = std::make_shared<run_context>(*s.ctx);
   frozen->clk = std::make_shared<runtime::manual_clock>(now);
   auto saved = s.ctx;
   s.ctx = frozen;
-  auto choice = choose_target(s);
+  auto step = decide_begin(s, now);
   s.ctx = saved;
   s.begin_edge = trace->edge(kinds::task_begin,
                              json{{"spec", task_spec_to_json(s.spec)},
                                   {"task_state", runtime::json_or_text(runtime::task_to_json_text(s.st))},
                                   {"cooldowns", runtime::to_json(s.cooldowns)},
                                   {"now", now}});
-  trace->decision(kinds::task_target, s.begin_edge, target_choice_body(choice));
-  return choice;
+  if (step.reset_until > 0)
+    trace->decision(kinds::task_reset_wait, s.begin_edge,
+                    reset_wait_body(s.spec, step.reset_until, step.reset_wait));
+  else
+    trace->decision(kinds::task_target, s.begin_edge, target_choice_body(step.choice));
+  return step;
 }
 
 int64_t trace_launch_inputs(const task_actor_state& s, const std::string& target,
@@ -253,20 +262,27 @@ void trace_task_end(const task_actor_state& s, const std::string& outcome, const
 
 void trace_scheduler(const run_context& ctx, std::string_view kind,
                      const std::vector<runtime::state_change>& changes,
-                     const std::vector<task_spec>& start,
-                     const std::vector<runtime::admission_entry>& examined) {
+                     const std::vector<task_spec>& start) {
   if (!ctx.trace)
     return;
   json started = json::array();
   for (const auto& spec : start)
     started.push_back(json{{"task", spec.name}, {"stage", spec.stage}});
-  json entries = json::array();
-  for (const auto& e : examined)
-    entries.push_back(json{{"task", e.task}, {"stage", std::string(runtime::to_string(e.stage))},
-                           {"kind", std::string(runtime::to_string(e.kind))}, {"reason", e.reason}});
-  ctx.trace->decision(kind, 0,
-                      json{{"changes", runtime::changes_body(changes)}, {"start", started},
-                           {"tasks", entries}});
+  ctx.trace->decision(kind, 0, json{{"changes", runtime::changes_body(changes)}, {"start", started}});
+}
+
+void trace_admission(const run_context& ctx, const runtime::planner_result& planned) {
+  if (!ctx.trace)
+    return;
+  auto edge =
+    ctx.trace->edge(kinds::scheduler_admission, runtime::admission_input_to_json(planned.input));
+  runtime::admission_plan plan;
+  plan.entries = planned.examined;
+  plan.admitted = planned.admitted;
+  plan.claims_taken = planned.claims_taken;
+  plan.capacity_waiters = planned.capacity_waiters;
+  plan.occupied = planned.occupied;
+  ctx.trace->decision(kinds::scheduler_admitted, edge, runtime::admission_plan_to_json(plan));
 }
 
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
@@ -362,7 +378,8 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       }
     }};
   handlers[std::string(kinds::task_begin)] = {
-    {std::string(kinds::task_target), std::string(kinds::task_end)},
+    {std::string(kinds::task_target), std::string(kinds::task_reset_wait),
+     std::string(kinds::task_end)},
     [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
       if (!body.is_object() || !body.contains("spec") || !body.contains("task_state") ||
           !body.contains("now") || !body["now"].is_number_integer())
@@ -386,11 +403,17 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
           return c.error();
         s.cooldowns = std::move(*c);
       }
-      auto choice = choose_target(s);
+      auto now = body["now"].get<runtime::millis>();
+      auto step = decide_begin(s, now);
+      if (step.reset_until > 0)
+        return std::vector<runtime::replayed_decision>{
+          {std::string(kinds::task_reset_wait),
+           reset_wait_body(s.spec, step.reset_until, step.reset_wait)}};
+      const auto& choice = step.choice;
       std::vector<runtime::replayed_decision> out{
         {std::string(kinds::task_target), target_choice_body(choice)}};
       // A block (not a cool-down wait) ends the task.
-      if (!(choice.wait_until > body["now"].get<runtime::millis>()) && !choice.blocked.empty())
+      if (!(choice.wait_until > now) && !choice.blocked.empty())
         out.push_back({std::string(kinds::task_end),
                        task_end_body(s.spec.name, s.spec.stage, "blocked", choice.blocked, 0)});
       return out;

@@ -15,6 +15,7 @@
 
 #include "actors/scheduler/task_steps.hpp"
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/run/pass_planner.hpp"
 #include "runtime/schedule/admission.hpp"
 #include "runtime/schedule/exit_code.hpp"
 #include "runtime/trace/trace_replay.hpp"
@@ -25,9 +26,13 @@ runtime::json task_spec_to_json(const task_spec& spec);
 runtime::result<task_spec> task_spec_from_json(const runtime::json& j);
 runtime::json target_choice_body(const target_choice& c);
 
-// choose_target(s), recording task.begin (spec, task state, clock reading)
-// and task.target when tracing.
-target_choice choose_target_traced(task_actor_state& s);
+// decide_begin(s, now) on a clock frozen at `now`, recording task.begin
+// (spec, task state, cool-downs, clock reading) and its decision when
+// tracing: task.reset_wait (a durable quota-reset wait resumed) or
+// task.target.
+begin_step decide_begin_traced(task_actor_state& s, runtime::millis now);
+runtime::json reset_wait_body(const task_spec& spec, runtime::millis until,
+                              const parsed_step& wait);
 // task.launch: what the launch of an attempt starts from (the task spec
 // before the attempt number is taken, the task state, the chosen target,
 // prompt, native session and handoff). Returns its seq (0 when not tracing).
@@ -46,12 +51,16 @@ void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::s
 // a success, supervisor.failure after a block step), else 0.
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
                     int64_t pause_ms, int64_t cause);
-// scheduler.startup / scheduler.pass: the changes made durable, the tasks
-// started and the examined admission entries (the scan as decided on).
+// scheduler.startup / scheduler.pass: the changes made durable and the
+// tasks started.
 void trace_scheduler(const run_context& ctx, std::string_view kind,
                      const std::vector<runtime::state_change>& changes,
-                     const std::vector<task_spec>& start,
-                     const std::vector<runtime::admission_entry>& examined);
+                     const std::vector<task_spec>& start);
+// scheduler.admission (the pass's last admission input: the task views built
+// from the scan, claims, live tasks, --max-parallel) -> scheduler.admitted
+// (the admission plan: every examined entry, the admitted order, the claims
+// taken).
+void trace_admission(const run_context& ctx, const runtime::planner_result& planned);
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 

@@ -26,9 +26,11 @@ inline constexpr std::string_view task_launch = "task.launch";     // what a lau
 inline constexpr std::string_view attempt_exit = "attempt.exit";     // classification inputs
 inline constexpr std::string_view attempt_result = "attempt.result"; // the attempt host's reply
 inline constexpr std::string_view run_end = "run.end";             // final run observation
+inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
+inline constexpr std::string_view task_reset_wait = "task.reset_wait"; // resumed after a restart
 inline constexpr std::string_view attempt_launch = "attempt.launch";
 inline constexpr std::string_view attempt_classified = "attempt.classified";
 inline constexpr std::string_view stage_step = "task.stage_step";   // worker, selfcheck
@@ -36,6 +38,7 @@ inline constexpr std::string_view review_step = "task.review_step"; // review
 inline constexpr std::string_view task_end = "task.end";
 inline constexpr std::string_view scheduler_startup = "scheduler.startup";
 inline constexpr std::string_view scheduler_pass = "scheduler.pass";
+inline constexpr std::string_view scheduler_admitted = "scheduler.admitted";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds

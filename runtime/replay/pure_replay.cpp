@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
@@ -60,6 +61,14 @@ decisions replay_run_end(const json& body) {
     {std::string(trace_kinds::run_exit), run_exit_body(compute_run_exit(*obs))}};
 }
 
+decisions replay_admission(const json& body) {
+  auto in = admission_input_from_json(body);
+  if (!in.is_ok())
+    return in.error();
+  return std::vector<replayed_decision>{
+    {std::string(trace_kinds::scheduler_admitted), admission_plan_to_json(plan_admission(*in))}};
+}
+
 } // namespace
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone) {
@@ -69,6 +78,9 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
     [s](const json& body) { return replay_failure(*s, body); }};
   handlers[std::string(trace_kinds::quota_batch)] = {
     {}, [s](const json& body) { return replay_quota_batch(*s, body); }};
+  handlers[std::string(trace_kinds::scheduler_admission)] = {
+    {std::string(trace_kinds::scheduler_admitted)},
+    [](const json& body) { return replay_admission(body); }};
   handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
                                                  [](const json& body) { return replay_run_end(body); }};
 }

@@ -3,7 +3,8 @@
 // every input from their edge: the supervisor (supervisor.failure ->
 // supervisor.step, with the shared quota cool-downs carried from one edge
 // to the next exactly as the supervisor actor carries them, and
-// supervisor.quota_batch updating them) and the exit code (run.end ->
+// supervisor.quota_batch updating them), the admission of a scheduler pass
+// (scheduler.admission -> scheduler.admitted) and the exit code (run.end ->
 // run.exit). The handlers share state, so one set replays one trace, in
 // order. Pure: no files, no clock; errors are handler results.
 

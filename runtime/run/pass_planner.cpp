@@ -211,6 +211,10 @@ planner_result pass_planner::plan(const planner_input& in) {
     out.changes.push_back(replace_claim{owner, claim});
   out.examined = std::move(plan.entries);
   out.admitted = std::move(plan.admitted);
+  out.input = std::move(adm);
+  out.claims_taken = std::move(plan.claims_taken);
+  out.capacity_waiters = std::move(plan.capacity_waiters);
+  out.occupied = plan.occupied;
   return out;
 }
 

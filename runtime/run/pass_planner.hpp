@@ -40,6 +40,14 @@ struct planner_result {
   std::vector<admission_entry> examined; // this pass's entries, by (index, name)
   std::vector<std::string> admitted;     // in admission order
   std::vector<std::string> dropped;      // tasks gone from the scan
+  // The last admission call of the pass: what it decided on (the views of
+  // the examined tasks and of the capacity waiters taken, the claims, the
+  // live tasks) and the parts of its plan not listed above. The message
+  // trace records them (scheduler.admission -> scheduler.admitted).
+  admission_input input;
+  std::map<std::string, write_claim> claims_taken;
+  std::vector<std::string> capacity_waiters;
+  int occupied = 0;
 };
 
 class pass_planner {

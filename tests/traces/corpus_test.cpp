@@ -55,8 +55,10 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
   EXPECT_EQ(report->not_replayed.count("run.exit"), 0u);
   EXPECT_EQ(report->not_replayed.count("supervisor.step"), 0u);
   EXPECT_EQ(report->not_replayed.count("task.target"), 0u);
-  // Launches, classifications, stage steps and task ends are compared too;
-  // only the scheduler's startup and passes are not.
+  EXPECT_EQ(report->not_replayed.count("scheduler.admitted"), 0u);
+  // Launches, classifications, stage steps, task ends and the admission of
+  // every pass are compared too; only the state changes and starts of the
+  // scheduler's startup and passes are not.
   for (const auto& [kind, n] : report->not_replayed)
     EXPECT_TRUE(kind == "scheduler.pass" || kind == "scheduler.startup")
       << kind << " recorded " << n << " times but not compared";
@@ -194,22 +196,68 @@ TEST(trace_corpus_cover, a_quota_failure_with_a_known_reset_waits_outside_the_bu
   EXPECT_GT(found, 0) << "no supervisor.step waits for a quota reset";
 }
 
+TEST(trace_corpus_cover, a_restart_resumes_a_durable_reset_wait_before_choosing_a_target) {
+  // A quota-reset wait decided (and made durable) by a dispatcher that then
+  // crashed: the restart's first decision for the task is that wait, not a
+  // target, and the task chooses its target once the reset time passed.
+  int found = 0;
+  for (const auto& [name, t] : load_corpus())
+    for (const auto& r : t.records) {
+      if (r.kind != "task.reset_wait")
+        continue;
+      SCOPED_TRACE(name);
+      auto task = r.body.value("task", "");
+      auto begin = std::find_if(t.records.begin(), t.records.end(),
+                                [&](const auto& x) { return x.seq == r.cause; });
+      ASSERT_NE(begin, t.records.end());
+      ASSERT_EQ(begin->kind, "task.begin");
+      auto now = begin->body["now"].get<int64_t>();
+      auto until = r.body["until"].get<int64_t>();
+      EXPECT_GT(until, now);
+      EXPECT_EQ(r.body["delay_ms"].get<int64_t>(), until - now);
+      EXPECT_TRUE(has_text(r.body["reason"], "recorded before a restart")) << r.body.dump();
+      bool decided_before = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
+        return x.seq < r.seq && (x.kind == "task.target" || x.kind == "supervisor.step") &&
+               x.body.dump().find(task) != std::string::npos;
+      });
+      EXPECT_FALSE(decided_before) << "the wait must be the restart's first decision for " << task;
+      // The next begin of the task comes after the reset and chooses the
+      // target that waited.
+      const runtime::trace_record* next_begin = nullptr;
+      for (const auto& x : t.records)
+        if (x.seq > r.seq && x.kind == "task.begin" && x.body["spec"]["name"] == task) {
+          next_begin = &x;
+          break;
+        }
+      ASSERT_NE(next_begin, nullptr);
+      EXPECT_GE(next_begin->body["now"].get<int64_t>(), until);
+      for (const auto& x : t.records)
+        if (x.kind == "task.target" && x.cause == next_begin->seq) {
+          EXPECT_EQ(x.body["target"], r.body["target"]);
+          ++found;
+        }
+    }
+  EXPECT_GT(found, 0) << "no restart resumes a durable quota-reset wait";
+}
+
 TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts) {
   int found = 0;
   for (const auto& [name, t] : load_corpus()) {
     std::set<std::string> waited; // tasks seen waiting on a claim
     for (const auto& r : t.records) {
-      if (r.kind != "scheduler.pass")
-        continue;
-      for (const auto& s : r.body["start"])
-        if (waited.erase(s.value("task", "")))
-          ++found; // the waiting task started once the claim was released
-      for (const auto& e : r.body["tasks"])
-        if (e["kind"] == "wait" && starts_with(e["reason"], "claim conflict with "))
-          waited.insert(e.value("task", ""));
+      if (r.kind == "scheduler.pass")
+        for (const auto& s : r.body["start"])
+          if (waited.erase(s.value("task", "")))
+            ++found; // the waiting task started once the claim was released
+      if (r.kind == "scheduler.admitted")
+        for (const auto& e : r.body["entries"])
+          if (e["kind"] == "wait" && starts_with(e["reason"], "claim conflict with ")) {
+            EXPECT_EQ(e["cause"], "claim-conflict") << e.dump();
+            waited.insert(e.value("task", ""));
+          }
     }
   }
-  EXPECT_GT(found, 0) << "no scheduler.pass entry waits on a claim conflict and then starts";
+  EXPECT_GT(found, 0) << "no admission entry waits on a claim conflict and then starts";
 }
 
 TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) {
@@ -222,8 +270,8 @@ TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) 
       if (r.kind == "task.end" && !stopped.empty() && r.body["task"] == stopped) {
         EXPECT_EQ(r.body["reason"], "user-review") << name;
       }
-      if (r.kind == "scheduler.pass" && !stopped.empty())
-        for (const auto& e : r.body["tasks"])
+      if (r.kind == "scheduler.admitted" && !stopped.empty())
+        for (const auto& e : r.body["entries"])
           if (e["task"] == stopped && e["stage"] == "user-review" && e["kind"] == "blocked") {
             EXPECT_TRUE(has_text(e["reason"], "USER_REVIEW.md")) << e.dump();
             ++found;
@@ -266,8 +314,8 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
   for (const auto& [name, t] : load_corpus()) {
     std::map<std::string, std::pair<std::string, int64_t>> seen; // task -> stage, first seq
     for (const auto& r : t.records)
-      if (r.kind == "scheduler.pass")
-        for (const auto& e : r.body["tasks"])
+      if (r.kind == "scheduler.admitted")
+        for (const auto& e : r.body["entries"])
           if (e["kind"] == "running-elsewhere")
             seen.try_emplace(e.value("task", ""), e.value("stage", ""), r.seq);
     for (const auto& [task, where] : seen) {
@@ -309,7 +357,7 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
               ++adopted_completions;
             }
   }
-  EXPECT_GT(survivors, 0) << "no scheduler.pass shows an agent running elsewhere after a restart";
+  EXPECT_GT(survivors, 0) << "no admission shows an agent running elsewhere after a restart";
   EXPECT_GT(adopted_completions, 0) << "no surviving review completed its task after a restart";
 }
 
@@ -491,6 +539,91 @@ TEST(trace_mutation, a_review_that_left_no_verdict_diverges_at_its_review_step) 
   EXPECT_EQ(report->divergence->kind, "task.review_step");
   EXPECT_EQ(report->divergence->expected["next"], "complete");
   EXPECT_NE(report->divergence->actual["next"], "complete");
+}
+
+TEST(trace_mutation, one_agent_at_a_time_diverges_at_the_first_pass_that_ran_two) {
+  // The admission rule changed, in this test only: --max-parallel 1. Passes
+  // that ran at most one agent and kept no task waiting for capacity decide
+  // the same; the first one that did not is where replay must diverge.
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* two = first_record(trace, "scheduler.admitted", [](const json& b) {
+    bool capacity = std::any_of(b["entries"].begin(), b["entries"].end(),
+                                [](const json& e) { return e["cause"] == "capacity"; });
+    return capacity || b["occupied"].get<int>() + b["admitted"].size() > 1;
+  });
+  ASSERT_NE(two, nullptr);
+
+  auto report = replay_recorded_run(trace, *pol, [](runtime::replay_handlers& h) {
+    auto& handler = h.at("scheduler.admission");
+    handler.fn = [inner = handler.fn](const json& body) {
+      auto one = body;
+      one["max_parallel"] = 1;
+      return inner(one);
+    };
+  });
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, two->seq);
+  EXPECT_EQ(d.edge_kind, "scheduler.admission");
+  EXPECT_EQ(d.kind, "scheduler.admitted");
+  EXPECT_EQ(d.expected, two->body);
+  EXPECT_LE(d.actual["admitted"].size() + d.actual["occupied"].get<std::size_t>(), 1u)
+    << d.actual.dump();
+}
+
+TEST(trace_mutation, a_claim_missing_from_the_scan_diverges_at_that_admission) {
+  // A recorded view loses its write set: the task no longer gets a claim,
+  // so the admission of that pass differs.
+  auto trace = load("claim-conflict");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  runtime::trace_record* edge = nullptr;
+  for (auto& r : trace.records)
+    if (r.kind == "scheduler.admission" && !edge)
+      for (auto& v : r.body["tasks"])
+        if (v["write_set"] == "valid" && v["live"] == "none" && v["stage"] == "worker") {
+          v["write_set"] = "unknown";
+          v.erase("write_paths");
+          v["write_set_error"] = "no write set in the PLAN";
+          edge = &r;
+          break;
+        }
+  ASSERT_NE(edge, nullptr);
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  EXPECT_EQ(report->divergence->cause, edge->seq);
+  EXPECT_EQ(report->divergence->kind, "scheduler.admitted");
+  EXPECT_NE(report->divergence->actual.dump().find("no valid write set"), std::string::npos)
+    << report->divergence->actual.dump();
+}
+
+TEST(trace_mutation, a_clock_reading_past_the_reset_time_chooses_a_target_instead) {
+  auto trace = load("reset-wait-restart");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* wait = first_record(trace, "task.reset_wait", [](const json&) { return true; });
+  ASSERT_NE(wait, nullptr);
+  auto begin = std::find_if(trace.records.begin(), trace.records.end(),
+                            [&](const auto& r) { return r.seq == wait->cause; });
+  ASSERT_NE(begin, trace.records.end());
+  ASSERT_EQ(begin->kind, "task.begin");
+  begin->body["now"] = wait->body["until"].get<int64_t>() + 1;
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, wait->seq);
+  EXPECT_EQ(d.cause, begin->seq);
+  EXPECT_EQ(d.edge_kind, "task.begin");
+  EXPECT_EQ(d.kind, "task.reset_wait");
+  // The recorded wait is not decided again: the replay chooses the target.
+  EXPECT_EQ(d.actual["kind"], "task.target") << d.actual.dump();
+  EXPECT_EQ(d.actual["body"]["target"], wait->body["target"]) << d.actual.dump();
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {
