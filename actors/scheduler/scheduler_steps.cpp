@@ -81,23 +81,22 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
     const auto& record = found->second;
     if (record.status == runtime::orchestration_status::complete)
       continue;
-    runtime::orchestration_record active;
-    std::set<std::string> live;
-    std::map<std::string, std::vector<std::string>> archives;
+    runtime::reconcile_input in{scope, {}, {}, {}};
     for (const auto& [task, rec] : record.tasks) {
       if (rec.status != runtime::orchestration_task_status::active)
         continue;
       if (is_live_or_scanned(s, task)) {
-        live.insert(task);
+        in.live.insert(task);
         continue;
       }
-      active.tasks.emplace(task, rec);
+      in.record.tasks.emplace(task, rec);
       for (const auto& p : runtime::find_archived_task_folders(s.ctx->task_root, task))
-        archives[task].push_back(p.string());
+        in.archives[task].push_back(p.string());
     }
-    if (active.tasks.empty())
+    if (in.record.tasks.empty())
       continue;
-    auto out = runtime::reconcile_orchestration(scope, active, live, archives);
+    auto out = runtime::reconcile_orchestration(scope, in.record, in.live, in.archives);
+    trace_reconcile(*s.ctx, in, out);
     changes.insert(changes.end(), out.changes.begin(), out.changes.end());
     for (const auto& [task, archive] : out.completed) {
       changes.push_back(runtime::clear_active_stage{task});

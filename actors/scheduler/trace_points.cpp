@@ -285,6 +285,14 @@ void trace_admission(const run_context& ctx, const runtime::planner_result& plan
   ctx.trace->decision(kinds::scheduler_admitted, edge, runtime::admission_plan_to_json(plan));
 }
 
+void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
+                     const runtime::reconcile_outcome& out) {
+  if (!ctx.trace)
+    return;
+  auto edge = ctx.trace->edge(kinds::scheduler_reconcile, runtime::reconcile_input_body(in));
+  ctx.trace->decision(kinds::scheduler_reconciled, edge, runtime::reconcile_outcome_body(out));
+}
+
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit) {
   if (!ctx.trace)

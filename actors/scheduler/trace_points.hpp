@@ -61,6 +61,10 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
 // (the admission plan: every examined entry, the admitted order, the claims
 // taken).
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned);
+// scheduler.reconcile (what reconcile_orchestration decided on) ->
+// scheduler.reconciled (completions, errors, changes).
+void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
+                     const runtime::reconcile_outcome& out);
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 

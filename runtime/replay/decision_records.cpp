@@ -3,6 +3,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/state/model_json.hpp"
+
 namespace ad::runtime {
 
 json json_or_text(std::string_view text) {
@@ -33,6 +35,31 @@ json supervisor_step_body(const supervisor_outcome& out) {
               {"changes", changes_body(out.changes)},
               {"events", events},
               {"cooldowns", to_json(out.cooldowns)}};
+}
+
+json reconcile_input_body(const reconcile_input& in) {
+  return json{{"scope", in.scope}, {"record", in.record}, {"live", in.live},
+              {"archives", in.archives}};
+}
+
+result<reconcile_input> reconcile_input_from_json(const json& j) {
+  try {
+    reconcile_input in;
+    in.scope = json_member<std::string>(j, "scope");
+    if (!j.contains("record") || !j.at("record").is_object())
+      throw_json_member_error("record", "must be an orchestration record");
+    in.record = j.at("record").get<orchestration_record>();
+    in.live = json_member<std::set<std::string>>(j, "live");
+    in.archives = json_member<std::map<std::string, std::vector<std::string>>>(j, "archives");
+    return in;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("scheduler.reconcile: ") + e.what());
+  }
+}
+
+json reconcile_outcome_body(const reconcile_outcome& out) {
+  return json{{"completed", out.completed}, {"errors", out.errors},
+              {"changes", changes_body(out.changes)}};
 }
 
 json run_end_body(const run_observation& obs) {

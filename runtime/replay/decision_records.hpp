@@ -6,6 +6,9 @@
 // the constants below. Pure JSON mapping: no I/O, no clock; never throws
 // (a JSON text that does not parse is kept as a string).
 
+#include <map>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "runtime/run/stage_steps.hpp"
 #include "runtime/schedule/exit_code.hpp"
 #include "runtime/state/change.hpp"
+#include "runtime/state/reconcile.hpp"
 
 namespace ad::runtime::trace_kinds {
 
@@ -27,6 +31,7 @@ inline constexpr std::string_view attempt_exit = "attempt.exit";     // classifi
 inline constexpr std::string_view attempt_result = "attempt.result"; // the attempt host's reply
 inline constexpr std::string_view run_end = "run.end";             // final run observation
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
+inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -39,6 +44,7 @@ inline constexpr std::string_view task_end = "task.end";
 inline constexpr std::string_view scheduler_startup = "scheduler.startup";
 inline constexpr std::string_view scheduler_pass = "scheduler.pass";
 inline constexpr std::string_view scheduler_admitted = "scheduler.admitted";
+inline constexpr std::string_view scheduler_reconciled = "scheduler.reconciled";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds
@@ -57,6 +63,20 @@ json supervisor_step_body(const supervisor_outcome& out);
 json run_end_body(const run_observation& obs);
 result<run_observation> run_observation_from_json(const json& j);
 json run_exit_body(const run_exit& e);
+
+// The reconciliation of one orchestration scope (reconcile_orchestration):
+// what it is decided on (the scope, the record of its active tasks that
+// vanished from agent-task/, the tasks still present or running, the
+// archive folders with complete.log per task) and what it decides.
+struct reconcile_input {
+  std::string scope;
+  orchestration_record record;
+  std::set<std::string> live;
+  std::map<std::string, std::vector<std::string>> archives;
+};
+json reconcile_input_body(const reconcile_input& in);
+result<reconcile_input> reconcile_input_from_json(const json& j);
+json reconcile_outcome_body(const reconcile_outcome& out);
 
 // The review reading of an attempt.result edge (sources with path, sha256,
 // mtime, kind and verdict label; the seen set as [path, sha256] pairs).

@@ -69,6 +69,15 @@ decisions replay_admission(const json& body) {
     {std::string(trace_kinds::scheduler_admitted), admission_plan_to_json(plan_admission(*in))}};
 }
 
+decisions replay_reconcile(const json& body) {
+  auto in = reconcile_input_from_json(body);
+  if (!in.is_ok())
+    return in.error();
+  auto out = reconcile_orchestration(in->scope, in->record, in->live, in->archives);
+  return std::vector<replayed_decision>{
+    {std::string(trace_kinds::scheduler_reconciled), reconcile_outcome_body(out)}};
+}
+
 } // namespace
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone) {
@@ -81,6 +90,9 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
   handlers[std::string(trace_kinds::scheduler_admission)] = {
     {std::string(trace_kinds::scheduler_admitted)},
     [](const json& body) { return replay_admission(body); }};
+  handlers[std::string(trace_kinds::scheduler_reconcile)] = {
+    {std::string(trace_kinds::scheduler_reconciled)},
+    [](const json& body) { return replay_reconcile(body); }};
   handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
                                                  [](const json& body) { return replay_run_end(body); }};
 }

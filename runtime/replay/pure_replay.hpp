@@ -4,8 +4,9 @@
 // supervisor.step, with the shared quota cool-downs carried from one edge
 // to the next exactly as the supervisor actor carries them, and
 // supervisor.quota_batch updating them), the admission of a scheduler pass
-// (scheduler.admission -> scheduler.admitted) and the exit code (run.end ->
-// run.exit). The handlers share state, so one set replays one trace, in
+// (scheduler.admission -> scheduler.admitted), the orchestration
+// reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled)
+// and the exit code (run.end -> run.exit). The handlers share state, so one set replays one trace, in
 // order. Pure: no files, no clock; errors are handler results.
 
 #include "runtime/policy/policy.hpp"

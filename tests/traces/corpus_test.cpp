@@ -56,9 +56,10 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
   EXPECT_EQ(report->not_replayed.count("supervisor.step"), 0u);
   EXPECT_EQ(report->not_replayed.count("task.target"), 0u);
   EXPECT_EQ(report->not_replayed.count("scheduler.admitted"), 0u);
-  // Launches, classifications, stage steps, task ends and the admission of
-  // every pass are compared too; only the state changes and starts of the
-  // scheduler's startup and passes are not.
+  // Launches, classifications, stage steps, task ends, the admission of
+  // every pass and the reconciliation of vanished tasks are compared too;
+  // only the state changes and starts of the scheduler's startup and passes
+  // are not.
   for (const auto& [kind, n] : report->not_replayed)
     EXPECT_TRUE(kind == "scheduler.pass" || kind == "scheduler.startup")
       << kind << " recorded " << n << " times but not compared";
@@ -346,16 +347,17 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
     // completed by reconciliation in a pass, with no agent of its own here.
     if (!seen.empty())
       for (const auto& r : t.records)
-        if (r.kind == "scheduler.pass")
-          for (const auto& c : r.body["changes"])
-            if (c.value("op", "") == "complete_orchestration_task") {
-              auto task = c.value("task", "");
-              bool launched = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
-                return x.kind == "attempt.launch" && x.body["task"] == task;
-              });
-              EXPECT_FALSE(launched) << name << ": " << task;
-              ++adopted_completions;
-            }
+        if (r.kind == "scheduler.reconciled")
+          for (const auto& [task, archive] : r.body["completed"].items()) {
+            bool launched = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
+              return x.kind == "attempt.launch" && x.body["task"] == task;
+            });
+            EXPECT_FALSE(launched) << name << ": " << task;
+            EXPECT_TRUE(has_text(archive, "/agent-task/archive/")) << archive.dump();
+            EXPECT_FALSE(changes_of(r.body, "complete_orchestration_task", task).empty())
+              << r.body.dump();
+            ++adopted_completions;
+          }
   }
   EXPECT_GT(survivors, 0) << "no admission shows an agent running elsewhere after a restart";
   EXPECT_GT(adopted_completions, 0) << "no surviving review completed its task after a restart";
@@ -624,6 +626,32 @@ TEST(trace_mutation, a_clock_reading_past_the_reset_time_chooses_a_target_instea
   // The recorded wait is not decided again: the replay chooses the target.
   EXPECT_EQ(d.actual["kind"], "task.target") << d.actual.dump();
   EXPECT_EQ(d.actual["body"]["target"], wait->body["target"]) << d.actual.dump();
+}
+
+TEST(trace_mutation, a_second_archive_of_a_vanished_task_makes_reconciliation_an_error) {
+  // Reconciliation completes a vanished task only on exactly one new
+  // archive folder: with a second one in the recorded reading, the replayed
+  // reconciliation reports the ambiguity instead of the completion.
+  auto trace = load("restart-survivor");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* edge = first_record(trace, "scheduler.reconcile", [](const json& b) {
+    return !b["archives"].empty();
+  });
+  ASSERT_NE(edge, nullptr);
+  auto& folders = edge->body["archives"].begin().value();
+  auto task = edge->body["archives"].begin().key();
+  folders.push_back(folders.front().get<std::string>() + "-again");
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.cause, edge->seq);
+  EXPECT_EQ(d.kind, "scheduler.reconciled");
+  EXPECT_TRUE(d.expected["completed"].contains(task)) << d.expected.dump();
+  EXPECT_FALSE(d.actual["completed"].contains(task)) << d.actual.dump();
+  EXPECT_TRUE(d.actual["errors"].contains(task)) << d.actual.dump();
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {

@@ -61,6 +61,58 @@ TEST(pure_replay, malformed_edges_are_errors_not_exceptions) {
                  .is_ok());
   EXPECT_FALSE(h.at("supervisor.quota_batch").fn(json::object()).is_ok());
   EXPECT_FALSE(h.at("run.end").fn(json::array()).is_ok());
+  EXPECT_FALSE(h.at("scheduler.admission").fn(json{{"tasks", json::object()}}).is_ok());
+  EXPECT_FALSE(h.at("scheduler.reconcile").fn(json{{"scope", "g"}}).is_ok());
+}
+
+reconcile_input vanished_task(std::vector<std::string> archives) {
+  reconcile_input in;
+  in.scope = "g";
+  orchestration_task t;
+  t.archive_baseline = {"/w/agent-task/archive/2026/10/g/01_a"};
+  in.record.tasks.emplace("g/01_a", t);
+  in.live = {"g/02_b"};
+  if (!archives.empty())
+    in.archives["g/01_a"] = std::move(archives);
+  return in;
+}
+
+TEST(pure_replay, reconcile_edge_decides_like_reconcile_orchestration) {
+  auto h = handlers_for_default_policy();
+  for (const auto& archives :
+       {std::vector<std::string>{"/w/agent-task/archive/2026/11/g/01_a"},
+        std::vector<std::string>{"/w/agent-task/archive/2026/11/g/01_a",
+                                 "/w/agent-task/archive/2026/11/g/01_a-2"},
+        std::vector<std::string>{}}) {
+    auto in = vanished_task(archives);
+    auto body = reconcile_input_body(in);
+    auto back = reconcile_input_from_json(body);
+    ASSERT_TRUE(back.is_ok()) << back.error().message();
+    EXPECT_EQ(back->record, in.record);
+    EXPECT_EQ(back->live, in.live);
+    EXPECT_EQ(back->archives, in.archives);
+    auto out = h.at("scheduler.reconcile").fn(body);
+    ASSERT_TRUE(out.is_ok()) << out.error().message();
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ((*out)[0].kind, "scheduler.reconciled");
+    auto expected = reconcile_orchestration(in.scope, in.record, in.live, in.archives);
+    EXPECT_EQ((*out)[0].body, reconcile_outcome_body(expected));
+    // One new archive completes the task; two or none leave it an error.
+    EXPECT_EQ((*out)[0].body["completed"].contains("g/01_a"), archives.size() == 1);
+  }
+}
+
+TEST(pure_replay, reconcile_reader_names_the_bad_member) {
+  auto body = reconcile_input_body(vanished_task({}));
+  body["live"] = "g/02_b";
+  auto back = reconcile_input_from_json(body);
+  ASSERT_FALSE(back.is_ok());
+  EXPECT_NE(back.error().message().find("\"live\""), std::string::npos) << back.error().message();
+  body = reconcile_input_body(vanished_task({}));
+  body["record"] = json::array();
+  back = reconcile_input_from_json(body);
+  ASSERT_FALSE(back.is_ok());
+  EXPECT_NE(back.error().message().find("\"record\""), std::string::npos) << back.error().message();
 }
 
 } // namespace
