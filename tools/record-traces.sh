@@ -8,8 +8,8 @@
 #
 # Usage: tools/record-traces.sh [--build DIR] [--out DIR] [CASE...]
 #   cases: clean failure-classes tactical budget-block retry-blocked
-#          pi-native-resume reset-wait reset-wait-restart restart-survivor
-#          claim-conflict follow-up user-review (default: all)
+#          pi-native-resume reset-wait reset-wait-restart interrupted
+#          restart-survivor claim-conflict follow-up user-review (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
-  pi-native-resume reset-wait reset-wait-restart restart-survivor claim-conflict follow-up
-  user-review)
+  pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor claim-conflict
+  follow-up user-review)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -159,6 +159,32 @@ for c in "${cases[@]}"; do
       expect reset-wait-restart-first 86
       STATE=reset-wait-restart run reset-wait-restart "$work/rr" "$work/rr.json"
       expect reset-wait-restart 0 ;;
+    interrupted)
+      # Two tasks on one worker candidate. t0001's worker goes quiet for
+      # 10 s; t0002's worker hits a rate limit whose reset is a minute away
+      # and waits for it. SIGINT about 1.5 s in stops the run: the running
+      # attempt is cancelled (attempt.cancel) and its task ends cancelled
+      # once the attempt is gone; the waiting task ends cancelled at once.
+      # Exit 130.
+      gen "$work/in" 2 chain 1 --group-size 1
+      only_agy_worker "$work/in"
+      printf '%s\n' '{"version":1,"tasks":{
+        "grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"silence","seconds":1000},{"kind":"exit","code":0}]}}},
+        "grp02/01_t0002":{"worker":{"1":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":60}]}}}}}' >"$work/in.json"
+      code=0
+      ( cd "$work/in" &&
+        exec env -u AD_TEST_CRASH_AT PATH="$build/sim-bin:$PATH" XDG_STATE_HOME="$work/state-interrupted" \
+          HOME="$work/home" NO_COLOR=1 AGENT_SIM_SCENARIO="$work/in.json" \
+          AGENT_SIM_REGISTRY="$work/registry-interrupted.jsonl" AGENT_SIM_TIME_SCALE=0.01 AGENT_SIM_SEED=1 \
+          "$build/agent-dispatch" run --workspace "$work/in" --trace "$out/interrupted.jsonl" \
+          >"$work/interrupted.log" 2>&1 ) &
+      pid=$!
+      sleep 1.5
+      kill -INT "$pid"
+      wait "$pid" || code=$?
+      last_code=$code
+      echo "interrupted: exit $code, $(($(wc -l <"$out/interrupted.jsonl") - 1)) records"
+      expect interrupted 130 ;;
     restart-survivor)
       # Three independent tasks. A first run (its trace dropped) crashes (hook
       # after-decision) when t0003's worker fails, about 1.5 s in. By then

@@ -136,8 +136,9 @@ void on_result(self_ptr self, messages::attempt_result r) {
   s.attempt_running = false;
   emit_attempt_ended(s, r);
   if (s.cancelled) {
+    auto edge = trace_attempt_result(s, r, nullptr);
     persist(self, {runtime::clear_active_stage{s.spec.name}},
-            [self] { end_task(self, "cancelled", "stopped by shutdown"); });
+            [self, edge] { end_task(self, "cancelled", "stopped by shutdown", 0, edge); });
     return;
   }
   // The write set after the attempt, durable before the supervisor reads
@@ -255,14 +256,16 @@ messages::task_actor::behavior_type task_actor_impl(self_ptr self, run_context_p
     [self](messages::stop_run&) {
       auto& s = self->state;
       s.cancelled = true;
+      auto edge = trace_task_stop(s);
       if (s.attempt_running) {
+        trace_attempt_cancel(s, edge);
         self->send(s.ctx->host, messages::cancel_attempt{s.identity});
         return;
       }
       // Not running an attempt (pausing or waiting on state): end now.
       if (s.on_wake) {
         s.on_wake = nullptr;
-        end_task(self, "cancelled", "stopped by shutdown");
+        end_task(self, "cancelled", "stopped by shutdown", 0, edge);
       }
     },
   };

@@ -203,10 +203,14 @@ runtime::result<std::vector<runtime::replayed_decision>> replay_stage_step(const
                                                                            const json& body) {
   using out_t = std::vector<runtime::replayed_decision>;
   try {
-    if (body.at("status") != "succeeded")
-      return out_t{}; // a failure goes to the supervisor (supervisor.failure)
     auto task = body.at("task").get<std::string>();
     auto stage = body.at("stage").get<std::string>();
+    // A stopped run ends the task whatever the attempt's end.
+    if (body.at("cancelled").get<bool>())
+      return out_t{{std::string(kinds::task_end),
+                    task_end_body(task, stage, "cancelled", "stopped by shutdown", 0)}};
+    if (body.at("status") != "succeeded")
+      return out_t{}; // a failure goes to the supervisor (supervisor.failure)
     auto st = runtime::task_from_json_text(runtime::dump_json(body.at("task_state")),
                                            "attempt.result.task_state");
     if (!st.is_ok())
@@ -258,6 +262,45 @@ void trace_task_end(const task_actor_state& s, const std::string& outcome, const
   if (s.ctx->trace)
     s.ctx->trace->decision(kinds::task_end, cause,
                            task_end_body(s.spec.name, s.spec.stage, outcome, reason, pause_ms));
+}
+
+namespace {
+
+std::string_view stop_during(const task_actor_state& s) {
+  if (s.attempt_running)
+    return "attempt";
+  return s.on_wake ? "waiting" : "busy";
+}
+
+// What a task does when the run's stop reaches it: the replay of task.stop.
+std::vector<runtime::replayed_decision> stop_decisions(const std::string& task,
+                                                       const std::string& stage,
+                                                       std::string_view during,
+                                                       const std::string& identity) {
+  if (during == "attempt")
+    return {{std::string(kinds::attempt_cancel),
+             json{{"task", task}, {"stage", stage}, {"identity", identity}}}};
+  if (during == "waiting")
+    return {{std::string(kinds::task_end),
+             task_end_body(task, stage, "cancelled", "stopped by shutdown", 0)}};
+  return {}; // busy: the open request's answer ends it (launch sees the stop)
+}
+
+} // namespace
+
+int64_t trace_task_stop(const task_actor_state& s) {
+  if (!s.ctx->trace)
+    return 0;
+  return s.ctx->trace->edge(kinds::task_stop,
+                            json{{"task", s.spec.name}, {"stage", s.spec.stage},
+                                 {"during", stop_during(s)}, {"identity", s.identity}});
+}
+
+void trace_attempt_cancel(const task_actor_state& s, int64_t cause) {
+  if (!s.ctx->trace)
+    return;
+  for (auto& d : stop_decisions(s.spec.name, s.spec.stage, "attempt", s.identity))
+    s.ctx->trace->decision(d.kind, cause, d.body);
 }
 
 void trace_scheduler(const run_context& ctx, std::string_view kind,
@@ -356,6 +399,18 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       }
     };
   }
+  handlers[std::string(kinds::task_stop)] = {
+    {std::string(kinds::attempt_cancel), std::string(kinds::task_end)},
+    [](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
+      try {
+        return stop_decisions(runtime::json_member<std::string>(body, "task"),
+                              runtime::json_member<std::string>(body, "stage"),
+                              runtime::json_member<std::string>(body, "during"),
+                              runtime::json_member<std::string>(body, "identity"));
+      } catch (const std::exception& e) {
+        return runtime::status::invalid_argument(std::string("task.stop: ") + e.what());
+      }
+    }};
   handlers[std::string(kinds::task_launch)] = {
     {std::string(kinds::attempt_launch)},
     [ctx](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {

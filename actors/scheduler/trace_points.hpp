@@ -51,6 +51,13 @@ void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::s
 // a success, supervisor.failure after a block step), else 0.
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
                     int64_t pause_ms, int64_t cause);
+// task.stop: the run's stop reached the task, with what it was doing
+// ("attempt": an attempt runs, "waiting": a timer, "busy": a request to the
+// state store or supervisor is open). Returns its seq (0 when not tracing).
+// Call after setting s.cancelled and before acting on it.
+int64_t trace_task_stop(const task_actor_state& s);
+// attempt.cancel: the running attempt is told to stop (caused by task.stop).
+void trace_attempt_cancel(const task_actor_state& s, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable and the
 // tasks started.
 void trace_scheduler(const run_context& ctx, std::string_view kind,

@@ -241,6 +241,58 @@ TEST(trace_corpus_cover, a_restart_resumes_a_durable_reset_wait_before_choosing_
   EXPECT_GT(found, 0) << "no restart resumes a durable quota-reset wait";
 }
 
+TEST(trace_corpus_cover, an_interrupted_run_cancels_running_and_waiting_tasks) {
+  // SIGINT: a task with a running attempt has it cancelled and ends once the
+  // attempt is gone; a task waiting on a timer ends at once; exit 130.
+  int cancelled_attempts = 0, cancelled_waits = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    auto by_seq = [&](int64_t seq) {
+      return std::find_if(t.records.begin(), t.records.end(),
+                          [&](const auto& x) { return x.seq == seq; });
+    };
+    for (const auto& r : t.records) {
+      if (r.kind != "task.stop")
+        continue;
+      SCOPED_TRACE(name + ": " + r.body.dump());
+      std::vector<const runtime::trace_record*> decided;
+      for (const auto& x : t.records)
+        if (x.cause == r.seq)
+          decided.push_back(&x);
+      if (r.body["during"] == "attempt") {
+        ASSERT_EQ(decided.size(), 1u);
+        EXPECT_EQ(decided[0]->kind, "attempt.cancel");
+        EXPECT_EQ(decided[0]->body["identity"], r.body["identity"]);
+        // The task's end follows the cancelled attempt's result.
+        const runtime::trace_record* end = nullptr;
+        for (const auto& x : t.records)
+          if (x.seq > r.seq && x.kind == "task.end" && x.body["task"] == r.body["task"])
+            end = &x;
+        ASSERT_NE(end, nullptr);
+        EXPECT_EQ(end->body["outcome"], "cancelled");
+        auto result = by_seq(end->cause);
+        ASSERT_NE(result, t.records.end());
+        EXPECT_EQ(result->kind, "attempt.result");
+        EXPECT_EQ(result->body["cancelled"], true);
+        EXPECT_EQ(result->body["identity"], r.body["identity"]);
+        ++cancelled_attempts;
+      } else if (r.body["during"] == "waiting") {
+        ASSERT_EQ(decided.size(), 1u);
+        EXPECT_EQ(decided[0]->kind, "task.end");
+        EXPECT_EQ(decided[0]->body["outcome"], "cancelled");
+        ++cancelled_waits;
+      }
+    }
+    if (std::any_of(t.records.begin(), t.records.end(),
+                    [](const auto& x) { return x.kind == "task.stop"; }))
+      for (const auto& r : t.records)
+        if (r.kind == "run.exit") {
+          EXPECT_EQ(r.body["code"], 130) << name;
+        }
+  }
+  EXPECT_GT(cancelled_attempts, 0) << "no stop cancels a running attempt";
+  EXPECT_GT(cancelled_waits, 0) << "no stop ends a waiting task";
+}
+
 TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts) {
   int found = 0;
   for (const auto& [name, t] : load_corpus()) {
