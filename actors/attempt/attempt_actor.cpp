@@ -100,10 +100,15 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
             const runtime::failure_verdict& verdict) {
   const auto& run = *self->state.run;
   auto result = to_attempt_result(run, verdict);
-  if (self->state.record_classification && run.classification_inputs())
+  if (self->state.record_classification && run.classification_inputs()) {
+    runtime::json rows = runtime::json::array();
+    for (const auto& e : run.rows_written())
+      rows.push_back(runtime::work_log_event_to_json(e));
     result.classification_json = runtime::dump_json(
       runtime::json{{"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
-                    {"verdict", runtime::failure_verdict_to_json(run.classification())}});
+                    {"verdict", runtime::failure_verdict_to_json(run.classification())},
+                    {"rows", std::move(rows)}});
+  }
   rp.deliver(std::move(result));
   self->quit();
 }

@@ -179,6 +179,8 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
     runtime::crash_point("before-launch");
     auto& s = self->state;
     s.identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+    s.attempt_number = req.attempt;
+    s.attempt_model = req.model;
     s.attempt_running = true;
     emit_attempt_began(s, req);
     trace_attempt_launch(s, req, launch_edge);

@@ -60,6 +60,8 @@ struct task_actor_state {
   runtime::seen_sources review_seen;
   std::string review_signature;
   int64_t begin_edge = 0; // the last task.begin trace edge (0: not tracing)
+  int64_t attempt_number = 0; // of the attempt launched last
+  std::string attempt_model;  // its model (the work-log rows name it)
   std::vector<runtime::file_snapshot> write_set_after; // of the attempt that just ended
   runtime::target_cooldowns cooldowns; // shared quota cool-downs, read at the start
   std::function<void()> on_wake;

@@ -1,15 +1,18 @@
 #include "actors/scheduler/trace_points.hpp"
 
+#include <filesystem>
 #include <memory>
 
 #include "runtime/agents/adapter.hpp"
 #include "runtime/agents/failure_record.hpp"
+#include "runtime/attempt/attempt_run.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/workspace/checklist.hpp"
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 #include "runtime/trace/trace_writer.hpp"
+#include "runtime/worklog/work_log.hpp"
 
 namespace ad::actors {
 
@@ -138,6 +141,19 @@ void trace_attempt_launch(const task_actor_state& s, const messages::start_attem
     s.ctx->trace->decision(kinds::attempt_launch, cause, launch_body(s.target, req));
 }
 
+namespace {
+
+// A locator path with its attempt folder (named with the time the attempt
+// opened) as the placeholder "<attempt-dir>", as in attempt.launch's argv.
+std::string placeholder_locator(const std::string& locator) {
+  if (locator.empty())
+    return locator;
+  std::filesystem::path p(locator);
+  return (p.parent_path().parent_path() / "<attempt-dir>" / p.filename()).string();
+}
+
+} // namespace
+
 int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_result& r,
                              const success_reading* reading) {
   const auto& trace = s.ctx->trace;
@@ -157,15 +173,30 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
   } else if (reading) {
     observed["review"] = runtime::review_reading_body(reading->review);
   }
-  // The classification as the attempt decided it, on the inputs it had.
+  // The classification as the attempt decided it, on the inputs it had,
+  // and the work-log rows it wrote (which appends succeeded is an edge fact;
+  // the rows' content is decided).
   if (!r.classification_json.empty()) {
     auto doc = runtime::json_or_text(r.classification_json);
     if (doc.is_object() && doc.contains("inputs") && doc.contains("verdict")) {
-      auto exit = trace->edge(kinds::attempt_exit, json{{"task", s.spec.name},
-                                                        {"stage", s.spec.stage},
-                                                        {"identity", r.identity},
-                                                        {"inputs", doc["inputs"]}});
+      json rows = doc.contains("rows") && doc["rows"].is_array() ? doc["rows"] : json::array();
+      json written = json::array();
+      for (auto& row : rows) {
+        written.push_back(row.value("event", ""));
+        row["locator"] = placeholder_locator(row.value("locator", ""));
+      }
+      auto exit = trace->edge(kinds::attempt_exit,
+                              json{{"task", s.spec.name},
+                                   {"stage", s.spec.stage},
+                                   {"identity", r.identity},
+                                   {"attempt", s.attempt_number},
+                                   {"model", s.attempt_model},
+                                   {"locator", placeholder_locator(r.locator_path)},
+                                   {"rows_written", written},
+                                   {"inputs", doc["inputs"]}});
       trace->decision(kinds::attempt_classified, exit, doc["verdict"]);
+      for (const auto& row : rows)
+        trace->decision(kinds::worklog_row, exit, row);
     }
   }
   return trace->edge(kinds::attempt_result,
@@ -359,7 +390,7 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
     *patterns = runtime::compile_failure_patterns(ctx->pol.failure_patterns);
   }
   handlers[std::string(kinds::attempt_exit)] = {
-    {std::string(kinds::attempt_classified)},
+    {std::string(kinds::attempt_classified), std::string(kinds::worklog_row)},
     [patterns](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
       if (!patterns->is_ok())
         return patterns->error();
@@ -369,8 +400,27 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       if (!in.is_ok())
         return in.error();
       auto verdict = runtime::classify_attempt(*in, **patterns);
-      return std::vector<runtime::replayed_decision>{
+      std::vector<runtime::replayed_decision> out{
         {std::string(kinds::attempt_classified), runtime::failure_verdict_to_json(verdict)}};
+      // The rows the attempt wrote: START when it began, FINISH with the
+      // verdict (older traces name none).
+      try {
+        if (body.contains("rows_written"))
+          for (const auto& event : runtime::json_array_member(body, "rows_written")) {
+            runtime::work_log_event row{
+              event.get<std::string>(), runtime::json_member<std::string>(body, "task"),
+              runtime::json_member<std::string>(body, "stage"),
+              runtime::json_member<int>(body, "attempt"),
+              runtime::json_member<std::string>(body, "model"),
+              event == "START" ? std::string("running")
+                               : runtime::finish_row_result(verdict, *in),
+              runtime::json_member<std::string>(body, "locator")};
+            out.push_back({std::string(kinds::worklog_row), runtime::work_log_event_to_json(row)});
+          }
+      } catch (const std::exception& e) {
+        return runtime::status::invalid_argument(std::string("attempt.exit: ") + e.what());
+      }
+      return out;
     }};
   // A block step ends the task (task.end "blocked", caused by the
   // supervisor's edge): added to the supervisor's handler when present.

@@ -28,18 +28,18 @@ std::filesystem::path home_dir(const std::vector<std::string>& env_additions) {
   return home != nullptr ? std::filesystem::path{home} : std::filesystem::path{};
 }
 
-std::string exit_text(const failure_verdict& v, const attempt_end& end) {
+} // namespace
+
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in) {
   if (!v.failed())
     return "succeeded:0";
   if (v.failure_class == "cancelled")
     return "failed:cancelled";
-  int code = end.how == exit_how::signaled ? 128 + end.exit_signal : end.exit_code;
-  if (end.launch == launch_outcome::failed_to_start)
+  int code = in.exit.ended == agent_exit_status::how::signaled ? 128 + in.exit.signal : in.exit.code;
+  if (in.launch == launch_outcome::failed_to_start)
     code = 127;
   return "failed:" + v.failure_class + ":" + std::to_string(code);
 }
-
-} // namespace
 
 result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, const clock& clk) {
   std::unique_ptr<attempt_run> run{new attempt_run};
@@ -165,6 +165,7 @@ status attempt_run::write_start_row() {
   auto row = append_work_log(setup_.work_log, ev, *clock_);
   if (!row)
     return row.error();
+  rows_written_.push_back(std::move(ev));
   return status::ok();
 }
 
@@ -337,6 +338,8 @@ failure_verdict attempt_run::fail_before_start(std::string failure_class,
       v.failure_class = std::string{work_log_failure_class};
       v.failure_source = "work-log";
       v.evidence = row.error().to_string();
+    } else {
+      rows_written_.push_back(std::move(ev));
     }
   }
   locator_.status = attempt_status::failed;
@@ -382,8 +385,10 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   }
 
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
-                    locator_.model, exit_text(v, end), locator_path_.string()};
-  if (auto row = append_work_log(setup_.work_log, ev, *clock_); !row) {
+                    locator_.model, finish_row_result(v, in), locator_path_.string()};
+  if (auto row = append_work_log(setup_.work_log, ev, *clock_); row) {
+    rows_written_.push_back(std::move(ev));
+  } else {
     if (v.failed())
       locator_.extra["prior_failure_class"] = v.failure_class;
     locator_.extra["work_log_error"] = row.error().to_string();

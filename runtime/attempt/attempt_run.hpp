@@ -35,6 +35,7 @@
 #include "runtime/attempt/attempt_files.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/worklog/work_log.hpp"
 
 namespace ad::runtime {
 
@@ -77,6 +78,11 @@ struct attempt_end {
   int exit_signal = 0;
   dispatcher_stop stop = dispatcher_stop::none;
 };
+
+// The result column of an attempt's FINISH row: "succeeded:0",
+// "failed:cancelled" or "failed:<class>:<exit code>" (128 + signal when
+// signaled, 127 when the agent never started).
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in);
 
 class attempt_run {
 public:
@@ -140,6 +146,9 @@ public:
   }
   const failure_verdict& classification() const noexcept { return classification_; }
 
+  // The work-log rows this attempt appended, in order (START, FINISH).
+  const std::vector<work_log_event>& rows_written() const noexcept { return rows_written_; }
+
 private:
   attempt_run() = default;
   void write_locator();
@@ -160,6 +169,7 @@ private:
   compiled_failure_patterns patterns_;
   std::optional<std::string> review_control_tool_;
   bool classified_ = false;
+  std::vector<work_log_event> rows_written_;
   failure_inputs classification_inputs_;
   failure_verdict classification_;
   // Native session files (SPEC section 6): claude's projects folder, codex's

@@ -40,6 +40,7 @@ inline constexpr std::string_view task_reset_wait = "task.reset_wait"; // resume
 inline constexpr std::string_view attempt_launch = "attempt.launch";
 inline constexpr std::string_view attempt_classified = "attempt.classified";
 inline constexpr std::string_view attempt_cancel = "attempt.cancel"; // a termination
+inline constexpr std::string_view worklog_row = "worklog.row";
 inline constexpr std::string_view stage_step = "task.stage_step";   // worker, selfcheck
 inline constexpr std::string_view review_step = "task.review_step"; // review
 inline constexpr std::string_view task_end = "task.end";

@@ -176,6 +176,12 @@ fs::path work_log_path(const fs::path& workspace, std::string_view group) {
   return workspace / "agent-task" / std::string(group) / work_log_file_name;
 }
 
+json work_log_event_to_json(const work_log_event& e) {
+  return json{{"event", e.event},   {"task", e.task},     {"role", e.role},
+              {"attempt", e.attempt}, {"model", e.model}, {"result", e.result},
+              {"locator", e.locator}};
+}
+
 result<work_log_row> append_work_log(const fs::path& log_path, const work_log_event& event,
                                      const clock& clk) {
   if (auto st = make_directories(log_path.parent_path()); !st)

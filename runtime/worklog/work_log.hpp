@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
 
 namespace ad::runtime {
@@ -78,6 +79,10 @@ struct work_log_event {
   std::string result;
   std::string locator;
 };
+
+// The event as a JSON object (the message trace's worklog.row decision):
+// {"event", "task", "role", "attempt", "model", "result", "locator"}.
+json work_log_event_to_json(const work_log_event& e);
 
 // Appends one row under an exclusive lock; returns the row written (with
 // its seq). Creates the folder and the header when the log is new.

@@ -293,6 +293,51 @@ TEST(trace_corpus_cover, an_interrupted_run_cancels_running_and_waiting_tasks) {
   EXPECT_GT(cancelled_waits, 0) << "no stop ends a waiting task";
 }
 
+TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_rows) {
+  // The work-log rows are decisions of the attempt's end: START (running)
+  // and FINISH with the classified result, under the launched model.
+  int attempts = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    std::map<std::string, std::string> launched_model; // identity-less: task|role|attempt
+    for (const auto& r : t.records)
+      if (r.kind == "attempt.launch")
+        launched_model[r.body.value("task", "") + "|" + r.body.value("role", "") + "|" +
+                       std::to_string(r.body.value("attempt", 0))] = r.body.value("model", "");
+    for (const auto& r : t.records) {
+      if (r.kind != "attempt.exit")
+        continue;
+      SCOPED_TRACE(name + ": " + r.body.value("identity", ""));
+      std::vector<json> rows;
+      const json* verdict = nullptr;
+      for (const auto& x : t.records)
+        if (x.cause == r.seq && x.kind == "worklog.row")
+          rows.push_back(x.body);
+        else if (x.cause == r.seq && x.kind == "attempt.classified")
+          verdict = &x.body;
+      ASSERT_NE(verdict, nullptr);
+      ASSERT_EQ(rows.size(), 2u);
+      EXPECT_EQ(rows[0]["event"], "START");
+      EXPECT_EQ(rows[0]["result"], "running");
+      EXPECT_EQ(rows[1]["event"], "FINISH");
+      auto cls = verdict->value("failure_class", "");
+      if (cls.empty()) {
+        EXPECT_EQ(rows[1]["result"], "succeeded:0");
+      } else {
+        EXPECT_TRUE(starts_with(rows[1]["result"], "failed:" + cls)) << rows[1].dump();
+      }
+      auto key = r.body.value("task", "") + "|" + r.body.value("stage", "") + "|" +
+                 std::to_string(r.body.value("attempt", 0));
+      ASSERT_TRUE(launched_model.count(key)) << key;
+      for (const auto& row : rows) {
+        EXPECT_EQ(row["model"], launched_model[key]);
+        EXPECT_EQ(row["locator"], r.body["locator"]);
+      }
+      ++attempts;
+    }
+  }
+  EXPECT_GT(attempts, 20);
+}
+
 TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts) {
   int found = 0;
   for (const auto& [name, t] : load_corpus()) {

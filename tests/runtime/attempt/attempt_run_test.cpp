@@ -178,6 +178,30 @@ TEST_F(attempt_run_test, FinishClassifiesAndWritesTheFinishRow) {
   EXPECT_NE(log.find("| FINISH | auth/02+01_api | worker | 7 | m1 | failed:provider-quota:1 |"),
             std::string::npos)
     << log;
+  // The rows written, as the message trace reports them.
+  ASSERT_EQ(run.rows_written().size(), 2u);
+  EXPECT_EQ(run.rows_written()[0].event, "START");
+  EXPECT_EQ(run.rows_written()[1].event, "FINISH");
+  EXPECT_EQ(run.rows_written()[1].result, "failed:provider-quota:1");
+  EXPECT_EQ(run.rows_written()[1].locator, run.locator_path().string());
+}
+
+TEST(finish_row_result, names_the_class_and_the_exit_code_as_a_shell_would) {
+  failure_inputs in;
+  failure_verdict ok;
+  EXPECT_EQ(finish_row_result(ok, in), "succeeded:0");
+  failure_verdict crash;
+  crash.failure_class = "generic-error";
+  in.exit.code = 3;
+  EXPECT_EQ(finish_row_result(crash, in), "failed:generic-error:3");
+  in.exit.ended = agent_exit_status::how::signaled;
+  in.exit.signal = 9;
+  EXPECT_EQ(finish_row_result(crash, in), "failed:generic-error:137");
+  in.launch = launch_outcome::failed_to_start;
+  EXPECT_EQ(finish_row_result(crash, in), "failed:generic-error:127");
+  failure_verdict cancelled;
+  cancelled.failure_class = "cancelled";
+  EXPECT_EQ(finish_row_result(cancelled, in), "failed:cancelled");
 }
 
 TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
@@ -191,6 +215,7 @@ TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
   end.exit_code = 2;
   auto v = run.finish(end);
   EXPECT_EQ(v.failure_class, work_log_failure_class);
+  EXPECT_TRUE(run.rows_written().empty()); // neither row reached the log
   auto loc = locator_on_disk(run);
   EXPECT_EQ(loc.value("failure_class", ""), work_log_failure_class);
   EXPECT_EQ(loc.value("prior_failure_class", ""), "generic-error");
