@@ -9,7 +9,8 @@
 # Usage: tools/record-traces.sh [--build DIR] [--out DIR] [CASE...]
 #   cases: clean failure-classes tactical budget-block retry-blocked
 #          pi-native-resume reset-wait reset-wait-restart interrupted
-#          restart-survivor claim-conflict follow-up user-review (default: all)
+#          restart-survivor restart-finished claim-conflict follow-up
+#          user-review (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,14 +21,14 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "record-traces: unknown option $1" >&2; exit 2 ;;
     *) cases+=("$1"); shift ;;
   esac
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
-  pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor claim-conflict
-  follow-up user-review)
+  pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor restart-finished
+  claim-conflict follow-up user-review)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -204,6 +205,17 @@ for c in "${cases[@]}"; do
       expect restart-survivor-first 86
       STATE=restart-survivor run restart-survivor "$work/rs" "$work/rs.json"
       expect restart-survivor 0 ;;
+    restart-finished)
+      # One task. The first run (its trace dropped) crashes right after its
+      # worker's attempt ended well (hook after-attempt-end), before the
+      # stage step was made durable. The traced restart reads the succeeded
+      # locator and finishes the worker stage from it: no second worker.
+      gen "$work/rf" 1 chain 1
+      STATE=restart-finished CRASH_AT=after-attempt-end run restart-finished-first "$work/rf" "" >/dev/null
+      rm -f "$out/restart-finished-first.jsonl"
+      expect restart-finished-first 86
+      STATE=restart-finished run restart-finished "$work/rf" ""
+      expect restart-finished 0 ;;
     claim-conflict)
       # Two independent tasks whose write sets share src/shared/common_0.hpp:
       # the second waits on the first one's claim until it completes.

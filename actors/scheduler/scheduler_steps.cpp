@@ -21,10 +21,6 @@ void emit(const run_context& ctx, Event ev) {
     caf::anon_send(ctx.out, std::move(ev));
 }
 
-runtime::run_location location_of(const run_context& ctx) {
-  return {ctx.workspace, ctx.workspace_id, ctx.runs_dir};
-}
-
 task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry& e,
                   const runtime::state_model& model) {
   task_spec spec;
@@ -192,8 +188,7 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
       auto cleared = runtime::clear_for_retry(name, st, now);
       changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
     }
-  auto review =
-    runtime::review_active_stages(model, location_of(*s.ctx), *s.ctx->clk, {}, &s.ctx->pol);
+  auto review = review_active_stages_traced(*s.ctx, model);
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
@@ -212,7 +207,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
       if (auto it = model.tasks.find(name); it != model.tasks.end())
         only.tasks.emplace(name, it->second);
     only.attempt_counters = model.attempt_counters;
-    auto review = runtime::review_active_stages(only, location_of(ctx), *ctx.clk, {}, &ctx.pol);
+    auto review = review_active_stages_traced(ctx, only);
     for (const auto& [name, d] : s.survivors)
       if (!review.live.count(name) || review.live.at(name) != d)
         s.touched.insert(name);

@@ -359,6 +359,19 @@ void trace_admission(const run_context& ctx, const runtime::planner_result& plan
   ctx.trace->decision(kinds::scheduler_admitted, edge, runtime::admission_plan_to_json(plan));
 }
 
+runtime::active_review review_active_stages_traced(const run_context& ctx,
+                                                   const runtime::state_model& state) {
+  auto readings = runtime::read_active_stages(
+    state, {ctx.workspace, ctx.workspace_id, ctx.runs_dir}, *ctx.clk, {});
+  auto review = runtime::decide_active_stages(readings, &ctx.pol);
+  if (ctx.trace) {
+    auto edge =
+      ctx.trace->edge(kinds::scheduler_liveness, runtime::active_stage_readings_body(readings));
+    ctx.trace->decision(kinds::scheduler_active_stages, edge, runtime::active_review_body(review));
+  }
+  return review;
+}
+
 void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
                      const runtime::reconcile_outcome& out) {
   if (!ctx.trace)

@@ -68,6 +68,11 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
 // (the admission plan: every examined entry, the admitted order, the claims
 // taken).
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned);
+// read_active_stages + decide_active_stages (the policy's), recording
+// scheduler.liveness (the probe answers and what was read back) ->
+// scheduler.active_stages when tracing.
+runtime::active_review review_active_stages_traced(const run_context& ctx,
+                                                   const runtime::state_model& state);
 // scheduler.reconcile (what reconcile_orchestration decided on) ->
 // scheduler.reconciled (completions, errors, changes).
 void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,

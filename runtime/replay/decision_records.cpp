@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/run/active_probe.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
@@ -60,6 +61,74 @@ result<reconcile_input> reconcile_input_from_json(const json& j) {
 json reconcile_outcome_body(const reconcile_outcome& out) {
   return json{{"completed", out.completed}, {"errors", out.errors},
               {"changes", changes_body(out.changes)}};
+}
+
+json active_stage_readings_body(const std::vector<active_stage_reading>& readings) {
+  json out = json::array();
+  for (const auto& r : readings)
+    out.push_back(json{
+      {"task", r.task},
+      {"state", json_or_text(task_to_json_text(r.state))},
+      {"probe", json{{"kind", r.probe.kind == active_probe_kind::live ? "live" : "stale"},
+                     {"reason", r.probe.reason},
+                     {"locator", r.probe.locator},
+                     {"locator_status", r.probe.locator_status},
+                     {"owned", r.probe.owned}}},
+      {"locator_read", r.locator_read},
+      {"locator_role", r.locator_role},
+      {"locator_cli", r.locator_cli},
+      {"locator_model", r.locator_model},
+      {"checklist_read", r.checklist_read},
+      {"checklist", json{{"state", static_cast<int>(r.checklist.state)},
+                         {"boxes", r.checklist.boxes},
+                         {"open", r.checklist.open}}}});
+  return json{{"readings", std::move(out)}};
+}
+
+result<std::vector<active_stage_reading>> active_stage_readings_from_json(const json& j) {
+  try {
+    std::vector<active_stage_reading> out;
+    for (const auto& x : json_array_member(j, "readings")) {
+      active_stage_reading r;
+      r.task = json_member<std::string>(x, "task");
+      if (!x.contains("state") || !x.at("state").is_object())
+        throw_json_member_error("state", "must be a task state");
+      auto st = task_from_json_text(dump_json(x.at("state")), "scheduler.liveness state");
+      if (!st.is_ok())
+        return st.error();
+      r.state = std::move(*st);
+      const auto& probe = x.contains("probe") ? x.at("probe") : json();
+      auto kind = json_member<std::string>(probe, "kind");
+      if (kind != "live" && kind != "stale")
+        throw_json_member_error("kind", "has an unknown value \"" + kind + "\"");
+      r.probe.kind = kind == "live" ? active_probe_kind::live : active_probe_kind::stale;
+      r.probe.reason = json_member<std::string>(probe, "reason");
+      r.probe.locator = json_member<std::string>(probe, "locator");
+      r.probe.locator_status = json_member<std::string>(probe, "locator_status");
+      r.probe.owned = json_member<bool>(probe, "owned");
+      r.locator_read = json_member<bool>(x, "locator_read");
+      r.locator_role = json_member<std::string>(x, "locator_role");
+      r.locator_cli = json_member<std::string>(x, "locator_cli");
+      r.locator_model = json_member<std::string>(x, "locator_model");
+      r.checklist_read = json_member<bool>(x, "checklist_read");
+      const auto& c = x.contains("checklist") ? x.at("checklist") : json();
+      auto state = json_member<int>(c, "state");
+      if (state < 0 || state > static_cast<int>(checklist_state::complete))
+        throw_json_member_error("state", "is not a checklist state");
+      r.checklist.state = static_cast<checklist_state>(state);
+      r.checklist.boxes = json_member<std::size_t>(c, "boxes");
+      r.checklist.open = json_member<std::size_t>(c, "open");
+      out.push_back(std::move(r));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("scheduler.liveness: ") + e.what());
+  }
+}
+
+json active_review_body(const active_review& review) {
+  return json{{"live", review.live}, {"changes", changes_body(review.changes)},
+              {"cleared", review.cleared}, {"finished", review.finished}};
 }
 
 json run_end_body(const run_observation& obs) {

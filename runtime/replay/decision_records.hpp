@@ -33,6 +33,7 @@ inline constexpr std::string_view task_stop = "task.stop";         // the run's 
 inline constexpr std::string_view run_end = "run.end";             // final run observation
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
+inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -48,6 +49,7 @@ inline constexpr std::string_view scheduler_startup = "scheduler.startup";
 inline constexpr std::string_view scheduler_pass = "scheduler.pass";
 inline constexpr std::string_view scheduler_admitted = "scheduler.admitted";
 inline constexpr std::string_view scheduler_reconciled = "scheduler.reconciled";
+inline constexpr std::string_view scheduler_active_stages = "scheduler.active_stages";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds
@@ -80,6 +82,18 @@ struct reconcile_input {
 json reconcile_input_body(const reconcile_input& in);
 result<reconcile_input> reconcile_input_from_json(const json& j);
 json reconcile_outcome_body(const reconcile_outcome& out);
+
+// (runtime/run/active_probe.hpp; not included here: its attempt_identity
+// function would hide the attempt_identity type of the headers above.)
+struct active_stage_reading;
+struct active_review;
+
+// The readings of the active stages a (re)start probes (the probe's answer
+// per task, the succeeded locator and checklist read back) and the
+// decision on them (decide_active_stages).
+json active_stage_readings_body(const std::vector<active_stage_reading>& readings);
+result<std::vector<active_stage_reading>> active_stage_readings_from_json(const json& j);
+json active_review_body(const active_review& review);
 
 // The review reading of an attempt.result edge (sources with path, sha256,
 // mtime, kind and verdict label; the seen set as [path, sha256] pairs).

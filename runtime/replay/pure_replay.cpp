@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -78,6 +79,15 @@ decisions replay_reconcile(const json& body) {
     {std::string(trace_kinds::scheduler_reconciled), reconcile_outcome_body(out)}};
 }
 
+decisions replay_liveness(const policy& pol, const json& body) {
+  auto readings = active_stage_readings_from_json(body);
+  if (!readings.is_ok())
+    return readings.error();
+  return std::vector<replayed_decision>{
+    {std::string(trace_kinds::scheduler_active_stages),
+     active_review_body(decide_active_stages(*readings, &pol))}};
+}
+
 } // namespace
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone) {
@@ -93,6 +103,9 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
   handlers[std::string(trace_kinds::scheduler_reconcile)] = {
     {std::string(trace_kinds::scheduler_reconciled)},
     [](const json& body) { return replay_reconcile(body); }};
+  handlers[std::string(trace_kinds::scheduler_liveness)] = {
+    {std::string(trace_kinds::scheduler_active_stages)},
+    [s](const json& body) { return replay_liveness(s->pol, body); }};
   handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
                                                  [](const json& body) { return replay_run_end(body); }};
 }

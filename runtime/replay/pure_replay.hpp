@@ -5,8 +5,9 @@
 // to the next exactly as the supervisor actor carries them, and
 // supervisor.quota_batch updating them), the admission of a scheduler pass
 // (scheduler.admission -> scheduler.admitted), the orchestration
-// reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled)
-// and the exit code (run.end -> run.exit). The handlers share state, so one set replays one trace, in
+// reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled),
+// the settling of probed active stages (scheduler.liveness ->
+// scheduler.active_stages) and the exit code (run.end -> run.exit). The handlers share state, so one set replays one trace, in
 // order. Pure: no files, no clock; errors are handler results.
 
 #include "runtime/policy/policy.hpp"

@@ -135,49 +135,78 @@ namespace {
 
 // The stage step of a worker or self-check attempt whose locator says it
 // succeeded; nullopt when the stage must simply resume.
-std::optional<stage_step> finish_from_locator(const std::string& task, const task_state& st,
-                                              const active_probe& probe, const policy& pol) {
-  if (!probe.owned || probe.locator_status != "succeeded")
+std::optional<stage_step> finish_from_locator(const active_stage_reading& r, const policy& pol) {
+  if (!r.probe.owned || r.probe.locator_status != "succeeded" || !r.locator_read ||
+      r.locator_role != r.state.active_stage)
     return std::nullopt;
-  auto loc = read_locator_file(probe.locator);
-  if (!loc.is_ok() || loc->role != st.active_stage)
-    return std::nullopt;
-  if (st.active_stage == "worker") {
+  if (r.state.active_stage == "worker") {
     struct attempt_identity ran;
-    ran.cli = loc->cli;
-    ran.model = loc->model;
-    return after_worker_success(task, st, pol, ran);
+    ran.cli = r.locator_cli;
+    ran.model = r.locator_model;
+    return after_worker_success(r.task, r.state, pol, ran);
   }
-  if (st.active_stage == "selfcheck" && loc->review_path)
-    return after_selfcheck_success(task, st, pol, read_checklist_file(*loc->review_path));
+  if (r.state.active_stage == "selfcheck" && r.checklist_read)
+    return after_selfcheck_success(r.task, r.state, pol, r.checklist);
   return std::nullopt;
 }
 
 } // namespace
 
-active_review review_active_stages(const state_model& state, const run_location& where,
-                                   const clock& clk, const std::set<std::string>& skip,
-                                   const policy* pol) {
-  active_review out;
+std::vector<active_stage_reading> read_active_stages(const state_model& state,
+                                                     const run_location& where, const clock& clk,
+                                                     const std::set<std::string>& skip) {
+  std::vector<active_stage_reading> out;
   for (const auto& [name, st] : state.tasks) {
     if (st.active_stage.empty() || skip.count(name))
       continue;
-    auto probe = probe_active_stage(name, st, state, where, clk);
-    if (probe.kind == active_probe_kind::live) {
-      out.live[name] = st.active_stage + " attempt alive: " + probe.reason;
+    active_stage_reading r;
+    r.task = name;
+    r.state = st;
+    r.probe = probe_active_stage(name, st, state, where, clk);
+    if (r.probe.kind == active_probe_kind::stale && r.probe.owned &&
+        r.probe.locator_status == "succeeded") {
+      if (auto loc = read_locator_file(r.probe.locator); loc.is_ok()) {
+        r.locator_read = true;
+        r.locator_role = loc->role;
+        r.locator_cli = loc->cli;
+        r.locator_model = loc->model;
+        if (loc->role == "selfcheck" && loc->review_path) {
+          r.checklist_read = true;
+          r.checklist = read_checklist_file(*loc->review_path);
+        }
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+active_review decide_active_stages(const std::vector<active_stage_reading>& readings,
+                                   const policy* pol) {
+  active_review out;
+  for (const auto& r : readings) {
+    const auto& stage = r.state.active_stage;
+    if (r.probe.kind == active_probe_kind::live) {
+      out.live[r.task] = stage + " attempt alive: " + r.probe.reason;
       continue;
     }
     if (pol)
-      if (auto step = finish_from_locator(name, st, probe, *pol)) {
+      if (auto step = finish_from_locator(r, *pol)) {
         out.changes.insert(out.changes.end(), step->changes.begin(), step->changes.end());
-        out.finished.push_back(name + ": " + st.active_stage + " finished from its locator" +
+        out.finished.push_back(r.task + ": " + stage + " finished from its locator" +
                                (step->reason.empty() ? "" : " (" + step->reason + ")"));
         continue;
       }
-    out.changes.push_back(clear_active_stage{name});
-    out.cleared.push_back(name + ": " + probe.reason);
+    out.changes.push_back(clear_active_stage{r.task});
+    out.cleared.push_back(r.task + ": " + r.probe.reason);
   }
   return out;
+}
+
+active_review review_active_stages(const state_model& state, const run_location& where,
+                                   const clock& clk, const std::set<std::string>& skip,
+                                   const policy* pol) {
+  return decide_active_stages(read_active_stages(state, where, clk, skip), pol);
 }
 
 } // namespace ad::runtime

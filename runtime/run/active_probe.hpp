@@ -33,6 +33,7 @@
 #include "runtime/policy/policy.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model.hpp"
+#include "runtime/workspace/checklist.hpp"
 
 namespace ad::runtime {
 
@@ -84,6 +85,29 @@ struct active_review {
 active_review review_active_stages(const state_model& state, const run_location& where,
                                    const clock& clk, const std::set<std::string>& skip,
                                    const policy* pol = nullptr);
+
+// review_active_stages in two halves, so the decision can be replayed from
+// what was read (the message trace's scheduler.liveness edge): the reading
+// of one active stage (the task's state, the probe's answer, and for a
+// succeeded locator of this workspace the locator's role, CLI and model and
+// the checklist of its review file) ...
+struct active_stage_reading {
+  std::string task;
+  task_state state;
+  active_probe probe;
+  bool locator_read = false; // the succeeded locator was read back
+  std::string locator_role;
+  std::string locator_cli;
+  std::string locator_model;
+  bool checklist_read = false; // a self-check's review file was read
+  checklist_reading checklist;
+};
+std::vector<active_stage_reading> read_active_stages(const state_model& state,
+                                                     const run_location& where, const clock& clk,
+                                                     const std::set<std::string>& skip);
+// ... and the decision on those readings alone (pure).
+active_review decide_active_stages(const std::vector<active_stage_reading>& readings,
+                                   const policy* pol);
 
 // Reads and decodes a locator.json; io_error/not_found/invalid_argument.
 result<attempt_locator> read_locator_file(const std::filesystem::path& path);

@@ -338,6 +338,38 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
   EXPECT_GT(attempts, 20);
 }
 
+TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_without_rerunning_it) {
+  // The dispatcher crashed after the worker's attempt ended well, before
+  // the stage step was durable: the restart reads the succeeded locator back
+  // and finishes the stage from it, and never launches that stage again.
+  int found = 0;
+  for (const auto& [name, t] : load_corpus())
+    for (const auto& r : t.records) {
+      if (r.kind != "scheduler.active_stages" || r.body["finished"].empty())
+        continue;
+      SCOPED_TRACE(name);
+      auto edge = std::find_if(t.records.begin(), t.records.end(),
+                               [&](const auto& x) { return x.seq == r.cause; });
+      ASSERT_NE(edge, t.records.end());
+      ASSERT_EQ(edge->kind, "scheduler.liveness");
+      for (const auto& reading : edge->body["readings"]) {
+        auto task = reading.value("task", "");
+        auto stage = reading["state"].value("active_stage", "");
+        if (!reading.value("locator_read", false))
+          continue;
+        EXPECT_EQ(reading["probe"]["locator_status"], "succeeded");
+        EXPECT_FALSE(changes_of(r.body, "set_task_flag", task).empty()) << r.body.dump();
+        for (const auto& x : t.records)
+          if (x.kind == "attempt.launch" && x.body["task"] == task) {
+            EXPECT_NE(x.body["role"], stage) << "the finished stage ran again (record " << x.seq
+                                             << ")";
+          }
+        ++found;
+      }
+    }
+  EXPECT_GT(found, 0) << "no restart finishes a stage from its succeeded locator";
+}
+
 TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts) {
   int found = 0;
   for (const auto& [name, t] : load_corpus()) {

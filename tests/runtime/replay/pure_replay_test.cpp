@@ -3,6 +3,7 @@
 #include "runtime/policy/policy.hpp"
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/replay/pure_replay.hpp"
+#include "runtime/run/active_probe.hpp"
 
 namespace ad::runtime {
 namespace {
@@ -113,6 +114,57 @@ TEST(pure_replay, reconcile_reader_names_the_bad_member) {
   back = reconcile_input_from_json(body);
   ASSERT_FALSE(back.is_ok());
   EXPECT_NE(back.error().message().find("\"record\""), std::string::npos) << back.error().message();
+}
+
+std::vector<active_stage_reading> sample_readings() {
+  active_stage_reading live;
+  live.task = "g/01_a";
+  live.state.active_stage = "worker";
+  live.probe = {active_probe_kind::live, "pid 7 alive", "/s/runs/a/locator.json", "running", true};
+  active_stage_reading gone;
+  gone.task = "g/02_b";
+  gone.state.active_stage = "review";
+  gone.probe = {active_probe_kind::stale, "agent gone", "/s/runs/b/locator.json", "running", true};
+  active_stage_reading done;
+  done.task = "g/03_c";
+  done.state.active_stage = "selfcheck";
+  done.probe = {active_probe_kind::stale, "locator status is succeeded", "/s/runs/c/locator.json",
+                "succeeded", true};
+  done.locator_read = true;
+  done.locator_role = "selfcheck";
+  done.checklist_read = true;
+  done.checklist = {checklist_state::complete, 3, 0};
+  return {live, gone, done};
+}
+
+TEST(pure_replay, liveness_edge_decides_like_decide_active_stages) {
+  auto pol = parse_policy_text("{}", "test");
+  ASSERT_TRUE(pol.is_ok());
+  auto readings = sample_readings();
+  auto body = active_stage_readings_body(readings);
+  auto back = active_stage_readings_from_json(body);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(active_stage_readings_body(*back), body);
+  auto expected = decide_active_stages(readings, &pol->value);
+  EXPECT_EQ(expected.live.size(), 1u);
+  EXPECT_EQ(expected.cleared.size(), 1u);
+  EXPECT_EQ(expected.finished.size(), 1u); // the self-check finished from its locator
+  auto out = handlers_for_default_policy().at("scheduler.liveness").fn(body);
+  ASSERT_TRUE(out.is_ok()) << out.error().message();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].kind, "scheduler.active_stages");
+  EXPECT_EQ((*out)[0].body, active_review_body(expected));
+}
+
+TEST(pure_replay, liveness_reader_rejects_an_unknown_probe_kind) {
+  auto body = active_stage_readings_body(sample_readings());
+  body["readings"][0]["probe"]["kind"] = "maybe";
+  auto back = active_stage_readings_from_json(body);
+  ASSERT_FALSE(back.is_ok());
+  EXPECT_NE(back.error().message().find("\"kind\""), std::string::npos) << back.error().message();
+  body = active_stage_readings_body(sample_readings());
+  body["readings"][2]["checklist"]["state"] = 9;
+  EXPECT_FALSE(active_stage_readings_from_json(body).is_ok());
 }
 
 } // namespace
