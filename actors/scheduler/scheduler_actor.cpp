@@ -6,6 +6,7 @@
 #include "actors/scheduler/quota_prober.hpp"
 #include "actors/scheduler/scheduler_steps.hpp"
 #include "actors/scheduler/task_actor.hpp"
+#include "actors/scheduler/trace_points.hpp"
 #include "runtime/run/crash_point.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -188,6 +189,8 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
     [self](messages::sch_pass_atom) { request_pass(self); },
     [self](messages::sch_poll_atom) {
       self->state.poll_scheduled = false;
+      trace_scheduler_poll(*self->state.ctx, self->state.survivors.size(),
+                           self->state.paused.size());
       if (!self->state.survivors.empty() || !self->state.paused.empty())
         request_pass(self);
     },

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "actors/scheduler/task_steps.hpp"
 #include "actors/scheduler/trace_points.hpp"
@@ -69,6 +70,7 @@ void after_delay(self_ptr self, runtime::millis delay, std::function<void()> k) 
     return;
   }
   self->state.on_wake = std::move(k);
+  self->state.timer_pending = true;
   self->delayed_send(self, std::chrono::milliseconds(delay), messages::task_wake_atom::value);
 }
 
@@ -250,6 +252,8 @@ messages::task_actor::behavior_type task_actor_impl(self_ptr self, run_context_p
   self->state.on_wake = [self] { begin(self); };
   return {
     [self](messages::task_wake_atom) {
+      if (std::exchange(self->state.timer_pending, false))
+        trace_task_wake(self->state);
       auto k = std::move(self->state.on_wake);
       self->state.on_wake = nullptr;
       if (k)
@@ -267,6 +271,7 @@ messages::task_actor::behavior_type task_actor_impl(self_ptr self, run_context_p
       // Not running an attempt (pausing or waiting on state): end now.
       if (s.on_wake) {
         s.on_wake = nullptr;
+        s.timer_pending = false;
         end_task(self, "cancelled", "stopped by shutdown", 0, edge);
       }
     },

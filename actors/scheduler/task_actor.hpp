@@ -65,6 +65,7 @@ struct task_actor_state {
   std::vector<runtime::file_snapshot> write_set_after; // of the attempt that just ended
   runtime::target_cooldowns cooldowns; // shared quota cool-downs, read at the start
   std::function<void()> on_wake;
+  bool timer_pending = false; // on_wake runs when a delayed wake fires
 };
 
 messages::task_actor::behavior_type task_actor_impl(

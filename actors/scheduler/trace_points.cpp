@@ -327,6 +327,20 @@ int64_t trace_task_stop(const task_actor_state& s) {
                                  {"during", stop_during(s)}, {"identity", s.identity}});
 }
 
+void trace_task_wake(const task_actor_state& s) {
+  if (s.ctx->trace)
+    s.ctx->trace->edge(kinds::task_wake, json{{"task", s.spec.name},
+                                              {"stage", s.spec.stage},
+                                              {"now", s.ctx->clk->now()}});
+}
+
+void trace_scheduler_poll(const run_context& ctx, std::size_t survivors, std::size_t paused) {
+  if (ctx.trace)
+    ctx.trace->edge(kinds::scheduler_poll, json{{"now", ctx.clk->now()},
+                                                {"survivors", survivors},
+                                                {"paused", paused}});
+}
+
 void trace_attempt_cancel(const task_actor_state& s, int64_t cause) {
   if (!s.ctx->trace)
     return;

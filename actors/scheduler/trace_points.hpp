@@ -56,6 +56,12 @@ void trace_task_end(const task_actor_state& s, const std::string& outcome, const
 // state store or supervisor is open). Returns its seq (0 when not tracing).
 // Call after setting s.cancelled and before acting on it.
 int64_t trace_task_stop(const task_actor_state& s);
+// task.wake: a task's timer fired (a retry delay, a cool-down or reset
+// wait, a pause), with the clock reading. Recorded, not fed: what the task
+// then does is decided at its next task.begin or task.launch.
+void trace_task_wake(const task_actor_state& s);
+// scheduler.poll: the scheduler's survivor/pause poll fired.
+void trace_scheduler_poll(const run_context& ctx, std::size_t survivors, std::size_t paused);
 // attempt.cancel: the running attempt is told to stop (caused by task.stop).
 void trace_attempt_cancel(const task_actor_state& s, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable and the

@@ -232,6 +232,15 @@ TEST(trace_corpus_cover, a_restart_resumes_a_durable_reset_wait_before_choosing_
         }
       ASSERT_NE(next_begin, nullptr);
       EXPECT_GE(next_begin->body["now"].get<int64_t>(), until);
+      // The task's timer fired at the reset time, and only that woke it.
+      int wakes = 0;
+      for (const auto& x : t.records)
+        if (x.kind == "task.wake" && x.seq > r.seq && x.seq < next_begin->seq &&
+            x.body["task"] == task) {
+          EXPECT_GE(x.body["now"].get<int64_t>(), until);
+          ++wakes;
+        }
+      EXPECT_EQ(wakes, 1);
       for (const auto& x : t.records)
         if (x.kind == "task.target" && x.cause == next_begin->seq) {
           EXPECT_EQ(x.body["target"], r.body["target"]);
