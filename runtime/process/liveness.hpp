@@ -15,19 +15,10 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/proc_stat.hpp"
 #include "runtime/core/status.hpp"
 
 namespace ad::runtime {
-
-// Field 22 (starttime, in clock ticks since boot) of a /proc/<pid>/stat
-// line, found after the last ')' so a command name holding spaces or ')'
-// cannot shift the fields. invalid_argument when the text is malformed.
-result<std::string> parse_start_token(std::string_view stat_text);
-
-// The start token of a live (or zombie) process; not_found when there is no
-// such process. proc_root is "/proc" outside tests.
-result<std::string> process_start_token(int pid,
-                                        const std::filesystem::path& proc_root = "/proc");
 
 enum class pid_liveness : uint8_t { alive, dead };
 

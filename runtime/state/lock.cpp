@@ -6,33 +6,12 @@
 #include <unistd.h>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/proc_stat.hpp"
 #include "runtime/core/json.hpp"
 
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
-
-result<std::string> process_start_token(pid_t pid) {
-  auto text = read_file("/proc/" + std::to_string(pid) + "/stat", 64 << 10);
-  if (!text)
-    return status::not_found("process " + std::to_string(pid) + " does not exist");
-  // The command name (field 2) may hold spaces and parentheses: count from
-  // the last ')'. Field 3 follows it, so field 22 is the 20th after it.
-  auto close = text->rfind(')');
-  if (close == std::string::npos)
-    return status::internal("unexpected /proc/" + std::to_string(pid) + "/stat format");
-  size_t pos = close + 1;
-  for (int field = 3; field <= 22; ++field) {
-    pos = text->find_first_not_of(' ', pos);
-    if (pos == std::string::npos)
-      break;
-    size_t end = text->find(' ', pos);
-    if (field == 22)
-      return text->substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    pos = end;
-  }
-  return status::internal("/proc/" + std::to_string(pid) + "/stat has fewer than 22 fields");
-}
 
 lock_owner current_lock_owner(const clock& clk) {
   lock_owner me;

@@ -25,9 +25,6 @@ struct lock_owner {
   std::string version;
 };
 
-// Field 22 of /proc/<pid>/stat; not_found when the process does not exist.
-result<std::string> process_start_token(pid_t pid);
-
 // This process as a lock owner.
 lock_owner current_lock_owner(const clock& clk);
 

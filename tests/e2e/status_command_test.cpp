@@ -12,6 +12,7 @@
 
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/proc_stat.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"

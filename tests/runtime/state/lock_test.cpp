@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/proc_stat.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
