@@ -362,6 +362,16 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned) {
   if (!ctx.trace)
     return;
+  if (!planned.sightings.empty()) {
+    auto seen =
+      ctx.trace->edge(kinds::scheduler_sightings, runtime::sightings_body(planned.sightings));
+    // The planner's changes before the claims it adds last.
+    std::vector<runtime::state_change> sighted(
+      planned.changes.begin(),
+      planned.changes.end() - static_cast<std::ptrdiff_t>(planned.claims_taken.size()));
+    ctx.trace->decision(kinds::scheduler_sighted, seen,
+                        json{{"changes", runtime::changes_body(sighted)}});
+  }
   auto edge =
     ctx.trace->edge(kinds::scheduler_admission, runtime::admission_input_to_json(planned.input));
   runtime::admission_plan plan;

@@ -69,6 +69,10 @@ void trace_attempt_cancel(const task_actor_state& s, int64_t cause);
 void trace_scheduler(const run_context& ctx, std::string_view kind,
                      const std::vector<runtime::state_change>& changes,
                      const std::vector<task_spec>& start);
+// scheduler.sightings (the examined tasks' work units as scanned and as
+// durable, and first sightings with their archive baselines) ->
+// scheduler.sighted (the planner's begin_work_unit and
+// observe_orchestration changes), then
 // scheduler.admission (the pass's last admission input: the task views built
 // from the scan, claims, live tasks, --max-parallel) -> scheduler.admitted
 // (the admission plan: every examined entry, the admitted order, the claims

@@ -131,6 +131,39 @@ json active_review_body(const active_review& review) {
               {"cleared", review.cleared}, {"finished", review.finished}};
 }
 
+json sightings_body(const std::vector<task_sighting>& sightings) {
+  json tasks = json::array();
+  for (const auto& s : sightings)
+    tasks.push_back(json{{"task", s.task},
+                         {"work_unit", s.work_unit},
+                         {"state_work_unit", s.state_known ? json(s.state_work_unit) : json()},
+                         {"orchestration_known", s.orchestration_known},
+                         {"archive_baseline", s.archive_baseline}});
+  return json{{"tasks", std::move(tasks)}};
+}
+
+result<std::vector<task_sighting>> sightings_from_json(const json& j) {
+  try {
+    std::vector<task_sighting> out;
+    for (const auto& x : json_array_member(j, "tasks")) {
+      task_sighting s;
+      s.task = json_member<std::string>(x, "task");
+      s.work_unit = json_member<std::string>(x, "work_unit");
+      if (!x.contains("state_work_unit"))
+        throw_json_member_error("state_work_unit", "is missing");
+      s.state_known = !x.at("state_work_unit").is_null();
+      if (s.state_known)
+        s.state_work_unit = json_member<std::string>(x, "state_work_unit");
+      s.orchestration_known = json_member<bool>(x, "orchestration_known");
+      s.archive_baseline = json_member<std::vector<std::string>>(x, "archive_baseline");
+      out.push_back(std::move(s));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("scheduler.sightings: ") + e.what());
+  }
+}
+
 json run_end_body(const run_observation& obs) {
   return json{{"interrupted", obs.interrupted},
               {"terminal_error", obs.terminal_error},

@@ -15,6 +15,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/run/run_views.hpp"
 #include "runtime/run/stage_steps.hpp"
 #include "runtime/schedule/exit_code.hpp"
 #include "runtime/state/change.hpp"
@@ -36,6 +37,7 @@ inline constexpr std::string_view run_end = "run.end";             // final run 
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
 inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
+inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -52,6 +54,7 @@ inline constexpr std::string_view scheduler_pass = "scheduler.pass";
 inline constexpr std::string_view scheduler_admitted = "scheduler.admitted";
 inline constexpr std::string_view scheduler_reconciled = "scheduler.reconciled";
 inline constexpr std::string_view scheduler_active_stages = "scheduler.active_stages";
+inline constexpr std::string_view scheduler_sighted = "scheduler.sighted";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds
@@ -96,6 +99,11 @@ struct active_review;
 json active_stage_readings_body(const std::vector<active_stage_reading>& readings);
 result<std::vector<active_stage_reading>> active_stage_readings_from_json(const json& j);
 json active_review_body(const active_review& review);
+
+// The sightings of a pass's examined tasks (sighting_changes decides the
+// new work units and first sightings on them).
+json sightings_body(const std::vector<task_sighting>& sightings);
+result<std::vector<task_sighting>> sightings_from_json(const json& j);
 
 // The review reading of an attempt.result edge (sources with path, sha256,
 // mtime, kind and verdict label; the seen set as [path, sha256] pairs).

@@ -88,6 +88,15 @@ decisions replay_liveness(const policy& pol, const json& body) {
      active_review_body(decide_active_stages(*readings, &pol))}};
 }
 
+decisions replay_sightings(const json& body) {
+  auto sightings = sightings_from_json(body);
+  if (!sightings.is_ok())
+    return sightings.error();
+  return std::vector<replayed_decision>{
+    {std::string(trace_kinds::scheduler_sighted),
+     json{{"changes", changes_body(sighting_changes(*sightings))}}}};
+}
+
 } // namespace
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone) {
@@ -106,6 +115,9 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
   handlers[std::string(trace_kinds::scheduler_liveness)] = {
     {std::string(trace_kinds::scheduler_active_stages)},
     [s](const json& body) { return replay_liveness(s->pol, body); }};
+  handlers[std::string(trace_kinds::scheduler_sightings)] = {
+    {std::string(trace_kinds::scheduler_sighted)},
+    [](const json& body) { return replay_sightings(body); }};
   handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
                                                  [](const json& body) { return replay_run_end(body); }};
 }

@@ -6,6 +6,8 @@
 // supervisor.quota_batch updating them), the admission of a scheduler pass
 // (scheduler.admission -> scheduler.admitted), the orchestration
 // reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled),
+// the new work units and first sightings of a pass (scheduler.sightings ->
+// scheduler.sighted),
 // the settling of probed active stages (scheduler.liveness ->
 // scheduler.active_stages) and the exit code (run.end -> run.exit). The handlers share state, so one set replays one trace, in
 // order. Pure: no files, no clock; errors are handler results.

@@ -116,7 +116,6 @@ planner_result pass_planner::plan(const planner_input& in) {
   auto completed = [&](std::string_view group, std::string_view dep) {
     return scanner.completed_folders(group, dep);
   };
-  std::map<std::string, std::vector<observed_task>> sightings;
   std::vector<std::string> examine;
   for (const auto& name : scope) {
     const scanned_task* t = scanner.find(name);
@@ -127,21 +126,21 @@ planner_result pass_planner::plan(const planner_input& in) {
       }
       continue;
     }
-    auto unit = work_unit_of(*t);
-    auto st_it = state.tasks.find(name);
-    if (st_it == state.tasks.end() || st_it->second.work_unit_id != unit)
-      out.changes.push_back(begin_work_unit{name, unit});
-    auto scope_name = scope_of(name);
-    auto rec = state.orchestrations.find(scope_name);
-    bool known = rec != state.orchestrations.end() &&
-                 rec->second.status != orchestration_status::complete &&
-                 rec->second.tasks.count(name) != 0;
-    if (!known) {
-      observed_task seen{name, {}};
+    task_sighting seen;
+    seen.task = name;
+    seen.work_unit = work_unit_of(*t);
+    if (auto st_it = state.tasks.find(name); st_it != state.tasks.end()) {
+      seen.state_known = true;
+      seen.state_work_unit = st_it->second.work_unit_id;
+    }
+    auto rec = state.orchestrations.find(scope_of(name));
+    seen.orchestration_known = rec != state.orchestrations.end() &&
+                               rec->second.status != orchestration_status::complete &&
+                               rec->second.tasks.count(name) != 0;
+    if (!seen.orchestration_known)
       for (const auto& p : find_archived_task_folders(scanner.task_root(), name))
         seen.archive_baseline.push_back(p.string());
-      sightings[scope_name].push_back(std::move(seen));
-    }
+    out.sightings.push_back(std::move(seen));
     const task_state* st = current_task_state(state, *t);
     auto live = in.live.find(name);
     live_where where = live == in.live.end() ? live_where::none : live->second.where;
@@ -156,8 +155,7 @@ planner_result pass_planner::plan(const planner_input& in) {
     put_view(std::move(view));
     examine.push_back(name);
   }
-  for (auto& [s, tasks] : sightings)
-    out.changes.push_back(observe_orchestration{s, std::move(tasks)});
+  out.changes = sighting_changes(out.sightings);
 
   admission_input adm;
   adm.max_parallel = in.max_parallel;

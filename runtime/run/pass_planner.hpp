@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/run/run_pass.hpp"
+#include "runtime/run/run_views.hpp"
 #include "runtime/workspace/workspace_scanner.hpp"
 
 namespace ad::runtime {
@@ -40,6 +41,8 @@ struct planner_result {
   std::vector<admission_entry> examined; // this pass's entries, by (index, name)
   std::vector<std::string> admitted;     // in admission order
   std::vector<std::string> dropped;      // tasks gone from the scan
+  // What `changes` was decided on (sighting_changes), before the claims.
+  std::vector<task_sighting> sightings;
   // The last admission call of the pass: what it decided on (the views of
   // the examined tasks and of the capacity waiters taken, the claims, the
   // live tasks) and the parts of its plan not listed above. The message

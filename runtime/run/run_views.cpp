@@ -1,6 +1,7 @@
 #include "runtime/run/run_views.hpp"
 
 #include <charconv>
+#include <map>
 
 namespace ad::runtime {
 
@@ -50,6 +51,20 @@ task_progress progress_from_state(const task_state* st, const policy& pol, task_
                                                 : completing_decision::cloud_model;
   }
   return p;
+}
+
+std::vector<state_change> sighting_changes(const std::vector<task_sighting>& sightings) {
+  std::vector<state_change> out;
+  std::map<std::string, std::vector<observed_task>> unknown; // scope -> first sightings
+  for (const auto& s : sightings) {
+    if (!s.state_known || s.state_work_unit != s.work_unit)
+      out.push_back(begin_work_unit{s.task, s.work_unit});
+    if (!s.orchestration_known)
+      unknown[std::string(group_of(s.task))].push_back({s.task, s.archive_baseline});
+  }
+  for (auto& [scope, tasks] : unknown)
+    out.push_back(observe_orchestration{scope, std::move(tasks)});
+  return out;
 }
 
 std::vector<state_change> work_unit_changes(const state_model& state,

@@ -37,6 +37,24 @@ task_progress progress_from_state(const task_state* st, const policy& pol,
 std::vector<state_change> work_unit_changes(const state_model& state,
                                             const std::vector<scanned_task>& tasks);
 
+// What a pass knows of one examined task when it decides the state changes
+// of its sighting: the work unit its folder names, the one durable state
+// holds (if any), and whether the task's orchestration record already
+// knows it (else the archive folders it has now: its baseline).
+struct task_sighting {
+  std::string task;
+  std::string work_unit;
+  bool state_known = false;
+  std::string state_work_unit;
+  bool orchestration_known = false;
+  std::vector<std::string> archive_baseline;
+};
+
+// begin_work_unit for each sighting whose work unit state does not hold, in
+// order, then one observe_orchestration per scope (group) for the tasks its
+// record does not know yet, by scope.
+std::vector<state_change> sighting_changes(const std::vector<task_sighting>& sightings);
+
 // The work unit id of a scanned task: its header's id, else "<name>::recovery".
 std::string work_unit_of(const scanned_task& task);
 

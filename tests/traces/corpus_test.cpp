@@ -65,6 +65,49 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
       << kind << " recorded " << n << " times but not compared";
 }
 
+TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_decision) {
+  // A pass's state changes are assembled from decisions replay compares:
+  // the settled active stages, the reconciliation (and the stage it clears
+  // for a task it completes), the new work units and first sightings, and
+  // the claims the admission took. Only a group's closing is not. Every
+  // task it starts was admitted by that pass.
+  auto trace = load(GetParam());
+  std::vector<json> pool;      // changes decided by compared decisions since the last pass
+  std::set<std::string> admitted;
+  for (const auto& r : trace.records) {
+    const auto& kind = r.kind;
+    if (kind == "scheduler.active_stages" || kind == "scheduler.reconciled" ||
+        kind == "scheduler.sighted")
+      for (const auto& c : r.body["changes"])
+        pool.push_back(c);
+    if (kind == "scheduler.reconciled")
+      for (const auto& [task, archive] : r.body["completed"].items())
+        pool.push_back(json{{"op", "clear_active_stage"}, {"task", task}});
+    if (kind == "scheduler.admitted") {
+      for (const auto& [owner, claim] : r.body["claims_taken"].items())
+        pool.push_back(json{{"op", "replace_claim"}, {"owner", owner}, {"claim", claim}});
+      for (const auto& t : r.body["admitted"])
+        admitted.insert(t.get<std::string>());
+    }
+    if (kind != "scheduler.pass")
+      continue;
+    SCOPED_TRACE("pass record " + std::to_string(r.seq));
+    for (const auto& c : r.body["changes"]) {
+      if (c.value("op", "") == "set_orchestration_status")
+        continue; // a group's closing: recorded only
+      auto it = std::find(pool.begin(), pool.end(), c);
+      EXPECT_NE(it, pool.end()) << "not decided by a compared decision: " << c.dump();
+      if (it != pool.end())
+        pool.erase(it);
+    }
+    for (const auto& started : r.body["start"]) {
+      EXPECT_TRUE(admitted.count(started.value("task", ""))) << started.dump();
+    }
+    pool.clear();
+    admitted.clear();
+  }
+}
+
 void expect_no_absolute_strings(const json& j, const std::string& where) {
   if (j.is_string()) {
     EXPECT_NE(j.get<std::string>().rfind('/', 0), 0u) << where << ": " << j.get<std::string>();

@@ -167,5 +167,35 @@ TEST(pure_replay, liveness_reader_rejects_an_unknown_probe_kind) {
   EXPECT_FALSE(active_stage_readings_from_json(body).is_ok());
 }
 
+TEST(pure_replay, sightings_decide_new_work_units_then_first_sightings_by_scope) {
+  std::vector<task_sighting> seen(3);
+  seen[0] = {"g/01_a", "g/01_a::plan-2::x", true, "g/01_a::plan-1::x", true, {}};
+  seen[1] = {"g/02_b", "g/02_b::plan-1::y", true, "g/02_b::plan-1::y", false,
+             {"/w/agent-task/archive/2026/10/g/02_b"}};
+  seen[2] = {"h/01_c", "h/01_c::recovery", false, "", false, {}};
+  auto changes = sighting_changes(seen);
+  auto body = changes_body(changes);
+  ASSERT_EQ(body.size(), 4u) << body.dump();
+  EXPECT_EQ(body[0]["op"], "begin_work_unit");
+  EXPECT_EQ(body[0]["task"], "g/01_a");
+  EXPECT_EQ(body[1]["op"], "begin_work_unit"); // unknown to state
+  EXPECT_EQ(body[1]["task"], "h/01_c");
+  EXPECT_EQ(body[2]["op"], "observe_orchestration");
+  EXPECT_EQ(body[2]["scope"], "g");
+  EXPECT_EQ(body[3]["scope"], "h");
+
+  auto edge = sightings_body(seen);
+  auto back = sightings_from_json(edge);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(sightings_body(*back), edge);
+  EXPECT_TRUE(edge["tasks"][2]["state_work_unit"].is_null());
+  auto out = handlers_for_default_policy().at("scheduler.sightings").fn(edge);
+  ASSERT_TRUE(out.is_ok()) << out.error().message();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].body["changes"], body);
+  edge["tasks"][0].erase("state_work_unit");
+  EXPECT_FALSE(sightings_from_json(edge).is_ok());
+}
+
 } // namespace
 } // namespace ad::runtime
