@@ -132,24 +132,25 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
     if (found == model.orchestrations.end())
       continue;
     const auto& record = found->second;
-    if (record.status == runtime::orchestration_status::complete || record.tasks.empty() ||
-        scope_busy(s, scope))
+    if (record.status == runtime::orchestration_status::complete || record.tasks.empty())
       continue;
-    bool all = true;
-    for (const auto& [task, rec] : record.tasks)
-      all = all && rec.status == runtime::orchestration_task_status::complete;
-    if (!all)
-      continue;
-    runtime::work_log_archive_request req;
-    req.workspace = s.ctx->workspace;
-    req.group = scope;
-    auto archived = runtime::archive_work_log(req, *s.ctx->clk);
-    if (!archived.is_ok() && !archived.error().is_not_found()) {
-      errors.push_back("work-log[" + scope + "]=" + archived.error().message());
-      continue;
+    bool busy = scope_busy(s, scope);
+    runtime::work_log_archive_outcome archived;
+    if (runtime::group_closes(record, busy)) {
+      runtime::work_log_archive_request req;
+      req.workspace = s.ctx->workspace;
+      req.group = scope;
+      auto moved = runtime::archive_work_log(req, *s.ctx->clk);
+      archived.attempted = true;
+      archived.ok = moved.is_ok();
+      archived.not_found = !archived.ok && moved.error().is_not_found();
+      archived.error = archived.ok ? "" : moved.error().message();
     }
-    changes.push_back(runtime::set_orchestration_status{
-      scope, runtime::orchestration_status::complete});
+    auto closed = runtime::decide_group_close(scope, record, busy, archived);
+    trace_group_close(*s.ctx, scope, record, busy, archived, closed);
+    changes.insert(changes.end(), closed.changes.begin(), closed.changes.end());
+    if (!closed.error.empty())
+      errors.push_back(closed.error);
   }
 }
 

@@ -83,6 +83,12 @@ void trace_admission(const run_context& ctx, const runtime::planner_result& plan
 // scheduler.active_stages when tracing.
 runtime::active_review review_active_stages_traced(const run_context& ctx,
                                                    const runtime::state_model& state);
+// scheduler.group (a group's record, whether it is busy, the work log's
+// move when tried) -> scheduler.group_close.
+void trace_group_close(const run_context& ctx, const std::string& scope,
+                       const runtime::orchestration_record& record, bool busy,
+                       const runtime::work_log_archive_outcome& archived,
+                       const runtime::group_close& closed);
 // scheduler.reconcile (what reconcile_orchestration decided on) ->
 // scheduler.reconciled (completions, errors, changes).
 void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,

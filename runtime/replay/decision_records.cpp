@@ -164,6 +164,39 @@ result<std::vector<task_sighting>> sightings_from_json(const json& j) {
   }
 }
 
+json group_close_input_body(const group_close_input& in) {
+  return json{{"scope", in.scope},
+              {"record", in.record},
+              {"busy", in.busy},
+              {"archive", json{{"attempted", in.archived.attempted},
+                               {"ok", in.archived.ok},
+                               {"not_found", in.archived.not_found},
+                               {"error", in.archived.error}}}};
+}
+
+result<group_close_input> group_close_input_from_json(const json& j) {
+  try {
+    group_close_input in;
+    in.scope = json_member<std::string>(j, "scope");
+    if (!j.contains("record") || !j.at("record").is_object())
+      throw_json_member_error("record", "must be an orchestration record");
+    in.record = j.at("record").get<orchestration_record>();
+    in.busy = json_member<bool>(j, "busy");
+    const auto& a = j.contains("archive") ? j.at("archive") : json();
+    in.archived.attempted = json_member<bool>(a, "attempted");
+    in.archived.ok = json_member<bool>(a, "ok");
+    in.archived.not_found = json_member<bool>(a, "not_found");
+    in.archived.error = json_member<std::string>(a, "error");
+    return in;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("scheduler.group: ") + e.what());
+  }
+}
+
+json group_close_body(const group_close& out) {
+  return json{{"close", out.close}, {"changes", changes_body(out.changes)}, {"error", out.error}};
+}
+
 json run_end_body(const run_observation& obs) {
   return json{{"interrupted", obs.interrupted},
               {"terminal_error", obs.terminal_error},

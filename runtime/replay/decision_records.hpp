@@ -15,6 +15,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/run/run_pass.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/run/stage_steps.hpp"
 #include "runtime/schedule/exit_code.hpp"
@@ -38,6 +39,7 @@ inline constexpr std::string_view scheduler_admission = "scheduler.admission"; /
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
 inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
 inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
+inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's record, busy, archive
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -55,6 +57,7 @@ inline constexpr std::string_view scheduler_admitted = "scheduler.admitted";
 inline constexpr std::string_view scheduler_reconciled = "scheduler.reconciled";
 inline constexpr std::string_view scheduler_active_stages = "scheduler.active_stages";
 inline constexpr std::string_view scheduler_sighted = "scheduler.sighted";
+inline constexpr std::string_view scheduler_group_close = "scheduler.group_close";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds
@@ -104,6 +107,19 @@ json active_review_body(const active_review& review);
 // new work units and first sightings on them).
 json sightings_body(const std::vector<task_sighting>& sightings);
 result<std::vector<task_sighting>> sightings_from_json(const json& j);
+
+// A group's closing: what it is decided on (the scope, its orchestration
+// record, whether anything of it is scanned or running, the outcome of the
+// work log's move when it was tried) and the decision.
+struct group_close_input {
+  std::string scope;
+  orchestration_record record;
+  bool busy = false;
+  work_log_archive_outcome archived;
+};
+json group_close_input_body(const group_close_input& in);
+result<group_close_input> group_close_input_from_json(const json& j);
+json group_close_body(const group_close& out);
 
 // The review reading of an attempt.result edge (sources with path, sha256,
 // mtime, kind and verdict label; the seen set as [path, sha256] pairs).

@@ -97,6 +97,15 @@ decisions replay_sightings(const json& body) {
      json{{"changes", changes_body(sighting_changes(*sightings))}}}};
 }
 
+decisions replay_group(const json& body) {
+  auto in = group_close_input_from_json(body);
+  if (!in.is_ok())
+    return in.error();
+  return std::vector<replayed_decision>{
+    {std::string(trace_kinds::scheduler_group_close),
+     group_close_body(decide_group_close(in->scope, in->record, in->busy, in->archived))}};
+}
+
 } // namespace
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone) {
@@ -118,6 +127,9 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
   handlers[std::string(trace_kinds::scheduler_sightings)] = {
     {std::string(trace_kinds::scheduler_sighted)},
     [](const json& body) { return replay_sightings(body); }};
+  handlers[std::string(trace_kinds::scheduler_group)] = {
+    {std::string(trace_kinds::scheduler_group_close)},
+    [](const json& body) { return replay_group(body); }};
   handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
                                                  [](const json& body) { return replay_run_end(body); }};
 }

@@ -58,6 +58,30 @@ pass_plan plan_pass(const pass_input& in) {
   return out;
 }
 
+bool group_closes(const orchestration_record& record, bool busy) {
+  if (busy || record.status == orchestration_status::complete || record.tasks.empty())
+    return false;
+  for (const auto& [task, rec] : record.tasks)
+    if (rec.status != orchestration_task_status::complete)
+      return false;
+  return true;
+}
+
+group_close decide_group_close(const std::string& scope, const orchestration_record& record,
+                               bool busy, const work_log_archive_outcome& archived) {
+  group_close out;
+  out.close = group_closes(record, busy);
+  if (!out.close)
+    return out;
+  if (!archived.attempted)
+    out.error = "work-log[" + scope + "]=not archived";
+  else if (!archived.ok && !archived.not_found)
+    out.error = "work-log[" + scope + "]=" + archived.error;
+  else
+    out.changes.push_back(set_orchestration_status{scope, orchestration_status::complete});
+  return out;
+}
+
 run_observation observe_run_end(const pass_plan& last, bool task_group_requested, int completed,
                                 const std::vector<std::string>& errors) {
   run_observation obs;

@@ -47,6 +47,27 @@ pass_plan plan_pass(const pass_input& in);
 // The orchestration scope of a task: its group.
 std::string scope_of(const std::string& task);
 
+// The closing of a finished group (SPEC section 9): when every task its
+// orchestration record observed is complete and nothing of the group is
+// scanned or runs, its work log moves to the archive (the caller's I/O)
+// and the record is marked complete; a failed move (other than a group
+// without a work log) is an error and the record stays open.
+struct work_log_archive_outcome {
+  bool attempted = false;
+  bool ok = false;
+  bool not_found = false; // the group has no work log
+  std::string error;
+};
+struct group_close {
+  bool close = false;
+  std::vector<state_change> changes;
+  std::string error; // "work-log[<group>]=<why>"
+};
+// Whether to archive the group's work log now.
+bool group_closes(const orchestration_record& record, bool busy);
+group_close decide_group_close(const std::string& scope, const orchestration_record& record,
+                               bool busy, const work_log_archive_outcome& archived);
+
 // The observation for compute_run_exit once nothing runs here any more.
 // `completed` counts tasks this run completed.
 run_observation observe_run_end(const pass_plan& last, bool task_group_requested,

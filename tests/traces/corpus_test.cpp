@@ -68,8 +68,8 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
 TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_decision) {
   // A pass's state changes are assembled from decisions replay compares:
   // the settled active stages, the reconciliation (and the stage it clears
-  // for a task it completes), the new work units and first sightings, and
-  // the claims the admission took. Only a group's closing is not. Every
+  // for a task it completes), the closing of finished groups, the new work
+  // units and first sightings, and the claims the admission took. Every
   // task it starts was admitted by that pass.
   auto trace = load(GetParam());
   std::vector<json> pool;      // changes decided by compared decisions since the last pass
@@ -77,7 +77,7 @@ TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_deci
   for (const auto& r : trace.records) {
     const auto& kind = r.kind;
     if (kind == "scheduler.active_stages" || kind == "scheduler.reconciled" ||
-        kind == "scheduler.sighted")
+        kind == "scheduler.sighted" || kind == "scheduler.group_close")
       for (const auto& c : r.body["changes"])
         pool.push_back(c);
     if (kind == "scheduler.reconciled")
@@ -93,8 +93,6 @@ TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_deci
       continue;
     SCOPED_TRACE("pass record " + std::to_string(r.seq));
     for (const auto& c : r.body["changes"]) {
-      if (c.value("op", "") == "set_orchestration_status")
-        continue; // a group's closing: recorded only
       auto it = std::find(pool.begin(), pool.end(), c);
       EXPECT_NE(it, pool.end()) << "not decided by a compared decision: " << c.dump();
       if (it != pool.end())
@@ -833,6 +831,29 @@ TEST(trace_mutation, a_second_archive_of_a_vanished_task_makes_reconciliation_an
   EXPECT_TRUE(d.expected["completed"].contains(task)) << d.expected.dump();
   EXPECT_FALSE(d.actual["completed"].contains(task)) << d.actual.dump();
   EXPECT_TRUE(d.actual["errors"].contains(task)) << d.actual.dump();
+}
+
+TEST(trace_mutation, a_busy_group_is_not_closed) {
+  // The first group that closed is recorded as busy instead: replay keeps
+  // it open (no archive, no complete record) where the run closed it.
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* closed = first_record(trace, "scheduler.group_close",
+                              [](const json& b) { return b["close"] == true; });
+  ASSERT_NE(closed, nullptr);
+  auto edge = std::find_if(trace.records.begin(), trace.records.end(),
+                           [&](const auto& r) { return r.seq == closed->cause; });
+  ASSERT_NE(edge, trace.records.end());
+  edge->body["busy"] = true;
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  EXPECT_EQ(report->divergence->seq, closed->seq);
+  EXPECT_EQ(report->divergence->kind, "scheduler.group_close");
+  EXPECT_EQ(report->divergence->actual["close"], false);
+  EXPECT_TRUE(report->divergence->actual["changes"].empty());
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {

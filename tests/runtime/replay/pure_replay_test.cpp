@@ -197,5 +197,37 @@ TEST(pure_replay, sightings_decide_new_work_units_then_first_sightings_by_scope)
   EXPECT_FALSE(sightings_from_json(edge).is_ok());
 }
 
+TEST(pure_replay, a_group_closes_when_all_its_tasks_are_complete_and_nothing_runs) {
+  orchestration_record record;
+  orchestration_task done;
+  done.status = orchestration_task_status::complete;
+  record.tasks = {{"g/01_a", done}, {"g/02_b", done}};
+  work_log_archive_outcome moved{true, true, false, ""};
+  auto out = decide_group_close("g", record, false, moved);
+  EXPECT_TRUE(out.close);
+  ASSERT_EQ(out.changes.size(), 1u);
+  EXPECT_TRUE(out.error.empty());
+  EXPECT_FALSE(decide_group_close("g", record, true, moved).close); // busy
+  work_log_archive_outcome failed{true, false, false, "merge conflict"};
+  auto refused = decide_group_close("g", record, false, failed);
+  EXPECT_TRUE(refused.changes.empty());
+  EXPECT_EQ(refused.error, "work-log[g]=merge conflict");
+  work_log_archive_outcome none{true, false, true, "no work log"};
+  EXPECT_EQ(decide_group_close("g", record, false, none).changes.size(), 1u);
+  record.tasks["g/03_c"] = orchestration_task{};
+  EXPECT_FALSE(decide_group_close("g", record, false, moved).close); // one still active
+
+  group_close_input in{"g", record, false, failed};
+  auto body = group_close_input_body(in);
+  auto back = group_close_input_from_json(body);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(group_close_input_body(*back), body);
+  auto replayed = handlers_for_default_policy().at("scheduler.group").fn(body);
+  ASSERT_TRUE(replayed.is_ok()) << replayed.error().message();
+  EXPECT_EQ((*replayed)[0].body, group_close_body(decide_group_close("g", record, false, failed)));
+  body["archive"].erase("ok");
+  EXPECT_FALSE(group_close_input_from_json(body).is_ok());
+}
+
 } // namespace
 } // namespace ad::runtime
