@@ -134,20 +134,20 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
     const auto& record = found->second;
     if (record.status == runtime::orchestration_status::complete || record.tasks.empty())
       continue;
-    bool busy = scope_busy(s, scope);
-    runtime::work_log_archive_outcome archived;
-    if (runtime::group_closes(record, busy)) {
+    auto group = runtime::read_group(scope, record, scope_busy(s, scope));
+    if (runtime::group_closes(group)) {
       runtime::work_log_archive_request req;
       req.workspace = s.ctx->workspace;
       req.group = scope;
       auto moved = runtime::archive_work_log(req, *s.ctx->clk);
-      archived.attempted = true;
-      archived.ok = moved.is_ok();
-      archived.not_found = !archived.ok && moved.error().is_not_found();
-      archived.error = archived.ok ? "" : moved.error().message();
+      auto& a = group.archived;
+      a.attempted = true;
+      a.ok = moved.is_ok();
+      a.not_found = !a.ok && moved.error().is_not_found();
+      a.error = a.ok ? "" : moved.error().message();
     }
-    auto closed = runtime::decide_group_close(scope, record, busy, archived);
-    trace_group_close(*s.ctx, scope, record, busy, archived, closed);
+    auto closed = runtime::decide_group_close(group);
+    trace_group_close(*s.ctx, group, closed);
     changes.insert(changes.end(), closed.changes.begin(), closed.changes.end());
     if (!closed.error.empty())
       errors.push_back(closed.error);

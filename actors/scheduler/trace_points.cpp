@@ -396,14 +396,11 @@ runtime::active_review review_active_stages_traced(const run_context& ctx,
   return review;
 }
 
-void trace_group_close(const run_context& ctx, const std::string& scope,
-                       const runtime::orchestration_record& record, bool busy,
-                       const runtime::work_log_archive_outcome& archived,
+void trace_group_close(const run_context& ctx, const runtime::group_reading& group,
                        const runtime::group_close& closed) {
   if (!ctx.trace)
     return;
-  auto edge = ctx.trace->edge(kinds::scheduler_group,
-                              runtime::group_close_input_body({scope, record, busy, archived}));
+  auto edge = ctx.trace->edge(kinds::scheduler_group, runtime::group_reading_body(group));
   ctx.trace->decision(kinds::scheduler_group_close, edge, runtime::group_close_body(closed));
 }
 

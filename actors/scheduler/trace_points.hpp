@@ -85,9 +85,7 @@ runtime::active_review review_active_stages_traced(const run_context& ctx,
                                                    const runtime::state_model& state);
 // scheduler.group (a group's record, whether it is busy, the work log's
 // move when tried) -> scheduler.group_close.
-void trace_group_close(const run_context& ctx, const std::string& scope,
-                       const runtime::orchestration_record& record, bool busy,
-                       const runtime::work_log_archive_outcome& archived,
+void trace_group_close(const run_context& ctx, const runtime::group_reading& group,
                        const runtime::group_close& closed);
 // scheduler.reconcile (what reconcile_orchestration decided on) ->
 // scheduler.reconciled (completions, errors, changes).

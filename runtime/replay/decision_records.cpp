@@ -164,30 +164,35 @@ result<std::vector<task_sighting>> sightings_from_json(const json& j) {
   }
 }
 
-json group_close_input_body(const group_close_input& in) {
-  return json{{"scope", in.scope},
-              {"record", in.record},
-              {"busy", in.busy},
-              {"archive", json{{"attempted", in.archived.attempted},
-                               {"ok", in.archived.ok},
-                               {"not_found", in.archived.not_found},
-                               {"error", in.archived.error}}}};
+json group_reading_body(const group_reading& g) {
+  return json{{"scope", g.scope},
+              {"status", to_string(g.status)},
+              {"complete", g.complete},
+              {"active", g.active},
+              {"busy", g.busy},
+              {"archive", json{{"attempted", g.archived.attempted},
+                               {"ok", g.archived.ok},
+                               {"not_found", g.archived.not_found},
+                               {"error", g.archived.error}}}};
 }
 
-result<group_close_input> group_close_input_from_json(const json& j) {
+result<group_reading> group_reading_from_json(const json& j) {
   try {
-    group_close_input in;
-    in.scope = json_member<std::string>(j, "scope");
-    if (!j.contains("record") || !j.at("record").is_object())
-      throw_json_member_error("record", "must be an orchestration record");
-    in.record = j.at("record").get<orchestration_record>();
-    in.busy = json_member<bool>(j, "busy");
+    group_reading g;
+    g.scope = json_member<std::string>(j, "scope");
+    auto status = parse_orchestration_status(json_member<std::string>(j, "status"));
+    if (!status.is_ok())
+      throw_json_member_error("status", status.error().message());
+    g.status = *status;
+    g.complete = json_member<std::size_t>(j, "complete");
+    g.active = json_member<std::size_t>(j, "active");
+    g.busy = json_member<bool>(j, "busy");
     const auto& a = j.contains("archive") ? j.at("archive") : json();
-    in.archived.attempted = json_member<bool>(a, "attempted");
-    in.archived.ok = json_member<bool>(a, "ok");
-    in.archived.not_found = json_member<bool>(a, "not_found");
-    in.archived.error = json_member<std::string>(a, "error");
-    return in;
+    g.archived.attempted = json_member<bool>(a, "attempted");
+    g.archived.ok = json_member<bool>(a, "ok");
+    g.archived.not_found = json_member<bool>(a, "not_found");
+    g.archived.error = json_member<std::string>(a, "error");
+    return g;
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string("scheduler.group: ") + e.what());
   }

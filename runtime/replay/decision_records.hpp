@@ -108,17 +108,11 @@ json active_review_body(const active_review& review);
 json sightings_body(const std::vector<task_sighting>& sightings);
 result<std::vector<task_sighting>> sightings_from_json(const json& j);
 
-// A group's closing: what it is decided on (the scope, its orchestration
-// record, whether anything of it is scanned or running, the outcome of the
-// work log's move when it was tried) and the decision.
-struct group_close_input {
-  std::string scope;
-  orchestration_record record;
-  bool busy = false;
-  work_log_archive_outcome archived;
-};
-json group_close_input_body(const group_close_input& in);
-result<group_close_input> group_close_input_from_json(const json& j);
+// A group's closing: what it is decided on (the record's status, its tasks
+// counted by status, whether anything of it is scanned or running, the
+// outcome of the work log's move when it was tried) and the decision.
+json group_reading_body(const group_reading& g);
+result<group_reading> group_reading_from_json(const json& j);
 json group_close_body(const group_close& out);
 
 // The review reading of an attempt.result edge (sources with path, sha256,

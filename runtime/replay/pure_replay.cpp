@@ -98,12 +98,11 @@ decisions replay_sightings(const json& body) {
 }
 
 decisions replay_group(const json& body) {
-  auto in = group_close_input_from_json(body);
-  if (!in.is_ok())
-    return in.error();
+  auto g = group_reading_from_json(body);
+  if (!g.is_ok())
+    return g.error();
   return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_group_close),
-     group_close_body(decide_group_close(in->scope, in->record, in->busy, in->archived))}};
+    {std::string(trace_kinds::scheduler_group_close), group_close_body(decide_group_close(*g))}};
 }
 
 } // namespace

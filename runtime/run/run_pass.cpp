@@ -58,27 +58,33 @@ pass_plan plan_pass(const pass_input& in) {
   return out;
 }
 
-bool group_closes(const orchestration_record& record, bool busy) {
-  if (busy || record.status == orchestration_status::complete || record.tasks.empty())
-    return false;
+group_reading read_group(const std::string& scope, const orchestration_record& record,
+                         bool busy) {
+  group_reading g;
+  g.scope = scope;
+  g.status = record.status;
   for (const auto& [task, rec] : record.tasks)
-    if (rec.status != orchestration_task_status::complete)
-      return false;
-  return true;
+    ++(rec.status == orchestration_task_status::complete ? g.complete : g.active);
+  g.busy = busy;
+  return g;
 }
 
-group_close decide_group_close(const std::string& scope, const orchestration_record& record,
-                               bool busy, const work_log_archive_outcome& archived) {
+bool group_closes(const group_reading& g) {
+  return !g.busy && g.status != orchestration_status::complete && g.complete > 0 &&
+         g.active == 0;
+}
+
+group_close decide_group_close(const group_reading& g) {
   group_close out;
-  out.close = group_closes(record, busy);
+  out.close = group_closes(g);
   if (!out.close)
     return out;
-  if (!archived.attempted)
-    out.error = "work-log[" + scope + "]=not archived";
-  else if (!archived.ok && !archived.not_found)
-    out.error = "work-log[" + scope + "]=" + archived.error;
+  if (!g.archived.attempted)
+    out.error = "work-log[" + g.scope + "]=not archived";
+  else if (!g.archived.ok && !g.archived.not_found)
+    out.error = "work-log[" + g.scope + "]=" + g.archived.error;
   else
-    out.changes.push_back(set_orchestration_status{scope, orchestration_status::complete});
+    out.changes.push_back(set_orchestration_status{g.scope, orchestration_status::complete});
   return out;
 }
 

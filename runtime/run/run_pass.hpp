@@ -58,15 +58,23 @@ struct work_log_archive_outcome {
   bool not_found = false; // the group has no work log
   std::string error;
 };
+struct group_reading {
+  std::string scope;
+  orchestration_status status = orchestration_status::running;
+  std::size_t complete = 0; // tasks of the record by status
+  std::size_t active = 0;
+  bool busy = false;        // a task of it is scanned or runs
+  work_log_archive_outcome archived;
+};
 struct group_close {
   bool close = false;
   std::vector<state_change> changes;
   std::string error; // "work-log[<group>]=<why>"
 };
-// Whether to archive the group's work log now.
-bool group_closes(const orchestration_record& record, bool busy);
-group_close decide_group_close(const std::string& scope, const orchestration_record& record,
-                               bool busy, const work_log_archive_outcome& archived);
+group_reading read_group(const std::string& scope, const orchestration_record& record, bool busy);
+// Whether to archive the group's work log now (archived is not read).
+bool group_closes(const group_reading& g);
+group_close decide_group_close(const group_reading& g);
 
 // The observation for compute_run_exit once nothing runs here any more.
 // `completed` counts tasks this run completed.

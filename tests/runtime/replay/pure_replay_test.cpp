@@ -202,31 +202,41 @@ TEST(pure_replay, a_group_closes_when_all_its_tasks_are_complete_and_nothing_run
   orchestration_task done;
   done.status = orchestration_task_status::complete;
   record.tasks = {{"g/01_a", done}, {"g/02_b", done}};
-  work_log_archive_outcome moved{true, true, false, ""};
-  auto out = decide_group_close("g", record, false, moved);
+  auto g = read_group("g", record, false);
+  EXPECT_EQ(g.complete, 2u);
+  EXPECT_EQ(g.active, 0u);
+  g.archived = {true, true, false, ""};
+  auto out = decide_group_close(g);
   EXPECT_TRUE(out.close);
   ASSERT_EQ(out.changes.size(), 1u);
+  EXPECT_EQ(changes_body(out.changes)[0]["op"], "set_orchestration_status");
   EXPECT_TRUE(out.error.empty());
-  EXPECT_FALSE(decide_group_close("g", record, true, moved).close); // busy
-  work_log_archive_outcome failed{true, false, false, "merge conflict"};
-  auto refused = decide_group_close("g", record, false, failed);
-  EXPECT_TRUE(refused.changes.empty());
-  EXPECT_EQ(refused.error, "work-log[g]=merge conflict");
-  work_log_archive_outcome none{true, false, true, "no work log"};
-  EXPECT_EQ(decide_group_close("g", record, false, none).changes.size(), 1u);
+  auto busy = g;
+  busy.busy = true;
+  EXPECT_FALSE(decide_group_close(busy).close);
+  auto refused = g;
+  refused.archived = {true, false, false, "merge conflict"};
+  EXPECT_TRUE(decide_group_close(refused).changes.empty());
+  EXPECT_EQ(decide_group_close(refused).error, "work-log[g]=merge conflict");
+  auto no_log = g;
+  no_log.archived = {true, false, true, "no work log"};
+  EXPECT_EQ(decide_group_close(no_log).changes.size(), 1u);
   record.tasks["g/03_c"] = orchestration_task{};
-  EXPECT_FALSE(decide_group_close("g", record, false, moved).close); // one still active
+  EXPECT_FALSE(group_closes(read_group("g", record, false))); // one still active
+  EXPECT_FALSE(group_closes(read_group("g", orchestration_record{}, false))); // none observed
 
-  group_close_input in{"g", record, false, failed};
-  auto body = group_close_input_body(in);
-  auto back = group_close_input_from_json(body);
+  auto body = group_reading_body(refused);
+  auto back = group_reading_from_json(body);
   ASSERT_TRUE(back.is_ok()) << back.error().message();
-  EXPECT_EQ(group_close_input_body(*back), body);
+  EXPECT_EQ(group_reading_body(*back), body);
   auto replayed = handlers_for_default_policy().at("scheduler.group").fn(body);
   ASSERT_TRUE(replayed.is_ok()) << replayed.error().message();
-  EXPECT_EQ((*replayed)[0].body, group_close_body(decide_group_close("g", record, false, failed)));
+  EXPECT_EQ((*replayed)[0].body, group_close_body(decide_group_close(refused)));
   body["archive"].erase("ok");
-  EXPECT_FALSE(group_close_input_from_json(body).is_ok());
+  EXPECT_FALSE(group_reading_from_json(body).is_ok());
+  body = group_reading_body(refused);
+  body["status"] = "paused";
+  EXPECT_FALSE(group_reading_from_json(body).is_ok());
 }
 
 } // namespace
