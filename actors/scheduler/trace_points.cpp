@@ -62,8 +62,9 @@ json target_choice_body(const target_choice& c) {
 }
 
 json reset_wait_body(const task_spec& spec, runtime::millis until, const parsed_step& wait) {
-  return json{{"task", spec.name},   {"stage", spec.stage},       {"target", wait.target},
-              {"until", until},      {"delay_ms", wait.delay},    {"reason", wait.reason}};
+  return json{{"task", spec.name},        {"stage", spec.stage},
+              {"target", wait.target},     {"until", until},
+              {"delay_ms", wait.delay},    {"reason", wait.reason}};
 }
 
 begin_step decide_begin_traced(task_actor_state& s, runtime::millis now) {
@@ -356,7 +357,8 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
   json started = json::array();
   for (const auto& spec : start)
     started.push_back(json{{"task", spec.name}, {"stage", spec.stage}});
-  ctx.trace->decision(kind, 0, json{{"changes", runtime::changes_body(changes)}, {"start", started}});
+  ctx.trace->decision(kind, 0,
+                      json{{"changes", runtime::changes_body(changes)}, {"start", started}});
 }
 
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned) {

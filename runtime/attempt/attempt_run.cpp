@@ -35,7 +35,8 @@ std::string finish_row_result(const failure_verdict& v, const failure_inputs& in
     return "succeeded:0";
   if (v.failure_class == "cancelled")
     return "failed:cancelled";
-  int code = in.exit.ended == agent_exit_status::how::signaled ? 128 + in.exit.signal : in.exit.code;
+  bool signaled = in.exit.ended == agent_exit_status::how::signaled;
+  int code = signaled ? 128 + in.exit.signal : in.exit.code;
   if (in.launch == launch_outcome::failed_to_start)
     code = 127;
   return "failed:" + v.failure_class + ":" + std::to_string(code);

@@ -39,7 +39,7 @@ inline constexpr std::string_view scheduler_admission = "scheduler.admission"; /
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
 inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
 inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
-inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's record, busy, archive
+inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's closing inputs
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
