@@ -54,55 +54,16 @@ decisions replay_quota_batch(supervisor_replay& s, const json& body) {
   return std::vector<replayed_decision>{};
 }
 
-decisions replay_run_end(const json& body) {
-  auto obs = run_observation_from_json(body);
-  if (!obs.is_ok())
-    return obs.error();
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::run_exit), run_exit_body(compute_run_exit(*obs))}};
-}
-
-decisions replay_admission(const json& body) {
-  auto in = admission_input_from_json(body);
-  if (!in.is_ok())
-    return in.error();
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_admitted), admission_plan_to_json(plan_admission(*in))}};
-}
-
-decisions replay_reconcile(const json& body) {
-  auto in = reconcile_input_from_json(body);
-  if (!in.is_ok())
-    return in.error();
-  auto out = reconcile_orchestration(in->scope, in->record, in->live, in->archives);
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_reconciled), reconcile_outcome_body(out)}};
-}
-
-decisions replay_liveness(const policy& pol, const json& body) {
-  auto readings = active_stage_readings_from_json(body);
-  if (!readings.is_ok())
-    return readings.error();
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_active_stages),
-     active_review_body(decide_active_stages(*readings, &pol))}};
-}
-
-decisions replay_sightings(const json& body) {
-  auto sightings = sightings_from_json(body);
-  if (!sightings.is_ok())
-    return sightings.error();
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_sighted),
-     json{{"changes", changes_body(sighting_changes(*sightings))}}}};
-}
-
-decisions replay_group(const json& body) {
-  auto g = group_reading_from_json(body);
-  if (!g.is_ok())
-    return g.error();
-  return std::vector<replayed_decision>{
-    {std::string(trace_kinds::scheduler_group_close), group_close_body(decide_group_close(*g))}};
+// A handler for an edge whose body `read` turns into the value one pure
+// rule (`decide`, returning the decision's body) decides `decision` on.
+template <class Read, class Decide>
+replay_handler one_rule(std::string_view decision, Read read, Decide decide) {
+  return {{std::string(decision)}, [=, kind = std::string(decision)](const json& body) -> decisions {
+            auto in = read(body);
+            if (!in.is_ok())
+              return in.error();
+            return std::vector<replayed_decision>{{kind, decide(*in)}};
+          }};
 }
 
 } // namespace
@@ -114,23 +75,30 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
     [s](const json& body) { return replay_failure(*s, body); }};
   handlers[std::string(trace_kinds::quota_batch)] = {
     {}, [s](const json& body) { return replay_quota_batch(*s, body); }};
-  handlers[std::string(trace_kinds::scheduler_admission)] = {
-    {std::string(trace_kinds::scheduler_admitted)},
-    [](const json& body) { return replay_admission(body); }};
-  handlers[std::string(trace_kinds::scheduler_reconcile)] = {
-    {std::string(trace_kinds::scheduler_reconciled)},
-    [](const json& body) { return replay_reconcile(body); }};
-  handlers[std::string(trace_kinds::scheduler_liveness)] = {
-    {std::string(trace_kinds::scheduler_active_stages)},
-    [s](const json& body) { return replay_liveness(s->pol, body); }};
-  handlers[std::string(trace_kinds::scheduler_sightings)] = {
-    {std::string(trace_kinds::scheduler_sighted)},
-    [](const json& body) { return replay_sightings(body); }};
-  handlers[std::string(trace_kinds::scheduler_group)] = {
-    {std::string(trace_kinds::scheduler_group_close)},
-    [](const json& body) { return replay_group(body); }};
-  handlers[std::string(trace_kinds::run_end)] = {{std::string(trace_kinds::run_exit)},
-                                                 [](const json& body) { return replay_run_end(body); }};
+  namespace k = trace_kinds;
+  handlers[std::string(k::scheduler_liveness)] = one_rule(
+    k::scheduler_active_stages, active_stage_readings_from_json,
+    [s](const std::vector<active_stage_reading>& r) {
+      return active_review_body(decide_active_stages(r, &s->pol));
+    });
+  handlers[std::string(k::scheduler_reconcile)] =
+    one_rule(k::scheduler_reconciled, reconcile_input_from_json, [](const reconcile_input& in) {
+      return reconcile_outcome_body(
+        reconcile_orchestration(in.scope, in.record, in.live, in.archives));
+    });
+  handlers[std::string(k::scheduler_group)] =
+    one_rule(k::scheduler_group_close, group_reading_from_json,
+             [](const group_reading& g) { return group_close_body(decide_group_close(g)); });
+  handlers[std::string(k::scheduler_sightings)] = one_rule(
+    k::scheduler_sighted, sightings_from_json, [](const std::vector<task_sighting>& seen) {
+      return json{{"changes", changes_body(sighting_changes(seen))}};
+    });
+  handlers[std::string(k::scheduler_admission)] =
+    one_rule(k::scheduler_admitted, admission_input_from_json,
+             [](const admission_input& in) { return admission_plan_to_json(plan_admission(in)); });
+  handlers[std::string(k::run_end)] =
+    one_rule(k::run_exit, run_observation_from_json,
+             [](const run_observation& obs) { return run_exit_body(compute_run_exit(obs)); });
 }
 
 } // namespace ad::runtime
