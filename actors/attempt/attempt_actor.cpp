@@ -10,6 +10,8 @@
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/process/liveness.hpp"
+#include "runtime/replay/output_replay.hpp"
+#include "runtime/trace/trace_writer.hpp"
 
 namespace ad::actors {
 
@@ -64,9 +66,18 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
       silence.on_output(now_ms(self));
       auto channel = line->stream == messages::process_stream::out ? runtime::output_channel::out
                                                                     : runtime::output_channel::err;
-      auto out = run.on_line(channel, line->text,
-                             line->cut == messages::process_line_cut::truncated,
-                             line->dropped_bytes);
+      bool cut = line->cut == messages::process_line_cut::truncated;
+      int64_t edge = 0;
+      if (st.record_lines)
+        edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_line,
+                                  runtime::attempt_line_body(run.identity(), run.kind(),
+                                                             run.setup().role, channel, line->text,
+                                                             cut, line->dropped_bytes));
+      auto out = run.on_line(channel, line->text, cut, line->dropped_bytes);
+      if (out.review_control_tool && st.record_lines)
+        st.cfg.trace->decision(runtime::trace_kinds::attempt_review_control, edge,
+                               runtime::review_control_body(run.identity(),
+                                                            *out.review_control_tool));
       if (out.review_control_tool && !stopping) {
         stopping = true;
         terminate_child(self, t.terminate_grace_ms);
@@ -107,7 +118,9 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
     result.classification_json = runtime::dump_json(
       runtime::json{{"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
                     {"verdict", runtime::failure_verdict_to_json(run.classification())},
-                    {"rows", std::move(rows)}});
+                    {"rows", std::move(rows)},
+                    {"line_edges", self->state.record_lines},
+                    {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())}});
   }
   rp.deliver(std::move(result));
   self->quit();
@@ -117,6 +130,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
                              caf::typed_response_promise<messages::attempt_result> rp) {
   auto& st = self->state;
   st.record_classification = req.record_classification;
+  st.record_lines = req.record_classification && st.cfg.trace != nullptr;
   auto setup = to_attempt_setup(req, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
@@ -183,9 +197,11 @@ attempt_state::~attempt_state() {
     caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
 }
 
-attempt_config make_attempt_config(messages::process_actor process) {
+attempt_config make_attempt_config(messages::process_actor process,
+                                   std::shared_ptr<runtime::trace_writer> trace) {
   attempt_config cfg;
   cfg.process = std::move(process);
+  cfg.trace = std::move(trace);
   cfg.clock = std::make_shared<runtime::system_clock>();
   cfg.dispatcher_pid = static_cast<int>(::getpid());
   if (auto token = runtime::process_start_token(cfg.dispatcher_pid))
@@ -216,6 +232,13 @@ messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_confi
     },
     [self](messages::process_exit& exit) { self->state.events.push(std::move(exit)); },
     [self](messages::pi_phase_changed& changed) {
+      auto& st = self->state;
+      if (st.run && st.record_lines) {
+        const auto& r = changed.report;
+        st.cfg.trace->edge(runtime::trace_kinds::attempt_phase,
+                           runtime::pi_phase_body(st.run->identity(), r.session_file, r.phase,
+                                                  r.reason, r.pending_tool_call_ids));
+      }
       if (self->state.run)
         self->state.run->on_pi_phase(changed.report.session_file, changed.report.phase, changed.report.reason,
                                      changed.report.pending_tool_call_ids);

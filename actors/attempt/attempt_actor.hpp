@@ -28,6 +28,7 @@
 namespace ad::runtime {
 class attempt_run;
 class clock;
+class trace_writer;
 } // namespace ad::runtime
 
 namespace ad::actors {
@@ -37,10 +38,15 @@ struct attempt_config {
   std::shared_ptr<const runtime::clock> clock;  // wall clock for records
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
+  // `run --trace`: an attempt asked to record (start_attempt's
+  // record_classification) writes its agent's lines and pi phase reports
+  // here as they arrive; null: not recorded (a remote attempt host).
+  std::shared_ptr<runtime::trace_writer> trace;
 };
 
 // The dispatcher's own pid and start token with the system clock.
-attempt_config make_attempt_config(messages::process_actor process);
+attempt_config make_attempt_config(messages::process_actor process,
+                                   std::shared_ptr<runtime::trace_writer> trace = nullptr);
 
 struct attempt_cancel_signal {};
 using attempt_event =
@@ -57,6 +63,7 @@ struct attempt_state {
   bool started = false;
   bool cancel_requested = false;
   bool record_classification = false; // start_attempt.record_classification
+  bool record_lines = false;          // ... and cfg.trace is set
   uint64_t child = 0;
   bool child_running = false;
   core::coroutine_host coro;  // last: its frames go first on exit

@@ -9,6 +9,7 @@
 #include "runtime/run/active_probe.hpp"
 #include "runtime/workspace/checklist.hpp"
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/replay/output_replay.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 #include "runtime/trace/trace_writer.hpp"
@@ -186,15 +187,21 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
         written.push_back(row.value("event", ""));
         row["locator"] = placeholder_locator(row.value("locator", ""));
       }
-      auto exit = trace->edge(kinds::attempt_exit,
-                              json{{"task", s.spec.name},
-                                   {"stage", s.spec.stage},
-                                   {"identity", r.identity},
-                                   {"attempt", s.attempt_number},
-                                   {"model", s.attempt_model},
-                                   {"locator", placeholder_locator(r.locator_path)},
-                                   {"rows_written", written},
-                                   {"inputs", doc["inputs"]}});
+      json body{{"task", s.spec.name},
+                {"stage", s.spec.stage},
+                {"identity", r.identity},
+                {"attempt", s.attempt_number},
+                {"model", s.attempt_model},
+                {"locator", placeholder_locator(r.locator_path)},
+                {"rows_written", written},
+                {"inputs", doc["inputs"]}};
+      // Its lines went into the trace as attempt.line edges: replay reads
+      // the diagnostics from them (and from the files read after them).
+      if (doc.value("line_edges", false)) {
+        body["line_edges"] = true;
+        body["file_diagnostics"] = doc.value("file_diagnostics", json::array());
+      }
+      auto exit = trace->edge(kinds::attempt_exit, body);
       trace->decision(kinds::attempt_classified, exit, doc["verdict"]);
       for (const auto& row : rows)
         trace->decision(kinds::worklog_row, exit, row);
@@ -436,9 +443,14 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
   } else {
     *patterns = runtime::compile_failure_patterns(ctx->pol.failure_patterns);
   }
+  auto lines = std::make_shared<runtime::output_replay>();
+  handlers[std::string(runtime::trace_kinds::attempt_line)] = {
+    {std::string(runtime::trace_kinds::attempt_review_control)},
+    [lines](const json& body) { return lines->line(body); }};
   handlers[std::string(kinds::attempt_exit)] = {
     {std::string(kinds::attempt_classified), std::string(kinds::worklog_row)},
-    [patterns](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
+    [patterns, lines](const json& body)
+      -> runtime::result<std::vector<runtime::replayed_decision>> {
       if (!patterns->is_ok())
         return patterns->error();
       if (!body.is_object() || !body.contains("inputs"))
@@ -446,6 +458,12 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       auto in = runtime::failure_inputs_from_json(body["inputs"]);
       if (!in.is_ok())
         return in.error();
+      if (body.value("line_edges", false)) {
+        auto files = runtime::diagnostics_from_json(body.value("file_diagnostics", json()));
+        if (!files.is_ok())
+          return files.error().with_context("attempt.exit file_diagnostics");
+        *in = lines->finish(body.value("identity", std::string()), std::move(*in), *files);
+      }
       auto verdict = runtime::classify_attempt(*in, **patterns);
       std::vector<runtime::replayed_decision> out{
         {std::string(kinds::attempt_classified), runtime::failure_verdict_to_json(verdict)}};

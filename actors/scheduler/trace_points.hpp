@@ -94,8 +94,9 @@ void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
-// Adds the task.begin, task.launch, attempt.exit and attempt.result
-// handlers, and wraps the supervisor.failure handler (add the supervisor's
+// Adds the task.begin, task.launch, attempt.line, attempt.exit and
+// attempt.result handlers (attempt.exit classifies from the attempt's
+// replayed lines when the trace holds them), and wraps the supervisor.failure handler (add the supervisor's
 // handlers first) so a block step also ends its task. base supplies the
 // policy, time zone and the replay roots (workspace, task_root, runs_dir);
 // its clock is replaced per edge.

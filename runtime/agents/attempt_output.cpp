@@ -55,10 +55,12 @@ output_step attempt_output::feed(output_channel channel, std::string_view line) 
   return step;
 }
 
-void attempt_output::add_agy_cli_log(std::string_view log_text,
-                                     const compiled_failure_patterns& table) {
-  for (auto& d : agy_log_diagnostics(log_text, table))
-    diagnostics_.add(std::move(d));
+std::vector<terminal_diagnostic> attempt_output::add_agy_cli_log(
+  std::string_view log_text, const compiled_failure_patterns& table) {
+  auto found = agy_log_diagnostics(log_text, table);
+  for (const auto& d : found)
+    diagnostics_.add(d);
+  return found;
 }
 
 } // namespace ad::runtime

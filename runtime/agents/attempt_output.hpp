@@ -50,8 +50,12 @@ public:
   attempt_output(adapter_kind kind, review_guard guard);
 
   output_step feed(output_channel channel, std::string_view line);
-  // agy: adds the quota/transport lines of its CLI log (call after exit).
-  void add_agy_cli_log(std::string_view log_text, const compiled_failure_patterns& table);
+  // agy: adds the quota/transport lines of its CLI log (call after exit)
+  // and returns them, in the order added.
+  std::vector<terminal_diagnostic> add_agy_cli_log(std::string_view log_text,
+                                                   const compiled_failure_patterns& table);
+  // Adds one diagnostic read elsewhere (a replayed CLI log line).
+  void add_diagnostic(terminal_diagnostic d) { diagnostics_.add(std::move(d)); }
 
   const diagnostic_log& diagnostics() const { return diagnostics_; }
   const std::optional<std::string>& review_violation() const { return violation_; }

@@ -2,10 +2,27 @@
 
 namespace ad::runtime {
 
+json diagnostics_to_json(const std::vector<terminal_diagnostic>& diagnostics) {
+  json out = json::array();
+  for (const auto& d : diagnostics)
+    out.push_back(json{{"origin", d.origin}, {"text", d.text}});
+  return out;
+}
+
+result<std::vector<terminal_diagnostic>> diagnostics_from_json(const json& j) {
+  if (!j.is_array())
+    return status::invalid_argument("diagnostics: not an array");
+  try {
+    std::vector<terminal_diagnostic> out;
+    for (const auto& d : j)
+      out.push_back({json_member<std::string>(d, "origin"), json_member<std::string>(d, "text")});
+    return out;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("diagnostics: ") + e.what());
+  }
+}
+
 json failure_inputs_to_json(const failure_inputs& in) {
-  json diagnostics = json::array();
-  for (const auto& d : in.diagnostics_newest_first)
-    diagnostics.push_back(json{{"origin", d.origin}, {"text", d.text}});
   return json{
     {"launch", in.launch == launch_outcome::started ? "started" : "failed_to_start"},
     {"launch_error", in.launch_error},
@@ -16,7 +33,7 @@ json failure_inputs_to_json(const failure_inputs& in) {
              : in.stop == dispatcher_stop::cancelled ? "cancelled"
                                                      : "session_stall"},
     {"review_control_tool", in.review_control_tool ? json(*in.review_control_tool) : json()},
-    {"diagnostics_newest_first", diagnostics},
+    {"diagnostics_newest_first", diagnostics_to_json(in.diagnostics_newest_first)},
     {"observed_at", in.observed_at}};
 }
 
@@ -48,9 +65,10 @@ result<failure_inputs> failure_inputs_from_json(const json& j) {
       in.review_control_tool.reset();
     else
       in.review_control_tool = json_member<std::string>(j, "review_control_tool");
-    for (const auto& d : json_array_member(j, "diagnostics_newest_first"))
-      in.diagnostics_newest_first.push_back(
-        {json_member<std::string>(d, "origin"), json_member<std::string>(d, "text")});
+    auto diagnostics = diagnostics_from_json(json_member<json>(j, "diagnostics_newest_first"));
+    if (!diagnostics.is_ok())
+      return diagnostics.error().with_context("failure inputs: diagnostics_newest_first");
+    in.diagnostics_newest_first = std::move(*diagnostics);
     in.observed_at = json_member<millis>(j, "observed_at");
     return in;
   } catch (const std::exception& e) {

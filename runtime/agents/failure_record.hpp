@@ -12,6 +12,10 @@
 
 namespace ad::runtime {
 
+// Terminal diagnostics as [{origin, text}], in the order given.
+json diagnostics_to_json(const std::vector<terminal_diagnostic>& diagnostics);
+result<std::vector<terminal_diagnostic>> diagnostics_from_json(const json& j);
+
 json failure_inputs_to_json(const failure_inputs& in);
 result<failure_inputs> failure_inputs_from_json(const json& j);
 

@@ -75,6 +75,8 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
       return compiled.error();
     run->patterns_ = std::move(*compiled);
   }
+  run->output_.emplace(launch.kind, setup.role == "review" ? review_guard::codex_review
+                                                           : review_guard::off);
 
   auto open_file = [&](const char* name, line_file& out) -> status {
     auto f = line_file::create(run->attempt_dir_ / name);
@@ -185,31 +187,14 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
     line += " [line cut: " + std::to_string(dropped_bytes) + " bytes dropped]";
   (void)stream_.append_line(line);
 
-  // One JSON parse serves rendering, diagnostics and the review guard.
-  auto event = parse_output_event(kind(), channel, text);
-  if (event.skipped) {
-    ++render_.lines_seen;
-    return out;
-  }
-  auto rendered = render_event(kind(), channel, text, event.get(), render_);
-  for (auto& shown : rendered.lines)
+  auto step = output_->feed(channel, text);
+  for (auto& shown : step.rendered)
     if (!shown.empty())
       (void)normalized_.append_line(shown);
+  out.review_control_tool = std::move(step.collaboration_tool);
 
-  if (auto d = detect_terminal_diagnostic(kind(), channel, text, event.get()))
-    diagnostics_.add(std::move(*d));
-
-  if (kind() == adapter_kind::codex && setup_.role == "review" && event.get() != nullptr &&
-      !review_control_tool_) {
-    if (auto tool = codex_collaboration_tool_of_event(*event.get())) {
-      review_control_tool_ = *tool;
-      diagnostics_.add(review_control_diagnostic(*tool));
-      out.review_control_tool = *tool;
-    }
-  }
-
-  if (rendered.discovered_session_id && locator_.session_id != rendered.discovered_session_id) {
-    locator_.session_id = *rendered.discovered_session_id;
+  if (step.discovered_session_id && locator_.session_id != step.discovered_session_id) {
+    locator_.session_id = *step.discovered_session_id;
     if (kind() == adapter_kind::claude)
       locator_.native_session_path =
         claude_session_path(home_, setup_.workspace, *locator_.session_id).string();
@@ -357,8 +342,7 @@ failure_verdict attempt_run::fail_before_start(std::string failure_class,
 failure_verdict attempt_run::finish(const attempt_end& end) {
   if (kind() == adapter_kind::agy && locator_.cli_log) {
     if (auto text = read_file_tail(*locator_.cli_log, 256 * 1024))
-      for (auto& d : agy_log_diagnostics(*text, patterns_))
-        diagnostics_.add(std::move(d));
+      file_diagnostics_ = output_->add_agy_cli_log(*text, patterns_);
   }
   // Aggregate-initialized on purpose (see attempt_end).
   failure_inputs in{
@@ -368,8 +352,8 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
                                                        : agent_exit_status::how::exited,
                          end.exit_code, end.exit_signal},
     .stop = end.stop,
-    .review_control_tool = review_control_tool_,
-    .diagnostics_newest_first = diagnostics_.newest_first(),
+    .review_control_tool = output_->review_violation(),
+    .diagnostics_newest_first = output_->diagnostics().newest_first(),
     .observed_at = clock_->now(),
   };
   auto v = classify_attempt(in, patterns_);
@@ -427,7 +411,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
     locator_.termination_signal = v.termination_signal_name;
     locator_.termination_signal_inferred = v.termination_signal_inferred;
     locator_.termination_initiator =
-      end.stop != dispatcher_stop::none || review_control_tool_ ? "dispatcher" : "unknown";
+      end.stop != dispatcher_stop::none || output_->review_violation() ? "dispatcher" : "unknown";
   }
   finish_line(v);
   write_locator();

@@ -27,6 +27,7 @@
 
 #include "runtime/agents/adapter.hpp"
 #include "runtime/agents/attempt_locator.hpp"
+#include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/failure_classifier.hpp"
 #include "runtime/agents/failure_patterns.hpp"
 #include "runtime/agents/native_sessions.hpp"
@@ -145,6 +146,11 @@ public:
     return classified_ ? &classification_inputs_ : nullptr;
   }
   const failure_verdict& classification() const noexcept { return classification_; }
+  // After finish(): the diagnostics read from files rather than output lines
+  // (agy's CLI log), in the order they were added after the last line.
+  const std::vector<terminal_diagnostic>& file_diagnostics() const noexcept {
+    return file_diagnostics_;
+  }
 
   // The work-log rows this attempt appended, in order (START, FINISH).
   const std::vector<work_log_event>& rows_written() const noexcept { return rows_written_; }
@@ -164,10 +170,9 @@ private:
   line_file stream_;
   line_file normalized_;
   line_file heartbeat_;
-  render_state render_;
-  diagnostic_log diagnostics_;
   compiled_failure_patterns patterns_;
-  std::optional<std::string> review_control_tool_;
+  std::optional<attempt_output> output_; // set by open()
+  std::vector<terminal_diagnostic> file_diagnostics_;
   bool classified_ = false;
   std::vector<work_log_event> rows_written_;
   failure_inputs classification_inputs_;

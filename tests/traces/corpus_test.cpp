@@ -393,6 +393,29 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
   EXPECT_GT(attempts, 20);
 }
 
+TEST(trace_corpus_cover, every_classified_attempt_is_rebuilt_from_its_recorded_lines) {
+  // Each attempt.exit replays from the attempt.line edges before it; each
+  // attempt with output has lines, all of them before its exit.
+  for (const auto& [name, t] : load_corpus()) {
+    std::map<std::string, int> lines;
+    std::set<std::string> exited;
+    for (const auto& r : t.records) {
+      if (r.kind == "attempt.line") {
+        auto identity = r.body["attempt"].get<std::string>();
+        EXPECT_FALSE(exited.count(identity)) << name << ": a line after the exit of " << identity;
+        ++lines[identity];
+      }
+      if (r.kind == "attempt.exit") {
+        EXPECT_EQ(r.body.value("line_edges", false), true) << name << " seq " << r.seq;
+        exited.insert(r.body["identity"].get<std::string>());
+      }
+    }
+    for (const auto& [identity, count] : lines)
+      EXPECT_TRUE(exited.count(identity)) << name << ": " << identity << " has lines, no exit";
+    EXPECT_FALSE(lines.empty()) << name;
+  }
+}
+
 TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_without_rerunning_it) {
   // The dispatcher crashed after the worker's attempt ended well, before
   // the stage step was durable: the restart reads the succeeded locator back
@@ -697,6 +720,40 @@ TEST(trace_mutation, a_pattern_table_without_quota_classifies_the_first_quota_fa
   EXPECT_EQ(d.seq, quota->seq);
   EXPECT_EQ(d.edge_kind, "attempt.exit");
   EXPECT_EQ(d.kind, "attempt.classified");
+  EXPECT_EQ(d.expected["failure_class"], "provider-quota");
+  EXPECT_NE(d.actual["failure_class"], "provider-quota");
+}
+
+TEST(trace_mutation, a_quota_line_that_never_came_classifies_that_attempt_otherwise) {
+  // The classification is rebuilt from the attempt's recorded lines: with
+  // its quota message replaced, the attempt is classified otherwise at its
+  // exit.
+  auto trace = load("failure-classes");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* quota = first_record(trace, "attempt.classified", [](const json& b) {
+    return b["failure_class"] == "provider-quota" && b["evidence_origin"] == "claude:result";
+  });
+  ASSERT_NE(quota, nullptr);
+  const auto* exit = record_at(trace, quota->cause);
+  ASSERT_NE(exit, nullptr);
+  ASSERT_EQ(exit->body["line_edges"], true);
+  auto identity = exit->body["identity"].get<std::string>();
+  int changed = 0;
+  for (auto& r : trace.records)
+    if (r.kind == "attempt.line" && r.body["attempt"] == identity &&
+        has_text(r.body["text"], "limit")) {
+      r.body["text"] = "plain output";
+      ++changed;
+    }
+  ASSERT_GT(changed, 0);
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, quota->seq);
+  EXPECT_EQ(d.edge_kind, "attempt.exit");
   EXPECT_EQ(d.expected["failure_class"], "provider-quota");
   EXPECT_NE(d.actual["failure_class"], "provider-quota");
 }

@@ -112,7 +112,7 @@ int run_loop(const run_loop_options& opt) {
   auto state = actors::spawn_state_actors(sys, std::move(*store));
   auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
-  auto host = sys.spawn(actors::attempt_host_impl, actors::make_attempt_config(process));
+  auto host = sys.spawn(actors::attempt_host_impl, actors::make_attempt_config(process, trace));
 
   auto ctx = std::make_shared<actors::run_context>();
   ctx->workspace = identity->path;

@@ -297,6 +297,28 @@ TEST_F(attempt_run_test, TheNewestAgyConversationChangedDuringTheAttemptIsRecord
   EXPECT_EQ(locator_on_disk(run).value("native_session_path", std::string{}), fresh.string());
 }
 
+TEST_F(attempt_run_test, TheAgyCliLogIsReadAfterTheLinesAndKeptApart) {
+  auto opened = attempt_run::open(setup(adapter_kind::agy), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  run.on_line(output_channel::err, "Error: RESOURCE_EXHAUSTED: quota", false, 0);
+  ASSERT_TRUE(write_file_atomic(agy_cli_log_path(run.attempt_dir()),
+                                "INFO start\nERROR status code: 429 RESOURCE_EXHAUSTED, retry in "
+                                "10s\n")
+                .is_ok());
+  attempt_end end;
+  end.exit_code = 1;
+  run.finish(end);
+  ASSERT_EQ(run.file_diagnostics().size(), 1u);
+  EXPECT_EQ(run.file_diagnostics()[0].origin, "agy-cli.log");
+  const auto* in = run.classification_inputs();
+  ASSERT_NE(in, nullptr);
+  ASSERT_EQ(in->diagnostics_newest_first.size(), 2u);
+  EXPECT_EQ(in->diagnostics_newest_first[0].text, run.file_diagnostics()[0].text);
+  EXPECT_NE(in->diagnostics_newest_first[1].text.find("RESOURCE_EXHAUSTED: quota"),
+            std::string::npos);
+}
+
 TEST_F(attempt_run_test, NoAgyConversationChangedMeansNoNativeSession) {
   auto s = setup(adapter_kind::agy);
   s.env_additions = {"HOME=" + (dir.path() / "home").string()};

@@ -1,0 +1,63 @@
+#pragma once
+// Agent output in a message trace (docs/traces.md): the attempt.line edge
+// the attempt actor records for every line its agent prints, the
+// attempt.review_control decision a line can cause (a codex review started
+// a collaboration tool: the agent is stopped), and the attempt.phase edge of
+// a pi phase report. On the replay side, one attempt_output per attempt is
+// fed that attempt's recorded lines in order, exactly as the live attempt
+// fed its own; at the attempt's end (attempt.exit) the diagnostics and the
+// review violation it collected replace the recorded ones in the
+// classification inputs, so a change in how lines are read shows up as a
+// different attempt.classified. Plain state owned by one replay: no I/O, no
+// threads; errors are handler results, nothing throws.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/agents/adapter.hpp"
+#include "runtime/agents/attempt_output.hpp"
+#include "runtime/agents/failure_classifier.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/trace/trace_replay.hpp"
+
+namespace ad::runtime {
+
+namespace trace_kinds {
+inline constexpr std::string_view attempt_line = "attempt.line";   // one line of agent output
+inline constexpr std::string_view attempt_phase = "attempt.phase"; // a pi phase report
+inline constexpr std::string_view attempt_review_control = "attempt.review_control";
+} // namespace trace_kinds
+
+// One line as the reactor delivered it. truncated/dropped appear only when
+// the line was cut at the line cap.
+json attempt_line_body(std::string_view identity, adapter_kind kind, std::string_view role,
+                       output_channel channel, std::string_view text, bool truncated,
+                       uint64_t dropped_bytes);
+json review_control_body(std::string_view identity, std::string_view tool);
+json pi_phase_body(std::string_view identity, std::string_view session_file,
+                   std::string_view phase, std::string_view reason,
+                   const std::vector<std::string>& pending_tool_call_ids);
+
+class output_replay {
+public:
+  // attempt.line: feeds the line to its attempt's output (created at the
+  // attempt's first line); the decision attempt.review_control when the
+  // line starts a collaboration tool in a codex review.
+  result<std::vector<replayed_decision>> line(const json& body);
+
+  // The classification inputs of `identity` rebuilt from its recorded
+  // lines: `recorded` with the collected diagnostics, then file_diagnostics
+  // (read from files after the last line, in that order), and the review
+  // violation. Forgets the attempt.
+  failure_inputs finish(const std::string& identity, failure_inputs recorded,
+                        const std::vector<terminal_diagnostic>& file_diagnostics);
+
+  std::size_t open_attempts() const noexcept { return outputs_.size(); }
+
+private:
+  std::map<std::string, attempt_output> outputs_;
+};
+
+} // namespace ad::runtime

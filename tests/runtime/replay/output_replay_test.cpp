@@ -1,0 +1,100 @@
+#include "runtime/replay/output_replay.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ad::runtime {
+namespace {
+
+constexpr const char* review_id = "g__t__p1__review__a01";
+
+json codex_line(const char* text, const char* role = "review") {
+  return attempt_line_body(review_id, adapter_kind::codex, role, output_channel::out, text, false,
+                           0);
+}
+
+constexpr const char* spawn_agent =
+  R"({"type":"item.started","item":{"type":"collab_tool_call","tool":"spawn_agent"}})";
+
+TEST(output_replay, a_line_body_names_its_attempt_cli_role_and_channel) {
+  auto j = attempt_line_body("a", adapter_kind::claude, "worker", output_channel::err, "oops",
+                             false, 0);
+  EXPECT_EQ(j, (json{{"attempt", "a"}, {"cli", "claude"}, {"role", "worker"}, {"channel", "err"},
+                     {"text", "oops"}}));
+  auto cut = attempt_line_body("a", adapter_kind::pi, "worker", output_channel::out, "x", true,
+                               4096);
+  EXPECT_EQ(cut["truncated"], true);
+  EXPECT_EQ(cut["dropped"], 4096);
+}
+
+TEST(output_replay, a_collaboration_tool_in_a_codex_review_is_decided_once) {
+  output_replay replay;
+  auto first = replay.line(codex_line(R"({"type":"thread.started","thread_id":"th-1"})"));
+  ASSERT_TRUE(first.is_ok()) << first.error().message();
+  EXPECT_TRUE(first->empty());
+  auto hit = replay.line(codex_line(spawn_agent));
+  ASSERT_TRUE(hit.is_ok());
+  ASSERT_EQ(hit->size(), 1u);
+  EXPECT_EQ((*hit)[0].kind, "attempt.review_control");
+  EXPECT_EQ((*hit)[0].body, review_control_body(review_id, "spawn_agent"));
+  auto again = replay.line(codex_line(spawn_agent));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_TRUE(again->empty());
+
+  failure_inputs recorded;
+  recorded.diagnostics_newest_first = {{"recorded", "not from the lines"}};
+  auto in = replay.finish(review_id, recorded, {});
+  EXPECT_EQ(in.review_control_tool, "spawn_agent");
+  ASSERT_EQ(in.diagnostics_newest_first.size(), 1u);
+  EXPECT_NE(in.diagnostics_newest_first[0].text.find("spawn_agent"), std::string::npos);
+  EXPECT_EQ(replay.open_attempts(), 0u);
+}
+
+TEST(output_replay, a_worker_is_not_guarded) {
+  output_replay replay;
+  auto hit = replay.line(codex_line(spawn_agent, "worker"));
+  ASSERT_TRUE(hit.is_ok());
+  EXPECT_TRUE(hit->empty());
+  EXPECT_FALSE(replay.finish(review_id, {}, {}).review_control_tool);
+}
+
+TEST(output_replay, diagnostics_come_from_the_lines_then_the_files_newest_first) {
+  output_replay replay;
+  auto line = attempt_line_body(
+    "w", adapter_kind::codex, "worker", output_channel::out,
+    R"({"type":"turn.failed","error":{"message":"You've hit your usage limit."}})", false, 0);
+  ASSERT_TRUE(replay.line(line).is_ok());
+  auto in = replay.finish("w", {}, {{"agy-cli.log", "from the file"}});
+  ASSERT_EQ(in.diagnostics_newest_first.size(), 2u);
+  EXPECT_EQ(in.diagnostics_newest_first[0].text, "from the file");
+  EXPECT_NE(in.diagnostics_newest_first[1].text.find("usage limit"), std::string::npos);
+}
+
+TEST(output_replay, an_attempt_without_lines_keeps_only_its_file_diagnostics) {
+  output_replay replay;
+  failure_inputs recorded;
+  recorded.review_control_tool = "spawn_agent";
+  recorded.diagnostics_newest_first = {{"stderr", "recorded"}};
+  auto in = replay.finish("silent", recorded, {});
+  EXPECT_TRUE(in.diagnostics_newest_first.empty());
+  EXPECT_FALSE(in.review_control_tool);
+}
+
+TEST(output_replay, a_bad_line_is_an_error_naming_the_member) {
+  output_replay replay;
+  auto j = codex_line("x");
+  j["channel"] = "both";
+  auto bad = replay.line(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("channel"), std::string::npos);
+  j = codex_line("x");
+  j["cli"] = "nope";
+  EXPECT_FALSE(replay.line(j).is_ok());
+  j = codex_line("x");
+  j.erase("text");
+  bad = replay.line(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("text"), std::string::npos);
+}
+
+} // namespace
+} // namespace ad::runtime
