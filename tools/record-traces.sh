@@ -113,16 +113,17 @@ for c in "${cases[@]}"; do
       run tactical "$work/tac" "$work/tac.json" ;;
     budget-block|retry-blocked)
       # A worker that always crashes: retries until the budget blocks it
-      # (exit 2); then `run --retry-blocked` clears the block and it blocks again.
+      # (exit 2); then `run --retry-blocked` on the same state root clears the
+      # block and it blocks again.
       if [ ! -d "$work/bb" ]; then
         gen "$work/bb" 3 chain 1
         printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{"default":{"actions":[{"kind":"fail","failure":"error","message":"tool crashed"}]}}}}}' >"$work/bb.json"
-        [ "$c" = retry-blocked ] && run budget-block-first "$work/bb" "$work/bb.json" >/dev/null && rm -f "$out/budget-block-first.jsonl"
+        [ "$c" = retry-blocked ] && STATE=bb run budget-block-first "$work/bb" "$work/bb.json" >/dev/null && rm -f "$out/budget-block-first.jsonl"
       fi
       if [ "$c" = budget-block ]; then
-        run budget-block "$work/bb" "$work/bb.json"
+        STATE=bb run budget-block "$work/bb" "$work/bb.json"
       else
-        run retry-blocked "$work/bb" "$work/bb.json" --retry-blocked
+        STATE=bb run retry-blocked "$work/bb" "$work/bb.json" --retry-blocked
       fi ;;
     pi-native-resume)
       # A local-lane worker on pi-laguna-s (native resume) hits its context

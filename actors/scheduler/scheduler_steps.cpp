@@ -184,11 +184,10 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
                                                    const runtime::state_model& model) {
   std::vector<runtime::state_change> changes;
   auto now = s.ctx->clk->now();
-  if (s.ctx->retry_blocked)
-    for (const auto& [name, st] : model.tasks) {
-      auto cleared = runtime::clear_for_retry(name, st, now);
-      changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
-    }
+  if (s.ctx->retry_blocked) {
+    changes = runtime::retry_blocked_changes(model.tasks, now);
+    trace_retry_blocked(*s.ctx, model.tasks, now, changes);
+  }
   auto review = review_active_stages_traced(*s.ctx, model);
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);

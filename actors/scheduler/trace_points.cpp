@@ -421,6 +421,17 @@ void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
   ctx.trace->decision(kinds::scheduler_reconciled, edge, runtime::reconcile_outcome_body(out));
 }
 
+void trace_retry_blocked(const run_context& ctx,
+                         const std::map<std::string, runtime::task_state>& tasks,
+                         runtime::millis now, const std::vector<runtime::state_change>& changes) {
+  if (!ctx.trace)
+    return;
+  auto edge = ctx.trace->edge(kinds::scheduler_retry_blocked,
+                              runtime::retry_blocked_body({tasks, now}));
+  ctx.trace->decision(kinds::scheduler_retry_cleared, edge,
+                      json{{"changes", runtime::changes_body(changes)}});
+}
+
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit) {
   if (!ctx.trace)

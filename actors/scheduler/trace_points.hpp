@@ -10,6 +10,7 @@
 // rebuilt from the recorded edges with the same decision functions.
 // Synchronous, never throws; trace write errors surface at the writer's stop().
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,11 @@ void trace_group_close(const run_context& ctx, const runtime::group_reading& gro
 // scheduler.reconciled (completions, errors, changes).
 void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
                      const runtime::reconcile_outcome& out);
+// scheduler.retry_blocked (every task's durable state, the clock reading)
+// -> scheduler.retry_cleared (the changes of `run --retry-blocked`).
+void trace_retry_blocked(const run_context& ctx,
+                         const std::map<std::string, runtime::task_state>& tasks,
+                         runtime::millis now, const std::vector<runtime::state_change>& changes);
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 

@@ -58,6 +58,32 @@ result<reconcile_input> reconcile_input_from_json(const json& j) {
   }
 }
 
+json retry_blocked_body(const retry_blocked_input& in) {
+  json tasks = json::object();
+  for (const auto& [name, st] : in.tasks)
+    tasks[name] = json_or_text(task_to_json_text(st));
+  return json{{"tasks", std::move(tasks)}, {"now", in.now}};
+}
+
+result<retry_blocked_input> retry_blocked_input_from_json(const json& j) {
+  try {
+    retry_blocked_input in;
+    in.now = json_member<millis>(j, "now");
+    auto tasks = json_member<json>(j, "tasks");
+    if (!tasks.is_object())
+      throw_json_member_error("tasks", "must be an object of task states");
+    for (const auto& [name, st] : tasks.items()) {
+      auto task = task_from_json_text(dump_json(st), "scheduler.retry_blocked.tasks." + name);
+      if (!task.is_ok())
+        return task.error();
+      in.tasks.emplace(name, std::move(*task));
+    }
+    return in;
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("scheduler.retry_blocked: ") + e.what());
+  }
+}
+
 json reconcile_outcome_body(const reconcile_outcome& out) {
   return json{{"completed", out.completed}, {"errors", out.errors},
               {"changes", changes_body(out.changes)}};

@@ -40,6 +40,7 @@ inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; /
 inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
 inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
 inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's closing inputs
+inline constexpr std::string_view scheduler_retry_blocked = "scheduler.retry_blocked"; // start-up
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -58,6 +59,7 @@ inline constexpr std::string_view scheduler_reconciled = "scheduler.reconciled";
 inline constexpr std::string_view scheduler_active_stages = "scheduler.active_stages";
 inline constexpr std::string_view scheduler_sighted = "scheduler.sighted";
 inline constexpr std::string_view scheduler_group_close = "scheduler.group_close";
+inline constexpr std::string_view scheduler_retry_cleared = "scheduler.retry_cleared";
 inline constexpr std::string_view run_exit = "run.exit";
 
 } // namespace ad::runtime::trace_kinds
@@ -88,6 +90,14 @@ struct reconcile_input {
   std::map<std::string, std::vector<std::string>> archives;
 };
 json reconcile_input_body(const reconcile_input& in);
+// `run --retry-blocked`: every task's durable state and the clock reading
+// (scheduler.retry_blocked) -> retry_blocked_changes (scheduler.retry_cleared).
+struct retry_blocked_input {
+  std::map<std::string, task_state> tasks;
+  millis now = 0;
+};
+json retry_blocked_body(const retry_blocked_input& in);
+result<retry_blocked_input> retry_blocked_input_from_json(const json& j);
 result<reconcile_input> reconcile_input_from_json(const json& j);
 json reconcile_outcome_body(const reconcile_outcome& out);
 

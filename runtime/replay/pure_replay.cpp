@@ -96,6 +96,11 @@ void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, cons
   handlers[std::string(k::scheduler_admission)] =
     one_rule(k::scheduler_admitted, admission_input_from_json,
              [](const admission_input& in) { return admission_plan_to_json(plan_admission(in)); });
+  handlers[std::string(k::scheduler_retry_blocked)] =
+    one_rule(k::scheduler_retry_cleared, retry_blocked_input_from_json,
+             [](const retry_blocked_input& in) {
+               return json{{"changes", changes_body(retry_blocked_changes(in.tasks, in.now))}};
+             });
   handlers[std::string(k::run_end)] =
     one_rule(k::run_exit, run_observation_from_json,
              [](const run_observation& obs) { return run_exit_body(compute_run_exit(obs)); });

@@ -1,5 +1,6 @@
 #include "runtime/run/run_pass.hpp"
 
+#include "runtime/policy/supervisor.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/schedule/view_from_scan.hpp"
@@ -110,6 +111,16 @@ run_observation observe_run_end(const pass_plan& last, bool task_group_requested
   for (const auto& e : errors)
     obs.reconciliation_pending.push_back(e);
   return obs;
+}
+
+std::vector<state_change> retry_blocked_changes(const std::map<std::string, task_state>& tasks,
+                                                millis now) {
+  std::vector<state_change> changes;
+  for (const auto& [name, st] : tasks) {
+    auto cleared = clear_for_retry(name, st, now);
+    changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
+  }
+  return changes;
 }
 
 } // namespace ad::runtime

@@ -76,6 +76,11 @@ group_reading read_group(const std::string& scope, const orchestration_record& r
 bool group_closes(const group_reading& g);
 group_close decide_group_close(const group_reading& g);
 
+// `run --retry-blocked` at start-up: clear_for_retry for every task of
+// `tasks` (durable state, by name) at `now`, in name order.
+std::vector<state_change> retry_blocked_changes(const std::map<std::string, task_state>& tasks,
+                                                millis now);
+
 // The observation for compute_run_exit once nothing runs here any more.
 // `completed` counts tasks this run completed.
 run_observation observe_run_end(const pass_plan& last, bool task_group_requested,

@@ -66,8 +66,9 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
 }
 
 TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_decision) {
-  // A pass's state changes are assembled from decisions replay compares:
-  // the settled active stages, the reconciliation (and the stage it clears
+  // Start-up's and each pass's state changes are assembled from decisions
+  // replay compares: the `--retry-blocked` clears (start-up), the settled
+  // active stages, the reconciliation (and the stage it clears
   // for a task it completes), the closing of finished groups, the new work
   // units and first sightings, and the claims the admission took. Every
   // task it starts was admitted by that pass.
@@ -77,7 +78,8 @@ TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_deci
   for (const auto& r : trace.records) {
     const auto& kind = r.kind;
     if (kind == "scheduler.active_stages" || kind == "scheduler.reconciled" ||
-        kind == "scheduler.sighted" || kind == "scheduler.group_close")
+        kind == "scheduler.sighted" || kind == "scheduler.group_close" ||
+        kind == "scheduler.retry_cleared")
       for (const auto& c : r.body["changes"])
         pool.push_back(c);
     if (kind == "scheduler.reconciled")
@@ -89,14 +91,9 @@ TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_deci
       for (const auto& t : r.body["admitted"])
         admitted.insert(t.get<std::string>());
     }
-    if (kind == "scheduler.startup") {
-      // Start-up's own probes belong to start-up, not to the first pass.
-      pool.clear();
-      admitted.clear();
-    }
-    if (kind != "scheduler.pass")
+    if (kind != "scheduler.pass" && kind != "scheduler.startup")
       continue;
-    SCOPED_TRACE("pass record " + std::to_string(r.seq));
+    SCOPED_TRACE(kind + " record " + std::to_string(r.seq));
     for (const auto& c : r.body["changes"]) {
       auto it = std::find(pool.begin(), pool.end(), c);
       EXPECT_NE(it, pool.end()) << "not decided by a compared decision: " << c.dump();
@@ -414,6 +411,35 @@ TEST(trace_corpus_cover, every_classified_attempt_is_rebuilt_from_its_recorded_l
       EXPECT_TRUE(exited.count(identity)) << name << ": " << identity << " has lines, no exit";
     EXPECT_FALSE(lines.empty()) << name;
   }
+}
+
+TEST(trace_corpus_cover, retry_blocked_clears_the_block_before_the_task_runs_again) {
+  // The second run of the budget-block workspace, on the same state root:
+  // start-up clears the block, the worker runs again and blocks again.
+  auto t = load("retry-blocked");
+  const runtime::trace_record* cleared = nullptr;
+  for (const auto& r : t.records)
+    if (r.kind == "scheduler.retry_cleared")
+      cleared = &r;
+  ASSERT_NE(cleared, nullptr);
+  const auto* edge = record_at(t, cleared->cause);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->kind, "scheduler.retry_blocked");
+  const std::string task = "grp01/01_t0001";
+  ASSERT_TRUE(edge->body["tasks"][task].contains("blocked"));
+  EXPECT_EQ(changes_of(cleared->body, "clear_blocked", task).size(), 1u);
+  EXPECT_EQ(changes_of(cleared->body, "reset_failures", task).size(), 1u);
+  bool began_after = false, blocked_again = false;
+  for (const auto& r : t.records) {
+    if (r.kind == "task.begin" && r.body["spec"]["name"] == task) {
+      EXPECT_GT(r.seq, cleared->seq);
+      began_after = true;
+    }
+    if (r.kind == "task.end" && r.body["task"] == task && r.body["outcome"] == "blocked")
+      blocked_again = true;
+  }
+  EXPECT_TRUE(began_after);
+  EXPECT_TRUE(blocked_again);
 }
 
 TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_without_rerunning_it) {
@@ -916,6 +942,24 @@ TEST(trace_mutation, a_busy_group_is_not_closed) {
   EXPECT_EQ(report->divergence->kind, "scheduler.group_close");
   EXPECT_EQ(report->divergence->actual["close"], false);
   EXPECT_TRUE(report->divergence->actual["changes"].empty());
+}
+
+TEST(trace_mutation, a_task_recorded_unblocked_is_not_cleared_by_retry_blocked) {
+  auto trace = load("retry-blocked");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* edge = first_record(trace, "scheduler.retry_blocked", [](const json&) { return true; });
+  ASSERT_NE(edge, nullptr);
+  ASSERT_EQ(edge->body["tasks"]["grp01/01_t0001"].erase("blocked"), 1u);
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.cause, edge->seq);
+  EXPECT_EQ(d.kind, "scheduler.retry_cleared");
+  EXPECT_FALSE(d.expected["changes"].empty());
+  EXPECT_TRUE(d.actual["changes"].empty());
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {

@@ -239,5 +239,46 @@ TEST(pure_replay, a_group_closes_when_all_its_tasks_are_complete_and_nothing_run
   EXPECT_FALSE(group_reading_from_json(body).is_ok());
 }
 
+TEST(pure_replay, retry_blocked_clears_only_blocked_tasks_in_name_order) {
+  retry_blocked_input in;
+  in.now = 1'000;
+  task_state blocked;
+  blocked.blocked = blocked_info{"worker recovery failure limit exhausted: 10/10", "{}"};
+  blocked.counters["retry:worker:generic"] = 9;
+  in.tasks = {{"g/02_b", blocked}, {"g/01_a", task_state{}}, {"g/03_c", blocked}};
+  auto changes = changes_body(retry_blocked_changes(in.tasks, in.now));
+  std::vector<std::string> cleared;
+  for (const auto& c : changes)
+    if (c["op"] == "clear_blocked")
+      cleared.push_back(c["task"].get<std::string>());
+  EXPECT_EQ(cleared, (std::vector<std::string>{"g/02_b", "g/03_c"}));
+  for (const auto& c : changes)
+    EXPECT_NE(c["task"], "g/01_a") << c.dump();
+
+  auto body = retry_blocked_body(in);
+  auto back = retry_blocked_input_from_json(body);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(retry_blocked_body(*back), body);
+  auto replayed = handlers_for_default_policy().at("scheduler.retry_blocked").fn(body);
+  ASSERT_TRUE(replayed.is_ok()) << replayed.error().message();
+  ASSERT_EQ(replayed->size(), 1u);
+  EXPECT_EQ((*replayed)[0].kind, "scheduler.retry_cleared");
+  EXPECT_EQ((*replayed)[0].body, (json{{"changes", changes}}));
+
+  auto bad = body;
+  bad.erase("now");
+  auto err = retry_blocked_input_from_json(bad);
+  ASSERT_FALSE(err.is_ok());
+  EXPECT_NE(err.error().message().find("now"), std::string::npos);
+  bad = body;
+  bad["tasks"] = json::array();
+  EXPECT_FALSE(retry_blocked_input_from_json(bad).is_ok());
+  bad = body;
+  bad["tasks"]["g/02_b"]["counters"] = "none";
+  err = retry_blocked_input_from_json(bad);
+  ASSERT_FALSE(err.is_ok());
+  EXPECT_NE(err.error().message().find("g/02_b"), std::string::npos);
+}
+
 } // namespace
 } // namespace ad::runtime
