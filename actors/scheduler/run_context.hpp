@@ -3,7 +3,8 @@
 // the policy and its time zone, the clock, and the handles of the state
 // store, supervisor, attempt host and output actor. Immutable once the run
 // starts (shared by pointer between the scheduler and its task actors).
-// The output handle may be null (nothing is rendered then).
+// The output handle may be null (nothing is rendered then), and so may the
+// task actors' file access (io: null means the real files).
 
 #include <filesystem>
 #include <memory>
@@ -19,6 +20,8 @@
 #include "runtime/trace/trace_writer.hpp"
 
 namespace ad::actors {
+
+class task_io; // actors/scheduler/task_steps.hpp
 
 struct run_context {
   std::string workspace;     // canonical workspace root
@@ -41,6 +44,9 @@ struct run_context {
   std::chrono::milliseconds survivor_poll{1'000};
   // `run --trace`: the message trace (actors/scheduler/trace_points.hpp); null: off.
   std::shared_ptr<runtime::trace_writer> trace;
+  // What the task actors read from files (and remove); null: the files
+  // themselves. Replay sets readings recorded in the trace.
+  std::shared_ptr<const task_io> io;
 };
 
 using run_context_ptr = std::shared_ptr<const run_context>;

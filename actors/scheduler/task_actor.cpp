@@ -119,7 +119,7 @@ void settle(self_ptr self, const messages::attempt_result& r) {
     on_failure(self, r);
     return;
   }
-  auto reading = read_after_success(s, r);
+  auto reading = io_of(s).read_after_success(s, r);
   auto edge = trace_attempt_result(s, r, &reading);
   auto step = step_after_success(s.spec, s.st, s.ctx->pol, reading);
   trace_stage_step(s, edge, step);
@@ -127,7 +127,7 @@ void settle(self_ptr self, const messages::attempt_result& r) {
   persist(self, std::move(step.changes), [self, step, complete, edge] {
     auto& s = self->state;
     if (complete)
-      runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
+      io_of(s).remove_attempt_logs(s);
     end_task(self, std::string(runtime::to_string(step.next)), step.reason, step.pause, edge);
   });
 }
@@ -145,7 +145,7 @@ void on_result(self_ptr self, messages::attempt_result r) {
   }
   // The write set after the attempt, durable before the supervisor reads
   // the task's history (SPEC section 7).
-  s.write_set_after = runtime::current_write_set(s.spec.write_paths);
+  s.write_set_after = io_of(s).current_write_set(s);
   auto after = runtime::write_set_change(s.spec.name, s.identity, runtime::snapshot_phase::after,
                                          s.write_set_after);
   persist(self, {std::move(after)}, [self, r] { refresh(self, [self, r] { settle(self, r); }); });
@@ -168,14 +168,13 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
   auto launch_edge = trace_launch_inputs(s, target_id, prompt, native_session, consume_handoff);
   int64_t attempt = ++s.spec.last_attempt;
   if (s.spec.stage == "review")
-    capture_review_baseline(s);
+    io_of(s).capture_review_baseline(s);
   auto req = make_start_attempt(s, *target, attempt, std::move(prompt), std::move(native_session),
                                 consume_handoff);
   pre.push_back(runtime::record_attempt_started{s.spec.name, s.spec.stage, s.spec.plan_number,
                                                 s.spec.stage, attempt, "", consume_handoff});
-  pre.push_back(runtime::snapshot_write_set(
-    s.spec.name, runtime::attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt),
-    runtime::snapshot_phase::before, s.spec.write_paths));
+  pre.push_back(io_of(s).snapshot_before(
+    s, runtime::attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt)));
   s.target = target_id;
   persist(self, std::move(pre), [self, req, launch_edge] {
     runtime::crash_point("before-launch");

@@ -15,7 +15,9 @@
 // quota-reset wait left by a restart. It tells the scheduler how the stage
 // ended with task_ended and quits. stop_run cancels the running
 // attempt (the agent's process group is terminated) and ends "cancelled".
-// It never touches the workspace except through agents and reads.
+// It never touches the workspace except through agents and reads, and it
+// reads files only through ctx->io (actors/scheduler/task_steps.hpp:
+// task_io), which replay feeds from a trace.
 
 #include <functional>
 #include <string>

@@ -10,6 +10,7 @@
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/admission_quota.hpp"
+#include "runtime/run/attempt_snapshots.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/schedule/review_progress.hpp"
 #include "runtime/schedule/task_view.hpp"
@@ -254,6 +255,41 @@ success_reading read_after_success(const task_actor_state& s, const messages::at
     reading.review.signature_after = progress_signature_of(spec);
   }
   return reading;
+}
+
+namespace {
+
+class files_io final : public task_io {
+public:
+  void capture_review_baseline(task_actor_state& s) const override {
+    actors::capture_review_baseline(s);
+  }
+  success_reading read_after_success(const task_actor_state& s,
+                                     const messages::attempt_result& r) const override {
+    return actors::read_after_success(s, r);
+  }
+  std::vector<runtime::file_snapshot> current_write_set(const task_actor_state& s) const override {
+    return runtime::current_write_set(s.spec.write_paths);
+  }
+  runtime::state_change snapshot_before(const task_actor_state& s,
+                                        const std::string& identity) const override {
+    return runtime::snapshot_write_set(s.spec.name, identity, runtime::snapshot_phase::before,
+                                       s.spec.write_paths);
+  }
+  void remove_attempt_logs(const task_actor_state& s) const override {
+    runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
+  }
+};
+
+} // namespace
+
+const task_io& file_task_io() {
+  static const files_io io;
+  return io;
+}
+
+const task_io& io_of(const task_actor_state& s) {
+  return s.ctx->io ? *s.ctx->io : file_task_io();
 }
 
 runtime::stage_step step_after_success(const task_spec& spec, const runtime::task_state& st,

@@ -85,6 +85,31 @@ success_reading read_after_success(const task_actor_state& s, const messages::at
 runtime::stage_step step_after_success(const task_spec& spec, const runtime::task_state& st,
                                        const runtime::policy& pol, const success_reading& reading);
 
+// Where a task actor reads files (and removes its attempt logs): the
+// workspace and state root in a run (file_task_io), the trace in replay.
+// Each call runs inside one of the actor's steps and must not block long.
+class task_io {
+public:
+  virtual ~task_io() = default;
+  // Before a review starts: sets s.review_seen and s.review_signature.
+  virtual void capture_review_baseline(task_actor_state& s) const = 0;
+  virtual success_reading read_after_success(const task_actor_state& s,
+                                             const messages::attempt_result& r) const = 0;
+  // The write set's files now (after an attempt).
+  virtual std::vector<runtime::file_snapshot> current_write_set(
+    const task_actor_state& s) const = 0;
+  // The write-set snapshot change recorded with an attempt's start.
+  virtual runtime::state_change snapshot_before(const task_actor_state& s,
+                                                const std::string& identity) const = 0;
+  // After the task completed: its attempt logs in the runs folder go.
+  virtual void remove_attempt_logs(const task_actor_state& s) const = 0;
+};
+
+// The real files (the functions above and runtime/run).
+const task_io& file_task_io();
+// s.ctx->io, or file_task_io() when the context has none.
+const task_io& io_of(const task_actor_state& s);
+
 void emit_task_started(const task_actor_state& s);
 void emit_attempt_began(const task_actor_state& s, const messages::start_attempt& req);
 void emit_attempt_ended(const task_actor_state& s, const messages::attempt_result& r);

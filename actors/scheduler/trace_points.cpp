@@ -238,6 +238,35 @@ json stage_step_body(const std::string& task, const std::string& stage,
               {"changes", runtime::changes_body(step.changes)}};
 }
 
+} // namespace
+
+runtime::result<success_reading> success_reading_from_json(const std::string& stage,
+                                                           const json& observed) {
+  try {
+    success_reading reading;
+    if (stage == "worker") {
+      reading.runtime_identity = {observed.at("runtime_identity").at("cli").get<std::string>(),
+                                  observed.at("runtime_identity").at("model").get<std::string>()};
+    } else if (stage == "selfcheck") {
+      auto& c = reading.checklist;
+      c.state =
+        static_cast<runtime::checklist_state>(observed.at("checklist").at("state").get<int>());
+      c.boxes = observed.at("checklist").at("boxes").get<std::size_t>();
+      c.open = observed.at("checklist").at("open").get<std::size_t>();
+    } else {
+      auto review = runtime::review_reading_from_json(observed.at("review"));
+      if (!review.is_ok())
+        return review.error();
+      reading.review = std::move(*review);
+    }
+    return reading;
+  } catch (const std::exception& e) {
+    return runtime::status::invalid_argument(std::string("attempt.result observed: ") + e.what());
+  }
+}
+
+namespace {
+
 runtime::result<std::vector<runtime::replayed_decision>> replay_stage_step(const run_context& ctx,
                                                                            const json& body) {
   using out_t = std::vector<runtime::replayed_decision>;
@@ -254,27 +283,14 @@ runtime::result<std::vector<runtime::replayed_decision>> replay_stage_step(const
                                            "attempt.result.task_state");
     if (!st.is_ok())
       return st.error();
-    const auto& observed = body.at("observed");
-    success_reading reading;
-    if (stage == "worker") {
-      reading.runtime_identity = {observed.at("runtime_identity").at("cli").get<std::string>(),
-                                  observed.at("runtime_identity").at("model").get<std::string>()};
-    } else if (stage == "selfcheck") {
-      auto& c = reading.checklist;
-      c.state = static_cast<runtime::checklist_state>(observed.at("checklist").at("state").get<int>());
-      c.boxes = observed.at("checklist").at("boxes").get<std::size_t>();
-      c.open = observed.at("checklist").at("open").get<std::size_t>();
-    } else {
-      auto review = runtime::review_reading_from_json(observed.at("review"));
-      if (!review.is_ok())
-        return review.error();
-      reading.review = std::move(*review);
-    }
+    auto reading = success_reading_from_json(stage, body.at("observed"));
+    if (!reading.is_ok())
+      return reading.error();
     task_spec spec;
     spec.name = task;
     spec.stage = stage;
     spec.task_dir = body.at("task_dir").get<std::string>();
-    auto step = step_after_success(spec, *st, ctx.pol, reading);
+    auto step = step_after_success(spec, *st, ctx.pol, *reading);
     auto kind = stage == "review" ? kinds::review_step : kinds::stage_step;
     // The task ends with the step once its changes are durable.
     return out_t{{std::string(kind), stage_step_body(task, stage, step)},

@@ -26,6 +26,10 @@ namespace ad::actors {
 runtime::json task_spec_to_json(const task_spec& spec);
 runtime::result<task_spec> task_spec_from_json(const runtime::json& j);
 runtime::json target_choice_body(const target_choice& c);
+// The reading recorded as an attempt.result's "observed" (of a successful
+// attempt of `stage`).
+runtime::result<success_reading> success_reading_from_json(const std::string& stage,
+                                                           const runtime::json& observed);
 
 // decide_begin(s, now) on a clock frozen at `now`, recording task.begin
 // (spec, task state, cool-downs, clock reading) and its decision when
@@ -100,12 +104,14 @@ void trace_retry_blocked(const run_context& ctx,
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
-// Adds the task.begin, task.launch, attempt.line, attempt.exit and
-// attempt.result handlers (attempt.exit classifies from the attempt's
-// replayed lines when the trace holds them), and wraps the supervisor.failure handler (add the supervisor's
-// handlers first) so a block step also ends its task. base supplies the
-// policy, time zone and the replay roots (workspace, task_root, runs_dir);
-// its clock is replaced per edge.
+// Adds the task.begin, task.launch, task.stop, attempt.line, attempt.exit
+// and attempt.result handlers, which replay the task actor's decisions by
+// its decision functions (attempt.exit classifies from the attempt's
+// replayed lines when the trace holds them), and wraps the
+// supervisor.failure handler (add the supervisor's handlers first) so a
+// block step also ends its task. base supplies the policy, time zone and
+// the replay roots (workspace, task_root, runs_dir); its clock is replaced
+// per edge.
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 
 } // namespace ad::actors

@@ -8,10 +8,12 @@
 // reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled),
 // the new work units and first sightings of a pass (scheduler.sightings ->
 // scheduler.sighted), the closing of a finished group (scheduler.group ->
-// scheduler.group_close),
-// the settling of probed active stages (scheduler.liveness ->
-// scheduler.active_stages) and the exit code (run.end -> run.exit). The handlers share state, so one set replays one trace, in
-// order. Pure: no files, no clock; errors are handler results.
+// scheduler.group_close), the `--retry-blocked` clears at start-up
+// (scheduler.retry_blocked -> scheduler.retry_cleared), the settling of
+// probed active stages (scheduler.liveness -> scheduler.active_stages) and
+// the exit code (run.end -> run.exit). The handlers share state, so one set
+// replays one trace, in order. Pure: no files, no clock; errors are handler
+// results.
 
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/supervisor.hpp"

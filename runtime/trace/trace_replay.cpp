@@ -69,7 +69,8 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         if (std::find(h.produces.begin(), h.produces.end(), d->kind) != h.produces.end())
           expected.push_back(d);
     std::vector<replayed_decision> actual;
-    auto got = h.fn(replay_roots.expand(r.body));
+    auto body = replay_roots.expand(r.body);
+    auto got = h.fn_at ? h.fn_at(r.seq, body) : h.fn(body);
     if (got.is_ok()) {
       actual = std::move(*got);
       for (auto& a : actual)

@@ -30,9 +30,18 @@ struct replayed_decision {
 
 using replay_fn = std::function<result<std::vector<replayed_decision>>(const json& edge_body)>;
 
+// The same, for a handler that needs to know which edge it is given.
+using replay_fn_at =
+  std::function<result<std::vector<replayed_decision>>(int64_t seq, const json& edge_body)>;
+
 struct replay_handler {
+  replay_handler() = default;
+  replay_handler(std::vector<std::string> kinds, replay_fn f, replay_fn_at f_at = nullptr)
+      : produces(std::move(kinds)), fn(std::move(f)), fn_at(std::move(f_at)) {}
+
   std::vector<std::string> produces; // decision kinds compared for this edge kind
   replay_fn fn;
+  replay_fn_at fn_at; // called instead of fn when set
 };
 
 using replay_handlers = std::map<std::string, replay_handler, std::less<>>; // by edge kind

@@ -27,6 +27,12 @@ result<std::shared_ptr<trace_writer>> trace_writer::open(const std::filesystem::
   return w;
 }
 
+std::shared_ptr<trace_writer> trace_writer::in_memory(trace_paths paths) {
+  std::shared_ptr<trace_writer> w(new trace_writer(-1, "(memory)", std::move(paths), 0));
+  w->in_memory_ = true;
+  return w;
+}
+
 trace_writer::trace_writer(int fd, std::string file, trace_paths paths, std::size_t flush_bytes)
     : fd_(fd), file_(std::move(file)), paths_(std::move(paths)), flush_bytes_(flush_bytes) {}
 
@@ -51,6 +57,13 @@ int64_t trace_writer::append(trace_direction dir, std::string_view kind, int64_t
   r.cause = cause;
   r.body = paths_.relativize(body);
   std::lock_guard<std::mutex> lock(mu_);
+  if (in_memory_) {
+    r.seq = ++seq_;
+    if (r.dir == trace_direction::edge)
+      ++kept_edges_;
+    kept_.push_back(std::move(r));
+    return seq_;
+  }
   if (fd_ < 0 || !error_.is_ok())
     return 0;
   r.seq = ++seq_;
@@ -78,6 +91,7 @@ void trace_writer::write_buffer_locked() {
 
 status trace_writer::stop() {
   std::lock_guard<std::mutex> lock(mu_);
+  in_memory_ = false;
   if (fd_ < 0)
     return error_;
   write_buffer_locked();
@@ -85,6 +99,16 @@ status trace_writer::stop() {
     error_ = status::from_errno("trace: close " + file_, errno);
   fd_ = -1;
   return error_;
+}
+
+std::vector<trace_record> trace_writer::kept_records() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return kept_;
+}
+
+std::size_t trace_writer::kept_edges() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return kept_edges_;
 }
 
 int64_t trace_writer::records() const {

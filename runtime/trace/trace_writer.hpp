@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/trace/trace_format.hpp"
 #include "runtime/trace/trace_paths.hpp"
@@ -28,6 +29,10 @@ public:
   static result<std::shared_ptr<trace_writer>> open(const std::filesystem::path& file,
                                                     const trace_header& header, trace_paths paths,
                                                     std::size_t flush_bytes = 256 * 1024);
+  // A writer that keeps its records in memory instead of writing a file:
+  // replay runs the recording actors against one and compares what they
+  // record. No header; stop() ends recording.
+  static std::shared_ptr<trace_writer> in_memory(trace_paths paths);
   ~trace_writer();
   trace_writer(const trace_writer&) = delete;
   trace_writer& operator=(const trace_writer&) = delete;
@@ -42,6 +47,10 @@ public:
   status stop();
 
   int64_t records() const;
+  // The records an in-memory writer kept, in seq order (empty otherwise).
+  std::vector<trace_record> kept_records() const;
+  // How many of those are edges.
+  std::size_t kept_edges() const;
   const trace_paths& paths() const noexcept { return paths_; }
 
 private:
@@ -57,6 +66,9 @@ private:
   std::string buffer_;
   int64_t seq_ = 0;
   status error_;
+  bool in_memory_ = false;
+  std::vector<trace_record> kept_;
+  std::size_t kept_edges_ = 0;
 };
 
 } // namespace ad::runtime

@@ -65,6 +65,20 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
       << kind << " recorded " << n << " times but not compared";
 }
 
+TEST_P(trace_corpus, replays_identically_through_the_task_decision_functions_alone) {
+  // The task actors replayed (the default) and the decision functions they
+  // call, fed the recorded readings, decide alike.
+  auto trace = load(GetParam());
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok()) << pol.error().message();
+  auto report = replay_recorded_run(trace, *pol, {}, task_decisions::by_functions);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+  auto by_actor = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(by_actor.is_ok());
+  EXPECT_EQ(report->compared, by_actor->compared);
+}
+
 TEST_P(trace_corpus, every_change_and_start_of_a_pass_comes_from_a_compared_decision) {
   // Start-up's and each pass's state changes are assembled from decisions
   // replay compares: the `--retry-blocked` clears (start-up), the settled
@@ -960,6 +974,87 @@ TEST(trace_mutation, a_task_recorded_unblocked_is_not_cleared_by_retry_blocked) 
   EXPECT_EQ(d.kind, "scheduler.retry_cleared");
   EXPECT_FALSE(d.expected["changes"].empty());
   EXPECT_TRUE(d.actual["changes"].empty());
+}
+
+// Removes the edge `seq` and the decisions it caused.
+void erase_edge(runtime::trace_file& t, int64_t seq) {
+  std::erase_if(t.records, [seq](const runtime::trace_record& r) {
+    return r.seq == seq || (r.dir == runtime::trace_direction::decision && r.cause == seq);
+  });
+}
+
+TEST(task_actor_replay, a_launch_missing_from_the_trace_diverges_where_the_actor_launches) {
+  // The real task actor runs each task's life again: it launches the retry
+  // the trace no longer shows, so its edges stop matching the recorded ones.
+  auto trace = load("tactical");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  std::map<std::string, int> launches;
+  const runtime::trace_record* second = nullptr;
+  for (const auto& r : trace.records)
+    if (r.kind == "task.launch" && ++launches[r.body["spec"]["name"].get<std::string>()] == 2) {
+      second = &r;
+      break;
+    }
+  ASSERT_NE(second, nullptr);
+  auto seq = second->seq;
+  auto task = second->body["spec"]["name"].get<std::string>();
+  erase_edge(trace, seq);
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_GT(d.cause, seq);
+  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
+  auto error = d.actual["error"].get<std::string>();
+  EXPECT_NE(error.find("task actor of " + task + " recorded task.launch where the trace has"),
+            std::string::npos)
+    << error;
+}
+
+TEST(task_actor_replay, a_stop_that_never_came_leaves_the_attempt_to_the_supervisor) {
+  // Without the stop, the replayed actor takes its agent's end as a
+  // failure and asks the supervisor, which the trace never asked: the
+  // divergence is at that attempt's result, which ended the task.
+  auto trace = load("interrupted");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* stop = first_record(trace, "task.stop",
+                            [](const json& b) { return b["during"] == "attempt"; });
+  ASSERT_NE(stop, nullptr);
+  auto identity = stop->body["identity"];
+  auto seq = stop->seq;
+  erase_edge(trace, seq);
+  const auto* result = first_record(trace, "attempt.result",
+                                    [&](const json& b) { return b["identity"] == identity; });
+  ASSERT_NE(result, nullptr);
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.cause, result->seq);
+  EXPECT_EQ(d.kind, "task.end");
+  EXPECT_EQ(d.expected["outcome"], "cancelled");
+  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
+  EXPECT_NE(d.actual["error"].get<std::string>().find("supervisor"), std::string::npos);
+}
+
+TEST(task_actor_replay, a_cancelled_end_comes_from_the_stop_the_actor_received) {
+  // The recorded result's "cancelled" flag is what the actor recorded, not
+  // what replay feeds it: the replayed actor cancels because it was
+  // stopped, so a flag cleared in the trace changes nothing.
+  auto trace = load("interrupted");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* cancelled = first_record(trace, "attempt.result",
+                                 [](const json& b) { return b["cancelled"] == true; });
+  ASSERT_NE(cancelled, nullptr);
+  cancelled->body["cancelled"] = false;
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {

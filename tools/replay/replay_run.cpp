@@ -8,6 +8,7 @@
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/replay/pure_replay.hpp"
 #include "tools/replay/supervisor_replay.hpp"
+#include "tools/replay/task_actor_replay.hpp"
 
 namespace ad::tools {
 
@@ -33,7 +34,7 @@ runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trac
 
 runtime::result<runtime::replay_report> replay_recorded_run(
   const runtime::trace_file& trace, const runtime::policy& pol,
-  const std::function<void(runtime::replay_handlers&)>& customize) {
+  const std::function<void(runtime::replay_handlers&)>& customize, task_decisions tasks) {
   // The zone recorded with the trace when the policy names it; another
   // policy's zone comes from this machine's tz database.
   auto zone = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty()
@@ -57,9 +58,12 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   runtime::add_pure_replay_handlers(handlers, pol, *zone);
   add_supervisor_actor_replay(handlers, pol, *zone);
   actors::add_task_replay_handlers(handlers, ctx);
+  auto roots = replay_roots();
+  if (tasks == task_decisions::by_actor)
+    add_task_actor_replay(handlers, trace, ctx, roots);
   if (customize)
     customize(handlers);
-  return runtime::replay_trace(trace, handlers, replay_roots());
+  return runtime::replay_trace(trace, handlers, roots);
 }
 
 } // namespace ad::tools

@@ -131,6 +131,26 @@ TEST(trace_writer, writes_relative_records_that_read_back_in_order) {
   EXPECT_EQ(t->records[1].cause, 1);
 }
 
+TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
+  auto w = trace_writer::in_memory(host_paths());
+  auto e = w->edge("attempt.result", json{{"locator", "/home/u/ws/.git/agent-dispatch/runs/a"}});
+  auto d = w->decision("task.end", e, json{{"outcome", "complete"}});
+  auto e2 = w->edge("task.wake", json::object());
+  EXPECT_EQ(e, 1);
+  EXPECT_EQ(d, 2);
+  EXPECT_EQ(e2, 3);
+  EXPECT_EQ(w->kept_edges(), 2u);
+  auto kept = w->kept_records();
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[0].body["locator"], "${state}/runs/a");
+  EXPECT_EQ(kept[1].dir, trace_direction::decision);
+  EXPECT_EQ(kept[1].cause, 1);
+  EXPECT_EQ(kept[2].kind, "task.wake");
+  ASSERT_TRUE(w->stop().is_ok());
+  EXPECT_EQ(w->edge("late", json::object()), 0);
+  EXPECT_EQ(w->kept_records().size(), 3u);
+}
+
 TEST(trace_writer, concurrent_appends_get_unique_increasing_seq) {
   test::temp_dir dir;
   auto file = dir.path() / "t.jsonl";
