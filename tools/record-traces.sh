@@ -10,7 +10,7 @@
 #   cases: clean failure-classes tactical budget-block retry-blocked
 #          pi-native-resume reset-wait reset-wait-restart interrupted
 #          restart-survivor restart-finished claim-conflict follow-up
-#          user-review (default: all)
+#          user-review stall (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
   pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor restart-finished
-  claim-conflict follow-up user-review)
+  claim-conflict follow-up user-review stall)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -63,6 +63,14 @@ expect() {
   echo "record-traces: $1 exited $last_code, expected $2; log:" >&2
   tail -n 20 "$work/$1.log" >&2
   exit 1
+}
+
+# quick_silence DIR: heartbeat and silence inspection after 1 s of silence,
+# the stall limit after 2 s (uses jq).
+quick_silence() {
+  command -v jq >/dev/null || { echo "record-traces: the stall case needs jq (apt-get install jq)" >&2; exit 2; }
+  jq '.timeouts.heartbeat_s = 1 | .timeouts.silence_inspection_s = 1 | .timeouts.stall_limit_s = 2' \
+    "$1/agent-dispatch.json" >"$1/policy.tmp" && mv "$1/policy.tmp" "$1/agent-dispatch.json"
 }
 
 # only_agy_worker DIR: the workspace policy's worker rule names one candidate,
@@ -231,6 +239,16 @@ for c in "${cases[@]}"; do
       printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"review":{"1":{"actions":[{"kind":"review","verdict":"FAIL"}]}}}}}' >"$work/fu.json"
       run follow-up "$work/fu" "$work/fu.json"
       expect follow-up 0 ;;
+    stall)
+      # The first worker attempt falls silent and never ends: heartbeats, one
+      # silence inspection, then the stall limit terminates it
+      # (attempt.silence_due with stall); the supervisor retries, and the
+      # second attempt finishes the task.
+      gen "$work/stall" 1 chain 1
+      quick_silence "$work/stall"
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1,"interval_seconds":0},{"kind":"hang","in":"idle"}]}}}}}' >"$work/stall.json"
+      run stall "$work/stall" "$work/stall.json"
+      expect stall 0 ;;
     user-review)
       # A recovery folder: generation 1 was reviewed (FAIL) and its PLAN
       # retired to a log; its CODE_REVIEW is still open. The official review

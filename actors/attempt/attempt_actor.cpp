@@ -39,8 +39,12 @@ int64_t now_ms(self_ptr self) {
 core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::attempt_timing t) {
   auto& st = self->state;
   auto& run = *st.run;
-  runtime::silence_clock silence{{t.heartbeat_ms, t.silence_inspection_ms, t.stall_limit_ms},
-                                 now_ms(self)};
+  runtime::silence_settings settings{t.heartbeat_ms, t.silence_inspection_ms, t.stall_limit_ms};
+  auto started = now_ms(self);
+  runtime::silence_clock silence{settings, started};
+  if (st.record_lines)
+    st.cfg.trace->edge(runtime::trace_kinds::attempt_follow,
+                       runtime::attempt_follow_body(run.identity(), settings, started));
   bool stopping = false;
   for (;;) {
     auto wait = milliseconds(std::max<int64_t>(0, silence.next_deadline() - now_ms(self)));
@@ -49,7 +53,15 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
     if (!ev) {
       auto tools = run.pi_phase() == "tool-running" ? runtime::tool_activity::tool_running
                                                     : runtime::tool_activity::idle;
-      auto due = silence.check(now_ms(self), tools);
+      auto now = now_ms(self);
+      int64_t edge = 0;
+      if (st.record_lines)
+        edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_silence,
+                                  runtime::attempt_silence_body(run.identity(), now, tools));
+      auto due = silence.check(now, tools);
+      if (st.record_lines)
+        st.cfg.trace->decision(runtime::trace_kinds::attempt_silence_due, edge,
+                               runtime::silence_due_body(run.identity(), due));
       if (due.stall && !stopping) {
         stopping = true;
         run.stall(due.silent_ms, t.stall_limit_ms);
@@ -63,7 +75,8 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
     } else if (auto* line = std::get_if<messages::process_line>(&*ev)) {
       if (line->child != st.child)
         continue;
-      silence.on_output(now_ms(self));
+      auto at = now_ms(self);
+      silence.on_output(at);
       auto channel = line->stream == messages::process_stream::out ? runtime::output_channel::out
                                                                     : runtime::output_channel::err;
       bool cut = line->cut == messages::process_line_cut::truncated;
@@ -72,7 +85,7 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
         edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_line,
                                   runtime::attempt_line_body(run.identity(), run.kind(),
                                                              run.setup().role, channel, line->text,
-                                                             cut, line->dropped_bytes));
+                                                             cut, line->dropped_bytes, at));
       auto out = run.on_line(channel, line->text, cut, line->dropped_bytes);
       if (out.review_control_tool && st.record_lines)
         st.cfg.trace->decision(runtime::trace_kinds::attempt_review_control, edge,

@@ -474,6 +474,11 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
   handlers[std::string(runtime::trace_kinds::attempt_line)] = {
     {std::string(runtime::trace_kinds::attempt_review_control)},
     [lines](const json& body) { return lines->line(body); }};
+  handlers[std::string(runtime::trace_kinds::attempt_follow)] = {
+    {}, [lines](const json& body) { return lines->follow(body); }};
+  handlers[std::string(runtime::trace_kinds::attempt_silence)] = {
+    {std::string(runtime::trace_kinds::attempt_silence_due)},
+    [lines](const json& body) { return lines->silence(body); }};
   handlers[std::string(kinds::attempt_exit)] = {
     {std::string(kinds::attempt_classified), std::string(kinds::worklog_row)},
     [patterns, lines](const json& body)

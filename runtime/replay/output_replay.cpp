@@ -4,17 +4,39 @@ namespace ad::runtime {
 
 json attempt_line_body(std::string_view identity, adapter_kind kind, std::string_view role,
                        output_channel channel, std::string_view text, bool truncated,
-                       uint64_t dropped_bytes) {
+                       uint64_t dropped_bytes, int64_t at) {
   json body{{"attempt", identity},
             {"cli", to_string(kind)},
             {"role", role},
             {"channel", channel == output_channel::out ? "out" : "err"},
-            {"text", text}};
+            {"text", text},
+            {"at", at}};
   if (truncated) {
     body["truncated"] = true;
     body["dropped"] = dropped_bytes;
   }
   return body;
+}
+
+json attempt_follow_body(std::string_view identity, const silence_settings& settings,
+                         int64_t at) {
+  return json{{"attempt", identity},
+              {"at", at},
+              {"heartbeat_ms", settings.heartbeat_ms},
+              {"inspection_ms", settings.inspection_ms},
+              {"stall_limit_ms", settings.stall_limit_ms}};
+}
+
+json attempt_silence_body(std::string_view identity, int64_t at, tool_activity activity) {
+  return json{{"attempt", identity},
+              {"at", at},
+              {"tools", activity == tool_activity::tool_running ? "running" : "idle"}};
+}
+
+json silence_due_body(std::string_view identity, const silence_actions& due) {
+  return json{{"attempt", identity},       {"stall", due.stall},
+              {"inspect", due.inspect},     {"heartbeat", due.heartbeat},
+              {"silent_ms", due.silent_ms}};
 }
 
 json review_control_body(std::string_view identity, std::string_view tool) {
@@ -39,6 +61,9 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
       return status::invalid_argument("attempt.line: channel \"" + channel + "\"");
     auto guard = json_member<std::string>(body, "role") == "review" ? review_guard::codex_review
                                                                     : review_guard::off;
+    if (body.contains("at"))
+      if (auto clock = clocks_.find(identity); clock != clocks_.end())
+        clock->second.on_output(json_member<int64_t>(body, "at"));
     auto it = outputs_.try_emplace(identity, *kind, guard).first;
     auto step = it->second.feed(channel == "out" ? output_channel::out : output_channel::err,
                                 json_member<std::string>(body, "text"));
@@ -52,9 +77,43 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
   }
 }
 
+result<std::vector<replayed_decision>> output_replay::follow(const json& body) {
+  try {
+    silence_settings settings{json_member<int64_t>(body, "heartbeat_ms"),
+                              json_member<int64_t>(body, "inspection_ms"),
+                              json_member<int64_t>(body, "stall_limit_ms")};
+    auto identity = json_member<std::string>(body, "attempt");
+    clocks_.erase(identity);
+    clocks_.emplace(identity, silence_clock(settings, json_member<int64_t>(body, "at")));
+    return std::vector<replayed_decision>{};
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("attempt.follow: ") + e.what());
+  }
+}
+
+result<std::vector<replayed_decision>> output_replay::silence(const json& body) {
+  try {
+    auto identity = json_member<std::string>(body, "attempt");
+    auto clock = clocks_.find(identity);
+    if (clock == clocks_.end())
+      return status::invalid_argument("attempt.silence: no attempt.follow of " + identity);
+    auto tools = json_member<std::string>(body, "tools");
+    if (tools != "running" && tools != "idle")
+      return status::invalid_argument("attempt.silence: tools \"" + tools + "\"");
+    auto due = clock->second.check(json_member<int64_t>(body, "at"),
+                                   tools == "running" ? tool_activity::tool_running
+                                                      : tool_activity::idle);
+    return std::vector<replayed_decision>{
+      {std::string(trace_kinds::attempt_silence_due), silence_due_body(identity, due)}};
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("attempt.silence: ") + e.what());
+  }
+}
+
 failure_inputs output_replay::finish(const std::string& identity, failure_inputs recorded,
                                      const std::vector<terminal_diagnostic>& file_diagnostics) {
   // An attempt that printed nothing has no output yet: one without lines.
+  clocks_.erase(identity);
   auto node = outputs_.extract(identity);
   attempt_output output = node ? std::move(node.mapped())
                                : attempt_output(adapter_kind::codex, review_guard::off);

@@ -8,7 +8,10 @@
 // fed its own; at the attempt's end (attempt.exit) the diagnostics and the
 // review violation it collected replace the recorded ones in the
 // classification inputs, so a change in how lines are read shows up as a
-// different attempt.classified. Plain state owned by one replay: no I/O, no
+// different attempt.classified. The attempt's silence clock is rebuilt the
+// same way: started at attempt.follow, reset by each line's time, and
+// checked at each recorded timer firing (attempt.silence), where it decides
+// again what is due (attempt.silence_due: heartbeat, inspection, stall). Plain state owned by one replay: no I/O, no
 // threads; errors are handler results, nothing throws.
 
 #include <map>
@@ -19,6 +22,7 @@
 #include "runtime/agents/adapter.hpp"
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/failure_classifier.hpp"
+#include "runtime/attempt/silence_clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/trace/trace_replay.hpp"
 
@@ -28,13 +32,26 @@ namespace trace_kinds {
 inline constexpr std::string_view attempt_line = "attempt.line";   // one line of agent output
 inline constexpr std::string_view attempt_phase = "attempt.phase"; // a pi phase report
 inline constexpr std::string_view attempt_review_control = "attempt.review_control";
+inline constexpr std::string_view attempt_follow = "attempt.follow";   // the agent runs
+inline constexpr std::string_view attempt_silence = "attempt.silence"; // a silence timer fired
+inline constexpr std::string_view attempt_silence_due = "attempt.silence_due";
 } // namespace trace_kinds
 
-// One line as the reactor delivered it. truncated/dropped appear only when
-// the line was cut at the line cap.
+// One line as the reactor delivered it, and when the attempt took it
+// (`at`, ms). truncated/dropped appear only when the line was cut at the
+// line cap.
 json attempt_line_body(std::string_view identity, adapter_kind kind, std::string_view role,
                        output_channel channel, std::string_view text, bool truncated,
-                       uint64_t dropped_bytes);
+                       uint64_t dropped_bytes, int64_t at);
+// The agent started and the attempt follows it from `at` with these
+// silence settings (attempt.follow).
+json attempt_follow_body(std::string_view identity, const silence_settings& settings,
+                         int64_t at);
+// A silence timer fired at `at` while the agent's tools were `activity`
+// (attempt.silence), and what was due then (attempt.silence_due: a stall
+// terminates the agent).
+json attempt_silence_body(std::string_view identity, int64_t at, tool_activity activity);
+json silence_due_body(std::string_view identity, const silence_actions& due);
 json review_control_body(std::string_view identity, std::string_view tool);
 json pi_phase_body(std::string_view identity, std::string_view session_file,
                    std::string_view phase, std::string_view reason,
@@ -47,6 +64,12 @@ public:
   // line starts a collaboration tool in a codex review.
   result<std::vector<replayed_decision>> line(const json& body);
 
+  // attempt.follow: the attempt's silence clock starts.
+  result<std::vector<replayed_decision>> follow(const json& body);
+  // attempt.silence: its silence clock checked at the recorded time ->
+  // attempt.silence_due.
+  result<std::vector<replayed_decision>> silence(const json& body);
+
   // The classification inputs of `identity` rebuilt from its recorded
   // lines: `recorded` with the collected diagnostics, then file_diagnostics
   // (read from files after the last line, in that order), and the review
@@ -58,6 +81,7 @@ public:
 
 private:
   std::map<std::string, attempt_output> outputs_;
+  std::map<std::string, silence_clock> clocks_;
 };
 
 } // namespace ad::runtime

@@ -456,6 +456,40 @@ TEST(trace_corpus_cover, retry_blocked_clears_the_block_before_the_task_runs_aga
   EXPECT_TRUE(blocked_again);
 }
 
+TEST(trace_corpus_cover, a_silent_agent_is_stopped_at_the_stall_limit_and_retried) {
+  auto t = load("stall");
+  const runtime::trace_record* stall = nullptr;
+  bool inspected = false;
+  for (const auto& r : t.records) {
+    if (r.kind == "attempt.silence_due" && r.body["inspect"] == true)
+      inspected = true;
+    if (r.kind == "attempt.silence_due" && r.body["stall"] == true && !stall)
+      stall = &r;
+  }
+  ASSERT_NE(stall, nullptr);
+  EXPECT_TRUE(inspected);
+  EXPECT_GE(stall->body["silent_ms"].get<int64_t>(), 2'000);
+  auto identity = stall->body["attempt"].get<std::string>();
+  bool classified = false, retried = false, completed = false;
+  for (const auto& r : t.records) {
+    if (r.seq < stall->seq)
+      continue;
+    if (r.kind == "attempt.classified" && record_at(t, r.cause)->body["identity"] == identity) {
+      EXPECT_EQ(r.body["failure_class"], "session-stall");
+      classified = true;
+    }
+    if (r.kind == "supervisor.step" && classified && !retried) {
+      EXPECT_EQ(r.body["step"], "retry_same");
+      retried = true;
+    }
+    if (r.kind == "task.end" && r.body["outcome"] == "complete")
+      completed = true;
+  }
+  EXPECT_TRUE(classified);
+  EXPECT_TRUE(retried);
+  EXPECT_TRUE(completed);
+}
+
 TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_without_rerunning_it) {
   // The dispatcher crashed after the worker's attempt ended well, before
   // the stage step was durable: the restart reads the succeeded locator back
@@ -1055,6 +1089,29 @@ TEST(task_actor_replay, a_cancelled_end_comes_from_the_stop_the_actor_received) 
   auto report = replay_recorded_run(trace, *pol);
   ASSERT_TRUE(report.is_ok()) << report.error().message();
   EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+}
+
+TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
+  auto trace = load("stall");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* stall = first_record(trace, "attempt.silence_due",
+                             [](const json& b) { return b["stall"] == true; });
+  ASSERT_NE(stall, nullptr);
+  auto identity = stall->body["attempt"];
+  auto* follow = first_record(trace, "attempt.follow",
+                              [&](const json& b) { return b["attempt"] == identity; });
+  ASSERT_NE(follow, nullptr);
+  follow->body["stall_limit_ms"] = 60'000;
+
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  ASSERT_TRUE(report->divergence);
+  const auto& d = *report->divergence;
+  EXPECT_EQ(d.seq, stall->seq);
+  EXPECT_EQ(d.edge_kind, "attempt.silence");
+  EXPECT_EQ(d.expected["stall"], true);
+  EXPECT_EQ(d.actual["stall"], false);
 }
 
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {

@@ -9,7 +9,7 @@ constexpr const char* review_id = "g__t__p1__review__a01";
 
 json codex_line(const char* text, const char* role = "review") {
   return attempt_line_body(review_id, adapter_kind::codex, role, output_channel::out, text, false,
-                           0);
+                           0, 0);
 }
 
 constexpr const char* spawn_agent =
@@ -17,11 +17,11 @@ constexpr const char* spawn_agent =
 
 TEST(output_replay, a_line_body_names_its_attempt_cli_role_and_channel) {
   auto j = attempt_line_body("a", adapter_kind::claude, "worker", output_channel::err, "oops",
-                             false, 0);
+                             false, 0, 1'000);
   EXPECT_EQ(j, (json{{"attempt", "a"}, {"cli", "claude"}, {"role", "worker"}, {"channel", "err"},
-                     {"text", "oops"}}));
+                     {"text", "oops"}, {"at", 1'000}}));
   auto cut = attempt_line_body("a", adapter_kind::pi, "worker", output_channel::out, "x", true,
-                               4096);
+                               4096, 2'000);
   EXPECT_EQ(cut["truncated"], true);
   EXPECT_EQ(cut["dropped"], 4096);
 }
@@ -61,7 +61,7 @@ TEST(output_replay, diagnostics_come_from_the_lines_then_the_files_newest_first)
   output_replay replay;
   auto line = attempt_line_body(
     "w", adapter_kind::codex, "worker", output_channel::out,
-    R"({"type":"turn.failed","error":{"message":"You've hit your usage limit."}})", false, 0);
+    R"({"type":"turn.failed","error":{"message":"You've hit your usage limit."}})", false, 0, 0);
   ASSERT_TRUE(replay.line(line).is_ok());
   auto in = replay.finish("w", {}, {{"agy-cli.log", "from the file"}});
   ASSERT_EQ(in.diagnostics_newest_first.size(), 2u);
@@ -94,6 +94,42 @@ TEST(output_replay, a_bad_line_is_an_error_naming_the_member) {
   bad = replay.line(j);
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.error().message().find("text"), std::string::npos);
+}
+
+TEST(output_replay, the_silence_clock_decides_again_from_line_times_and_timer_firings) {
+  output_replay replay;
+  silence_settings settings{1'000, 2'500, 4'000};
+  auto line = [](int64_t at) {
+    return attempt_line_body("w", adapter_kind::claude, "worker", output_channel::out, "x", false,
+                             0, at);
+  };
+  auto fire = [&](int64_t at, tool_activity tools = tool_activity::idle) {
+    auto out = replay.silence(attempt_silence_body("w", at, tools));
+    EXPECT_TRUE(out.is_ok()) << out.error().message();
+    return out.is_ok() && out->size() == 1 ? (*out)[0] : replayed_decision{};
+  };
+  // The same clock, driven live.
+  silence_clock live(settings, 10'000);
+  ASSERT_TRUE(replay.follow(attempt_follow_body("w", settings, 10'000)).is_ok());
+  ASSERT_TRUE(replay.line(line(10'500)).is_ok());
+  live.on_output(10'500);
+  for (int64_t at : {11'500, 12'500, 13'000, 14'000}) {
+    auto d = fire(at);
+    EXPECT_EQ(d.kind, "attempt.silence_due");
+    EXPECT_EQ(d.body, silence_due_body("w", live.check(at, tool_activity::idle))) << at;
+  }
+  auto stalled = fire(14'600);
+  EXPECT_EQ(stalled.body["stall"], true);
+  EXPECT_EQ(stalled.body["silent_ms"], 4'100);
+  EXPECT_EQ(fire(15'000).body["stall"], false); // reported once
+
+  EXPECT_FALSE(replay.silence(attempt_silence_body("other", 1, tool_activity::idle)).is_ok());
+  auto bad = attempt_silence_body("w", 1, tool_activity::idle);
+  bad["tools"] = "busy";
+  EXPECT_FALSE(replay.silence(bad).is_ok());
+  auto no_limit = attempt_follow_body("w", settings, 1);
+  no_limit.erase("stall_limit_ms");
+  EXPECT_FALSE(replay.follow(no_limit).is_ok());
 }
 
 } // namespace
