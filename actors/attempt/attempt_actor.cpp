@@ -252,9 +252,9 @@ messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_confi
                            runtime::pi_phase_body(st.run->identity(), r.session_file, r.phase,
                                                   r.reason, r.pending_tool_call_ids));
       }
-      if (self->state.run)
-        self->state.run->on_pi_phase(changed.report.session_file, changed.report.phase, changed.report.reason,
-                                     changed.report.pending_tool_call_ids);
+      if (st.run)
+        st.run->on_pi_phase(changed.report.session_file, changed.report.phase,
+                            changed.report.reason, changed.report.pending_tool_call_ids);
     },
     self->state.coro.wake_handler(),
   };
