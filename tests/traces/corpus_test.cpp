@@ -653,6 +653,22 @@ const runtime::trace_record* first_step(const runtime::trace_file& t,
   return nullptr;
 }
 
+// The first divergence of replaying trace under pol; a failure of the
+// test (and an empty divergence) when replay fails or finds none.
+runtime::replay_divergence first_divergence(const runtime::trace_file& trace,
+                                            const runtime::policy& pol) {
+  auto report = replay_recorded_run(trace, pol);
+  if (!report.is_ok()) {
+    ADD_FAILURE() << report.error().message();
+    return {};
+  }
+  if (!report->divergence) {
+    ADD_FAILURE() << "replay found no divergence";
+    return {};
+  }
+  return *report->divergence;
+}
+
 TEST(trace_mutation, a_smaller_failure_budget_diverges_at_the_first_retry) {
   // The rule changed: a task is blocked after its first failure.
   auto trace = load("failure-classes");
@@ -662,10 +678,7 @@ TEST(trace_mutation, a_smaller_failure_budget_diverges_at_the_first_retry) {
   const auto* first = first_step(trace, [](const json& b) { return b["step"] != "block"; });
   ASSERT_NE(first, nullptr);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, first->seq);
   EXPECT_EQ(d.cause, first->cause);
   EXPECT_EQ(d.edge_kind, "supervisor.failure");
@@ -761,10 +774,7 @@ TEST(trace_mutation, another_model_diverges_at_the_first_launch_of_its_target) {
   ASSERT_NE(target, pol->targets.end());
   target->model = "another-model";
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, launch->seq);
   EXPECT_EQ(d.edge_kind, "task.launch");
   EXPECT_EQ(d.kind, "attempt.launch");
@@ -787,10 +797,7 @@ TEST(trace_mutation, a_pattern_table_without_quota_classifies_the_first_quota_fa
   std::erase_if(table, [](const auto& p) { return p.failure_class == "provider-quota"; });
   ASSERT_LT(table.size(), before);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, quota->seq);
   EXPECT_EQ(d.edge_kind, "attempt.exit");
   EXPECT_EQ(d.kind, "attempt.classified");
@@ -822,10 +829,7 @@ TEST(trace_mutation, a_quota_line_that_never_came_classifies_that_attempt_otherw
     }
   ASSERT_GT(changed, 0);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, quota->seq);
   EXPECT_EQ(d.edge_kind, "attempt.exit");
   EXPECT_EQ(d.expected["failure_class"], "provider-quota");
@@ -930,10 +934,7 @@ TEST(trace_mutation, a_clock_reading_past_the_reset_time_chooses_a_target_instea
   ASSERT_EQ(begin->kind, "task.begin");
   begin->body["now"] = wait->body["until"].get<int64_t>() + 1;
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, wait->seq);
   EXPECT_EQ(d.cause, begin->seq);
   EXPECT_EQ(d.edge_kind, "task.begin");
@@ -958,10 +959,7 @@ TEST(trace_mutation, a_second_archive_of_a_vanished_task_makes_reconciliation_an
   auto task = edge->body["archives"].begin().key();
   folders.push_back(folders.front().get<std::string>() + "-again");
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.cause, edge->seq);
   EXPECT_EQ(d.kind, "scheduler.reconciled");
   EXPECT_TRUE(d.expected["completed"].contains(task)) << d.expected.dump();
@@ -1000,10 +998,7 @@ TEST(trace_mutation, a_task_recorded_unblocked_is_not_cleared_by_retry_blocked) 
   ASSERT_NE(edge, nullptr);
   ASSERT_EQ(edge->body["tasks"]["grp01/01_t0001"].erase("blocked"), 1u);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.cause, edge->seq);
   EXPECT_EQ(d.kind, "scheduler.retry_cleared");
   EXPECT_FALSE(d.expected["changes"].empty());
@@ -1035,10 +1030,7 @@ TEST(task_actor_replay, a_launch_missing_from_the_trace_diverges_where_the_actor
   auto task = second->body["spec"]["name"].get<std::string>();
   erase_edge(trace, seq);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_GT(d.cause, seq);
   ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
   auto error = d.actual["error"].get<std::string>();
@@ -1064,10 +1056,7 @@ TEST(task_actor_replay, a_stop_that_never_came_leaves_the_attempt_to_the_supervi
                                     [&](const json& b) { return b["identity"] == identity; });
   ASSERT_NE(result, nullptr);
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.cause, result->seq);
   EXPECT_EQ(d.kind, "task.end");
   EXPECT_EQ(d.expected["outcome"], "cancelled");
@@ -1104,10 +1093,7 @@ TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
   ASSERT_NE(follow, nullptr);
   follow->body["stall_limit_ms"] = 60'000;
 
-  auto report = replay_recorded_run(trace, *pol);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  ASSERT_TRUE(report->divergence);
-  const auto& d = *report->divergence;
+  const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, stall->seq);
   EXPECT_EQ(d.edge_kind, "attempt.silence");
   EXPECT_EQ(d.expected["stall"], true);

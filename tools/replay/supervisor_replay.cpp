@@ -4,7 +4,7 @@
 
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/supervisor.hpp"
-#include "messages/types.hpp"
+#include "tools/replay/deterministic_system.hpp"
 #include "runtime/policy/quota.hpp"
 #include "runtime/replay/decision_records.hpp"
 
@@ -15,13 +15,6 @@ namespace {
 namespace kinds = runtime::trace_kinds;
 using runtime::json;
 using decisions = runtime::result<std::vector<runtime::replayed_decision>>;
-
-struct replay_config : caf::actor_system_config {
-  replay_config() {
-    set("scheduler.policy", caf::atom("testing"));
-    messages::register_message_types(*this);
-  }
-};
 
 struct failure_answer {
   bool done = false;
@@ -68,10 +61,9 @@ json step_body(const messages::supervision_decided& d, const std::string& cooldo
 } // namespace
 
 struct supervisor_replay::impl {
-  replay_config cfg;
+  deterministic_config cfg;
   caf::actor_system sys{cfg};
-  caf::scheduler::test_coordinator& sched =
-    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scheduler::test_coordinator& sched = test_scheduler(sys);
   messages::supervisor_actor sup;
 };
 

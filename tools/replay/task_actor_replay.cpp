@@ -11,7 +11,7 @@
 #include "actors/scheduler/task_actor.hpp"
 #include "actors/scheduler/task_steps.hpp"
 #include "actors/scheduler/trace_points.hpp"
-#include "messages/types.hpp"
+#include "tools/replay/deterministic_system.hpp"
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/attempt_snapshots.hpp"
@@ -24,13 +24,6 @@ namespace {
 namespace kinds = runtime::trace_kinds;
 using runtime::json;
 using decisions = std::vector<runtime::replayed_decision>;
-
-struct replay_config : caf::actor_system_config {
-  replay_config() {
-    set("scheduler.policy", caf::atom("testing"));
-    messages::register_message_types(*this);
-  }
-};
 
 // The task a recorded edge belongs to ("" for none of a task actor's).
 std::string task_of(const runtime::trace_record& r) {
@@ -320,9 +313,9 @@ private:
       errors_[life.edges.front()->seq] = spec.error().message();
       return;
     }
-    replay_config cfg;
+    deterministic_config cfg;
     caf::actor_system sys{cfg};
-    auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+    auto& sched = test_scheduler(sys);
     auto f = std::make_shared<feed>();
     f->life = &life;
     f->by_cause = &by_cause_;
