@@ -11,8 +11,9 @@
 // different attempt.classified. The attempt's silence clock is rebuilt the
 // same way: started at attempt.follow, reset by each line's time, and
 // checked at each recorded timer firing (attempt.silence), where it decides
-// again what is due (attempt.silence_due: heartbeat, inspection, stall). Plain state owned by one replay: no I/O, no
-// threads; errors are handler results, nothing throws.
+// again what is due (attempt.silence_due: heartbeat, inspection, stall).
+// Plain state owned by one replay: no I/O, no threads; errors are handler
+// results, nothing throws.
 
 #include <map>
 #include <string>
