@@ -16,7 +16,7 @@ using runtime::json;
 namespace {
 
 std::string two_digits(int n) {
-  char buf[8];
+  char buf[16]; // any int fits: "-2147483648"
   std::snprintf(buf, sizeof buf, "%02d", n);
   return buf;
 }
