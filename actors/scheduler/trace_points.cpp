@@ -456,19 +456,16 @@ void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
   ctx.trace->decision(kinds::run_exit, edge, runtime::run_exit_body(exit));
 }
 
-void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base) {
-  auto ctx = std::make_shared<run_context>(base);
-  handlers[std::string(kinds::attempt_result)] = {
-    {std::string(kinds::stage_step), std::string(kinds::review_step), std::string(kinds::task_end)},
-    [ctx](const json& body) { return replay_stage_step(*ctx, body); }};
+void add_attempt_replay_handlers(runtime::replay_handlers& handlers, const run_context& base) {
+  const auto& pol = base.pol;
   // Classification under the replayed policy's pattern table (compiled
   // once; a table that does not compile is the error of every edge).
   auto patterns = std::make_shared<runtime::result<runtime::compiled_failure_patterns>>(
     runtime::status::invalid_argument("not compiled"));
-  if (ctx->pol.failure_patterns.empty()) {
+  if (pol.failure_patterns.empty()) {
     *patterns = runtime::default_compiled_failure_patterns();
   } else {
-    *patterns = runtime::compile_failure_patterns(ctx->pol.failure_patterns);
+    *patterns = runtime::compile_failure_patterns(pol.failure_patterns);
   }
   auto lines = std::make_shared<runtime::output_replay>();
   handlers[std::string(runtime::trace_kinds::attempt_line)] = {
@@ -519,6 +516,13 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       }
       return out;
     }};
+}
+
+void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base) {
+  auto ctx = std::make_shared<run_context>(base);
+  handlers[std::string(kinds::attempt_result)] = {
+    {std::string(kinds::stage_step), std::string(kinds::review_step), std::string(kinds::task_end)},
+    [ctx](const json& body) { return replay_stage_step(*ctx, body); }};
   // A block step ends the task (task.end "blocked", caused by the
   // supervisor's edge): added to the supervisor's handler when present.
   if (auto sup = handlers.find(kinds::supervisor_failure); sup != handlers.end()) {

@@ -104,14 +104,18 @@ void trace_retry_blocked(const run_context& ctx,
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
 
-// Adds the task.begin, task.launch, task.stop, attempt.line, attempt.exit
-// and attempt.result handlers, which replay the task actor's decisions by
-// its decision functions (attempt.exit classifies from the attempt's
-// replayed lines when the trace holds them), and wraps the
-// supervisor.failure handler (add the supervisor's handlers first) so a
-// block step also ends its task. base supplies the policy, time zone and
-// the replay roots (workspace, task_root, runs_dir); its clock is replaced
-// per edge.
+// Adds the attempt.line, attempt.follow, attempt.silence and attempt.exit
+// handlers: an attempt's reading of its agent's output and silence, and its
+// classification under base's policy (from the replayed lines when the
+// trace holds them).
+void add_attempt_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
+
+// Adds the task.begin, task.launch, task.stop and attempt.result handlers,
+// which replay the task actor's decisions by its decision functions, and
+// wraps the supervisor.failure handler (add the supervisor's handlers
+// first) so a block step also ends its task. base supplies the policy,
+// time zone and the replay roots (workspace, task_root, runs_dir); its
+// clock is replaced per edge.
 void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 
 } // namespace ad::actors

@@ -57,10 +57,12 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   runtime::replay_handlers handlers;
   runtime::add_pure_replay_handlers(handlers, pol, *zone);
   add_supervisor_actor_replay(handlers, pol, *zone);
-  actors::add_task_replay_handlers(handlers, ctx);
+  actors::add_attempt_replay_handlers(handlers, ctx);
   auto roots = replay_roots();
   if (tasks == task_decisions::by_actor)
     add_task_actor_replay(handlers, trace, ctx, roots);
+  else
+    actors::add_task_replay_handlers(handlers, ctx);
   if (customize)
     customize(handlers);
   return runtime::replay_trace(trace, handlers, roots);

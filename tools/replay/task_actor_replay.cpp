@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,12 @@ namespace {
 namespace kinds = runtime::trace_kinds;
 using runtime::json;
 using decisions = std::vector<runtime::replayed_decision>;
+
+// The edges whose decisions the replayed task actors make (their handlers
+// are added by add_task_actor_replay).
+constexpr std::array<std::string_view, 5> actor_edges{
+  kinds::task_begin, kinds::task_launch, kinds::attempt_result, kinds::task_stop,
+  kinds::supervisor_failure};
 
 // The task a recorded edge belongs to ("" for none of a task actor's).
 std::string task_of(const runtime::trace_record& r) {
@@ -287,7 +294,8 @@ public:
   runtime::result<decisions> at(int64_t seq, const std::vector<std::string>& wanted) {
     auto l = life_of_.find(seq);
     if (l == life_of_.end())
-      return status_for("edge " + std::to_string(seq) + " belongs to no task actor's lifetime");
+      return runtime::status::invalid_argument("task actor replay: edge " + std::to_string(seq) +
+                                               " belongs to no task actor's lifetime");
     if (!done_.count(l->second))
       run(l->second);
     if (auto e = errors_.find(seq); e != errors_.end())
@@ -301,16 +309,12 @@ public:
   }
 
 private:
-  static runtime::status status_for(std::string what) {
-    return runtime::status::invalid_argument("task actor replay: " + what);
-  }
-
   void run(std::size_t index) {
     done_.insert(index);
     const auto& life = lives_[index];
     auto spec = actors::task_spec_from_json(life.bodies.front().at("spec"));
     if (!spec.is_ok()) {
-      errors_[life.edges.front()->seq] = spec.error().message();
+      errors_[life.edges.front()->seq] = "task actor replay: " + spec.error().message();
       return;
     }
     deterministic_config cfg;
@@ -400,9 +404,7 @@ private:
   // actor (else the last one).
   static int64_t anchor(const lifetime& life, std::size_t i) {
     auto compared = [](const runtime::trace_record* e) {
-      return e->kind == kinds::task_begin || e->kind == kinds::task_launch ||
-             e->kind == kinds::attempt_result || e->kind == kinds::task_stop ||
-             e->kind == kinds::supervisor_failure;
+      return std::find(actor_edges.begin(), actor_edges.end(), e->kind) != actor_edges.end();
     };
     for (auto j = i; j < life.edges.size(); ++j)
       if (compared(life.edges[j]))
@@ -446,15 +448,12 @@ void add_task_actor_replay(runtime::replay_handlers& handlers, const runtime::tr
     // Its fn is called where it is at the time, so a caller may still
     // replace it (a mutation check does).
     const runtime::replay_fn* inner = &sup->second.fn;
-    if (std::find(sup->second.produces.begin(), sup->second.produces.end(), kinds::task_end) ==
-        sup->second.produces.end())
-      sup->second.produces.push_back(std::string(kinds::task_end));
+    sup->second.produces.push_back(std::string(kinds::task_end));
     sup->second.fn_at = [inner, replay](int64_t seq,
                                         const json& body) -> runtime::result<decisions> {
       auto out = (*inner)(body);
       if (!out.is_ok())
         return out;
-      std::erase_if(*out, [](const auto& d) { return d.kind == kinds::task_end; });
       auto ends = replay->at(seq, {std::string(kinds::task_end)});
       if (!ends.is_ok())
         return ends.error();

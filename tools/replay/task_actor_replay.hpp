@@ -24,12 +24,12 @@
 
 namespace ad::tools {
 
-// Replaces the task.begin, task.launch, attempt.result and task.stop
-// handlers with ones that compare what the replayed task actors decide, and
-// makes the supervisor.failure handler take its task.end (after a block)
-// from them too. Call after actors::add_task_replay_handlers and the
-// supervisor's handlers. base: the replay's run context (policy, zone,
-// roots, options); trace and roots must outlive the handlers.
+// Adds the task.begin, task.launch, attempt.result and task.stop handlers,
+// which compare what the replayed task actors decide, and makes the
+// supervisor.failure handler add the task.end (after a block) they decide
+// there. Call after the supervisor's handlers. base: the replay's run
+// context (policy, zone, roots, options); trace and roots must outlive
+// the handlers.
 void add_task_actor_replay(runtime::replay_handlers& handlers, const runtime::trace_file& trace,
                            const actors::run_context& base, const runtime::trace_paths& roots);
 
