@@ -10,7 +10,7 @@
 #   cases: clean failure-classes tactical budget-block retry-blocked
 #          pi-native-resume reset-wait reset-wait-restart interrupted
 #          restart-survivor restart-finished claim-conflict follow-up
-#          user-review stall (default: all)
+#          user-review stall pi-tool-stall (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
   pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor restart-finished
-  claim-conflict follow-up user-review stall)
+  claim-conflict follow-up user-review stall pi-tool-stall)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -65,11 +65,13 @@ expect() {
   exit 1
 }
 
-# quick_silence DIR: heartbeat and silence inspection after 1 s of silence,
-# the stall limit after 2 s (uses jq).
+# quick_silence DIR [INSPECT STALL]: a heartbeat every second of silence,
+# the silence inspection after INSPECT s (default 1), the stall limit after
+# STALL s (default 2) (uses jq).
 quick_silence() {
-  command -v jq >/dev/null || { echo "record-traces: the stall case needs jq (apt-get install jq)" >&2; exit 2; }
-  jq '.timeouts.heartbeat_s = 1 | .timeouts.silence_inspection_s = 1 | .timeouts.stall_limit_s = 2' \
+  command -v jq >/dev/null || { echo "record-traces: the stall cases need jq (apt-get install jq)" >&2; exit 2; }
+  jq --argjson i "${2:-1}" --argjson s "${3:-2}" \
+    '.timeouts.heartbeat_s = 1 | .timeouts.silence_inspection_s = $i | .timeouts.stall_limit_s = $s' \
     "$1/agent-dispatch.json" >"$1/policy.tmp" && mv "$1/policy.tmp" "$1/agent-dispatch.json"
 }
 
@@ -249,6 +251,19 @@ for c in "${cases[@]}"; do
       printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1,"interval_seconds":0},{"kind":"hang","in":"idle"}]}}}}}' >"$work/stall.json"
       run stall "$work/stall" "$work/stall.json"
       expect stall 0 ;;
+    pi-tool-stall)
+      # A local-lane worker on pi falls silent inside a tool call: its pi
+      # session reports the phase tool-running (attempt.phase), so the
+      # silence inspection due after 2 s is deferred while it runs
+      # (attempt.silence_due with tools running and no inspection); the
+      # stall limit (4 s) still stops it (session-stall), and the retry
+      # finishes the task.
+      gen "$work/pts" 1 chain 1
+      to_local "$work/pts" grp01/01_t0001
+      quick_silence "$work/pts" 2 4
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1,"interval_seconds":0},{"kind":"hang","in":"tool_call"}]}}}}}' >"$work/pts.json"
+      run pi-tool-stall "$work/pts" "$work/pts.json"
+      expect pi-tool-stall 0 ;;
     user-review)
       # A recovery folder: generation 1 was reviewed (FAIL) and its PLAN
       # retired to a log; its CODE_REVIEW is still open. The official review

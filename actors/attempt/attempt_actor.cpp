@@ -51,17 +51,16 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
     auto next = core::next_event(st.coro, st.events, wait);
     auto ev = co_await next;
     if (!ev) {
-      auto tools = run.pi_phase() == "tool-running" ? runtime::tool_activity::tool_running
-                                                    : runtime::tool_activity::idle;
+      auto tools = runtime::tool_activity_of_pi_phase(run.pi_phase());
       auto now = now_ms(self);
       int64_t edge = 0;
       if (st.record_lines)
         edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_silence,
-                                  runtime::attempt_silence_body(run.identity(), now, tools));
+                                  runtime::attempt_silence_body(run.identity(), now));
       auto due = silence.check(now, tools);
       if (st.record_lines)
         st.cfg.trace->decision(runtime::trace_kinds::attempt_silence_due, edge,
-                               runtime::silence_due_body(run.identity(), due));
+                               runtime::silence_due_body(run.identity(), tools, due));
       if (due.stall && !stopping) {
         stopping = true;
         run.stall(due.silent_ms, t.stall_limit_ms);

@@ -473,6 +473,8 @@ void add_attempt_replay_handlers(runtime::replay_handlers& handlers, const run_c
     [lines](const json& body) { return lines->line(body); }};
   handlers[std::string(runtime::trace_kinds::attempt_follow)] = {
     {}, [lines](const json& body) { return lines->follow(body); }};
+  handlers[std::string(runtime::trace_kinds::attempt_phase)] = {
+    {}, [lines](const json& body) { return lines->phase(body); }};
   handlers[std::string(runtime::trace_kinds::attempt_silence)] = {
     {std::string(runtime::trace_kinds::attempt_silence_due)},
     [lines](const json& body) { return lines->silence(body); }};

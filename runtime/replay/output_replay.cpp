@@ -1,5 +1,7 @@
 #include "runtime/replay/output_replay.hpp"
 
+#include "runtime/agents/pi_session.hpp"
+
 namespace ad::runtime {
 
 json attempt_line_body(std::string_view identity, adapter_kind kind, std::string_view role,
@@ -27,16 +29,23 @@ json attempt_follow_body(std::string_view identity, const silence_settings& sett
               {"stall_limit_ms", settings.stall_limit_ms}};
 }
 
-json attempt_silence_body(std::string_view identity, int64_t at, tool_activity activity) {
-  return json{{"attempt", identity},
-              {"at", at},
-              {"tools", activity == tool_activity::tool_running ? "running" : "idle"}};
+json attempt_silence_body(std::string_view identity, int64_t at) {
+  return json{{"attempt", identity}, {"at", at}};
 }
 
-json silence_due_body(std::string_view identity, const silence_actions& due) {
-  return json{{"attempt", identity},       {"stall", due.stall},
-              {"inspect", due.inspect},     {"heartbeat", due.heartbeat},
+json silence_due_body(std::string_view identity, tool_activity activity,
+                      const silence_actions& due) {
+  return json{{"attempt", identity},
+              {"tools", activity == tool_activity::tool_running ? "running" : "idle"},
+              {"stall", due.stall},
+              {"inspect", due.inspect},
+              {"heartbeat", due.heartbeat},
               {"silent_ms", due.silent_ms}};
+}
+
+tool_activity tool_activity_of_pi_phase(std::string_view phase) {
+  return phase == to_string(pi_phase::tool_running) ? tool_activity::tool_running
+                                                    : tool_activity::idle;
 }
 
 json review_control_body(std::string_view identity, std::string_view tool) {
@@ -91,20 +100,26 @@ result<std::vector<replayed_decision>> output_replay::follow(const json& body) {
   }
 }
 
+result<std::vector<replayed_decision>> output_replay::phase(const json& body) {
+  try {
+    phases_[json_member<std::string>(body, "attempt")] = json_member<std::string>(body, "phase");
+    return std::vector<replayed_decision>{};
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("attempt.phase: ") + e.what());
+  }
+}
+
 result<std::vector<replayed_decision>> output_replay::silence(const json& body) {
   try {
     auto identity = json_member<std::string>(body, "attempt");
     auto clock = clocks_.find(identity);
     if (clock == clocks_.end())
       return status::invalid_argument("attempt.silence: no attempt.follow of " + identity);
-    auto tools = json_member<std::string>(body, "tools");
-    if (tools != "running" && tools != "idle")
-      return status::invalid_argument("attempt.silence: tools \"" + tools + "\"");
-    auto due = clock->second.check(json_member<int64_t>(body, "at"),
-                                   tools == "running" ? tool_activity::tool_running
-                                                      : tool_activity::idle);
-    return std::vector<replayed_decision>{
-      {std::string(trace_kinds::attempt_silence_due), silence_due_body(identity, due)}};
+    auto phase = phases_.find(identity);
+    auto tools = tool_activity_of_pi_phase(phase == phases_.end() ? "" : phase->second);
+    auto due = clock->second.check(json_member<int64_t>(body, "at"), tools);
+    return std::vector<replayed_decision>{{std::string(trace_kinds::attempt_silence_due),
+                                           silence_due_body(identity, tools, due)}};
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string("attempt.silence: ") + e.what());
   }
@@ -114,6 +129,7 @@ failure_inputs output_replay::finish(const std::string& identity, failure_inputs
                                      const std::vector<terminal_diagnostic>& file_diagnostics) {
   // An attempt that printed nothing has no output yet: one without lines.
   clocks_.erase(identity);
+  phases_.erase(identity);
   auto node = outputs_.extract(identity);
   attempt_output output = node ? std::move(node.mapped())
                                : attempt_output(adapter_kind::codex, review_guard::off);

@@ -12,6 +12,8 @@
 // same way: started at attempt.follow, reset by each line's time, and
 // checked at each recorded timer firing (attempt.silence), where it decides
 // again what is due (attempt.silence_due: heartbeat, inspection, stall).
+// Whether a pi tool call runs at that check is not read from the trace: it
+// follows from the attempt's pi phase reports fed before it.
 // Plain state owned by one replay: no I/O, no threads; errors are handler
 // results, nothing throws.
 
@@ -48,11 +50,15 @@ json attempt_line_body(std::string_view identity, adapter_kind kind, std::string
 // silence settings (attempt.follow).
 json attempt_follow_body(std::string_view identity, const silence_settings& settings,
                          int64_t at);
-// A silence timer fired at `at` while the agent's tools were `activity`
-// (attempt.silence), and what was due then (attempt.silence_due: a stall
-// terminates the agent).
-json attempt_silence_body(std::string_view identity, int64_t at, tool_activity activity);
-json silence_due_body(std::string_view identity, const silence_actions& due);
+// A silence timer fired at `at` (attempt.silence), and what was due then
+// with the agent's tools `activity` (attempt.silence_due: a stall
+// terminates the agent; a running tool call defers the inspection).
+json attempt_silence_body(std::string_view identity, int64_t at);
+json silence_due_body(std::string_view identity, tool_activity activity,
+                      const silence_actions& due);
+// A pi session phase as the silence checks read it: a tool call runs only
+// in phase "tool-running" (no report yet: idle).
+tool_activity tool_activity_of_pi_phase(std::string_view phase);
 json review_control_body(std::string_view identity, std::string_view tool);
 json pi_phase_body(std::string_view identity, std::string_view session_file,
                    std::string_view phase, std::string_view reason,
@@ -67,8 +73,10 @@ public:
 
   // attempt.follow: the attempt's silence clock starts.
   result<std::vector<replayed_decision>> follow(const json& body);
-  // attempt.silence: its silence clock checked at the recorded time ->
-  // attempt.silence_due.
+  // attempt.phase: the attempt's pi phase from now on.
+  result<std::vector<replayed_decision>> phase(const json& body);
+  // attempt.silence: its silence clock checked at the recorded time, with
+  // the tool activity of its last phase -> attempt.silence_due.
   result<std::vector<replayed_decision>> silence(const json& body);
 
   // The classification inputs of `identity` rebuilt from its recorded
@@ -83,6 +91,7 @@ public:
 private:
   std::map<std::string, attempt_output> outputs_;
   std::map<std::string, silence_clock> clocks_;
+  std::map<std::string, std::string> phases_;
 };
 
 } // namespace ad::runtime

@@ -103,8 +103,8 @@ TEST(output_replay, the_silence_clock_decides_again_from_line_times_and_timer_fi
     return attempt_line_body("w", adapter_kind::claude, "worker", output_channel::out, "x", false,
                              0, at);
   };
-  auto fire = [&](int64_t at, tool_activity tools = tool_activity::idle) {
-    auto out = replay.silence(attempt_silence_body("w", at, tools));
+  auto fire = [&](int64_t at) {
+    auto out = replay.silence(attempt_silence_body("w", at));
     EXPECT_TRUE(out.is_ok()) << out.error().message();
     return out.is_ok() && out->size() == 1 ? (*out)[0] : replayed_decision{};
   };
@@ -116,20 +116,65 @@ TEST(output_replay, the_silence_clock_decides_again_from_line_times_and_timer_fi
   for (int64_t at : {11'500, 12'500, 13'000, 14'000}) {
     auto d = fire(at);
     EXPECT_EQ(d.kind, "attempt.silence_due");
-    EXPECT_EQ(d.body, silence_due_body("w", live.check(at, tool_activity::idle))) << at;
+    EXPECT_EQ(d.body, silence_due_body("w", tool_activity::idle,
+                                       live.check(at, tool_activity::idle)))
+      << at;
   }
   auto stalled = fire(14'600);
   EXPECT_EQ(stalled.body["stall"], true);
   EXPECT_EQ(stalled.body["silent_ms"], 4'100);
   EXPECT_EQ(fire(15'000).body["stall"], false); // reported once
 
-  EXPECT_FALSE(replay.silence(attempt_silence_body("other", 1, tool_activity::idle)).is_ok());
-  auto bad = attempt_silence_body("w", 1, tool_activity::idle);
-  bad["tools"] = "busy";
+  EXPECT_FALSE(replay.silence(attempt_silence_body("other", 1)).is_ok());
+  auto bad = attempt_silence_body("w", 1);
+  bad.erase("at");
   EXPECT_FALSE(replay.silence(bad).is_ok());
   auto no_limit = attempt_follow_body("w", settings, 1);
   no_limit.erase("stall_limit_ms");
   EXPECT_FALSE(replay.follow(no_limit).is_ok());
+}
+
+TEST(output_replay, a_pi_tool_call_reported_running_defers_the_silence_inspection) {
+  output_replay replay;
+  silence_settings settings{1'000, 2'000, 0};
+  auto phase = [&](std::string_view name) {
+    auto out = replay.phase(pi_phase_body("p", "", name, "", {}));
+    EXPECT_TRUE(out.is_ok() && out->empty());
+  };
+  auto fire = [&](int64_t at) {
+    auto out = replay.silence(attempt_silence_body("p", at));
+    EXPECT_TRUE(out.is_ok() && out->size() == 1);
+    return out.is_ok() && out->size() == 1 ? (*out)[0].body : json();
+  };
+  silence_clock live(settings, 0);
+  ASSERT_TRUE(replay.follow(attempt_follow_body("p", settings, 0)).is_ok());
+  phase("awaiting-model");
+  phase("tool-running");
+  // The inspection falls due while the tool runs: deferred by a heartbeat.
+  auto deferred = fire(2'000);
+  EXPECT_EQ(deferred, silence_due_body("p", tool_activity::tool_running,
+                                       live.check(2'000, tool_activity::tool_running)));
+  EXPECT_EQ(deferred["inspect"], false);
+  EXPECT_EQ(deferred["tools"], "running");
+  // The tool call ended: the deferred inspection is due at the next check.
+  phase("awaiting-model");
+  auto inspected = fire(3'000);
+  EXPECT_EQ(inspected, silence_due_body("p", tool_activity::idle,
+                                        live.check(3'000, tool_activity::idle)));
+  EXPECT_EQ(inspected["inspect"], true);
+  EXPECT_FALSE(replay.phase(json{{"attempt", "p"}}).is_ok());
+
+  // The phase is forgotten with the attempt: a later attempt of that
+  // identity starts idle.
+  (void) replay.finish("p", {}, {});
+  ASSERT_TRUE(replay.follow(attempt_follow_body("p", settings, 10'000)).is_ok());
+  EXPECT_EQ(fire(12'000)["inspect"], true);
+}
+
+TEST(output_replay, only_the_tool_running_phase_counts_as_a_running_tool) {
+  EXPECT_EQ(tool_activity_of_pi_phase("tool-running"), tool_activity::tool_running);
+  for (auto phase : {"", "starting", "awaiting-model", "finishing", "unknown"})
+    EXPECT_EQ(tool_activity_of_pi_phase(phase), tool_activity::idle) << phase;
 }
 
 } // namespace
