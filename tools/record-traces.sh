@@ -10,7 +10,7 @@
 #   cases: clean failure-classes tactical budget-block retry-blocked
 #          pi-native-resume reset-wait reset-wait-restart interrupted
 #          restart-survivor restart-finished claim-conflict follow-up
-#          user-review stall pi-tool-stall (default: all)
+#          user-review user-review-recovery stall pi-tool-stall (default: all)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
   pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor restart-finished
-  claim-conflict follow-up user-review stall pi-tool-stall)
+  claim-conflict follow-up user-review user-review-recovery stall pi-tool-stall)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -265,20 +265,31 @@ for c in "${cases[@]}"; do
       run pi-tool-stall "$work/pts" "$work/pts.json"
       expect pi-tool-stall 0 ;;
     user-review)
+      # An ordinary task: the worker implements the PLAN, then the official
+      # review writes USER_REVIEW.md and retires the PLAN/CODE_REVIEW pair
+      # with its verdict and no next generation. The review step reads the
+      # outcome user-review and the task stops for the user.
+      gen "$work/ur" 1 chain 1
+      printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"review":{"1":{"actions":[
+        {"kind":"write","path":"agent-task/grp01/01_t0001/USER_REVIEW.md","content":'"$user_review_json"'},
+        {"kind":"review","verdict":"FAIL","follow_up":false}]}}}}}' >"$work/ur.json"
+      run user-review "$work/ur" "$work/ur.json"
+      expect user-review 2 ;;
+    user-review-recovery)
       # A recovery folder: generation 1 was reviewed (FAIL) and its PLAN
       # retired to a log; its CODE_REVIEW is still open. The official review
       # retires it with its verdict and leaves USER_REVIEW.md: the task stops
       # for the user.
-      gen "$work/ur" 1 chain 1
-      d=$work/ur/agent-task/grp01/01_t0001
+      gen "$work/urr" 1 chain 1
+      d=$work/urr/agent-task/grp01/01_t0001
       mv "$d/PLAN-cloud-G05.md" "$d/plan_cloud_G05_1.log"
       { sed '/^## Code Review Result/,$d' "$d/CODE_REVIEW-cloud-G05.md"
         printf '## Code Review Result\n\nOverall Verdict: FAIL\n'; } >"$d/code_review_cloud_G05_1.log"
       printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"review":{"1":{"actions":[
         {"kind":"write","path":"agent-task/grp01/01_t0001/USER_REVIEW.md","content":'"$user_review_json"'},
-        {"kind":"review","verdict":"FAIL"}]}}}}}' >"$work/ur.json"
-      run user-review "$work/ur" "$work/ur.json"
-      expect user-review 2 ;;
+        {"kind":"review","verdict":"FAIL"}]}}}}}' >"$work/urr.json"
+      run user-review-recovery "$work/urr" "$work/urr.json"
+      expect user-review-recovery 2 ;;
     *) echo "record-traces: unknown case $c" >&2; exit 2 ;;
   esac
 done

@@ -591,12 +591,20 @@ TEST(trace_corpus_cover, a_ready_task_waits_on_an_overlapping_claim_then_starts)
 }
 
 TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) {
+  // Both after a worker implemented an ordinary PLAN (user-review) and in a
+  // recovery folder reviewed again (user-review-recovery).
   int found = 0;
+  std::set<std::string> after_worker, recovery;
   for (const auto& [name, t] : load_corpus()) {
     std::string stopped;
+    std::set<std::string> worked; // tasks whose worker ran in this trace
     for (const auto& r : t.records) {
-      if (r.kind == "task.review_step" && r.body["reason"] == "user-review")
+      if (r.kind == "attempt.launch" && r.body["role"] == "worker")
+        worked.insert(r.body.value("task", ""));
+      if (r.kind == "task.review_step" && r.body["reason"] == "user-review") {
         stopped = r.body.value("task", "");
+        (worked.count(stopped) ? after_worker : recovery).insert(name);
+      }
       if (r.kind == "task.end" && !stopped.empty() && r.body["task"] == stopped) {
         EXPECT_EQ(r.body["reason"], "user-review") << name;
       }
@@ -613,6 +621,8 @@ TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) 
   }
   EXPECT_GT(found, 0) << "no review stop for the user (review step user-review, then the task "
                          "held at stage user-review)";
+  EXPECT_TRUE(after_worker.count("user-review"));
+  EXPECT_TRUE(recovery.count("user-review-recovery"));
 }
 
 TEST(trace_corpus_cover, a_follow_up_review_goes_around_with_the_next_generation) {

@@ -65,6 +65,9 @@ ACTIONS (run in order; "fail" and "exit" end the run)
       moves the folder to agent-task/archive/<YYYY>/<MM>/<group>/<subtask>;
       FAIL and WARN keep plan_/code_review_ logs and write the next
       PLAN/CODE_REVIEW pair with plan=<N+1>
+  {"kind":"review", "verdict":"FAIL|WARN", "follow_up":false}
+      the same logs and no next pair (a reviewer that stops, for example
+      after writing USER_REVIEW.md with a "write" action)
   {"kind":"events", "count":N, "interval_seconds":S}   N tool-call events
   {"kind":"silence", "seconds":T}      no output for T seconds
   {"kind":"hang", "in":"idle|tool_call"}   never finish (tool_call: a tool

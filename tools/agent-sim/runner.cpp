@@ -170,7 +170,7 @@ private:
         break;
       case action_kind::review:
         if (!task_error_.empty()) return fail_with(task_error_);
-        st = do_review(task_, a.verdict, event_clock_->now(), report);
+        st = do_review(task_, a.verdict, a.follow_up, event_clock_->now(), report);
         break;
       case action_kind::write:
         st = do_write(workspace_, a.path, a.content, report);

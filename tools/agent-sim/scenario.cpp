@@ -143,10 +143,16 @@ result<action> parse_action(const json& doc, const pointer& where) {
     case action_kind::selfcheck:
       break;
     case action_kind::review:
-      keys.insert("verdict");
+      keys.insert({"verdict", "follow_up"});
       if (!(st = read_string(doc, where, "verdict", a.verdict))) return st;
       if (a.verdict != "PASS" && a.verdict != "WARN" && a.verdict != "FAIL")
         return bad(where / "verdict", "expected \"PASS\", \"WARN\" or \"FAIL\"");
+      if (doc.contains("follow_up")) {
+        if (!doc.at("follow_up").is_boolean())
+          return bad(where / "follow_up", "expected true or false");
+        a.follow_up = doc.at("follow_up").get<bool>() ? review_follow_up::next_generation
+                                                      : review_follow_up::stop;
+      }
       break;
     case action_kind::events:
       keys.insert({"count", "interval_seconds"});

@@ -33,6 +33,9 @@ enum class failure_kind : uint8_t {
 enum class checklist_fill : uint8_t { all, first, none };
 enum class write_mode : uint8_t { append, touch };
 enum class hang_place : uint8_t { idle, tool_call };
+// What a FAIL/WARN review leaves: the next PLAN/CODE_REVIEW generation, or
+// only the retired logs (a reviewer that stops, e.g. for the user).
+enum class review_follow_up : uint8_t { next_generation, stop };
 
 struct action {
   action_kind kind = action_kind::work;
@@ -40,8 +43,9 @@ struct action {
   int count = 1;
   // silence / spawn_child
   double seconds = 0;
-  // review: PASS | WARN | FAIL
+  // review: PASS | WARN | FAIL, and what a FAIL/WARN leaves
   std::string verdict = "PASS";
+  review_follow_up follow_up = review_follow_up::next_generation;
   // work
   checklist_fill checklist = checklist_fill::all;
   write_mode mode = write_mode::append;

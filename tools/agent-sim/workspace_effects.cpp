@@ -425,8 +425,8 @@ status archive_task(const task_files& task, int n, const fs::path& review_log, r
 }
 
 // A recovery folder: the newest logs' generation is reviewed again.
-status do_recovery_review(const task_files& task, std::string_view verdict, runtime::millis now,
-                          effect_report& report) {
+status do_recovery_review(const task_files& task, std::string_view verdict,
+                          review_follow_up follow_up, runtime::millis now, effect_report& report) {
   std::string review_text;
   if (auto st = read_text(task.review_log, review_text); !st) return st;
   const int n = plan_number_of(task);
@@ -438,7 +438,7 @@ status do_recovery_review(const task_files& task, std::string_view verdict, runt
   if (verdict == "PASS") return archive_task(task, n, review_log, now, report);
 
   report.written.push_back(review_log.string());
-  if (task.plan_log.empty()) return status::ok();
+  if (task.plan_log.empty() || follow_up == review_follow_up::stop) return status::ok();
   std::string plan_text;
   if (auto st = read_text(task.plan_log, plan_text); !st) return st;
   const std::string route = task.lane + "-G" + task.grade + ".md";
@@ -458,10 +458,10 @@ status do_recovery_review(const task_files& task, std::string_view verdict, runt
 
 } // namespace
 
-status do_review(const task_files& task, std::string_view verdict, runtime::millis now,
-                 effect_report& report) {
+status do_review(const task_files& task, std::string_view verdict, review_follow_up follow_up,
+                 runtime::millis now, effect_report& report) {
   if (task.review.empty() && !task.review_log.empty())
-    return do_recovery_review(task, verdict, now, report);
+    return do_recovery_review(task, verdict, follow_up, now, report);
   if (task.review.empty()) return status::not_found("no CODE_REVIEW in " + task.directory.string());
   std::string review_text;
   if (auto st = read_text(task.review, review_text); !st) return st;
@@ -483,6 +483,7 @@ status do_review(const task_files& task, std::string_view verdict, runtime::mill
   fs::path plan_log = free_log_name(task.directory, "plan_" + suffix, n);
   if (auto st = rename_path(task.plan, plan_log); !st) return st;
   report.written.push_back(plan_log.string());
+  if (follow_up == review_follow_up::stop) return status::ok();
   if (auto st = runtime::write_file_atomic(task.plan, next_generation_plan(plan_text, n),
                                            runtime::durability::buffered); !st) return st;
   if (auto st = runtime::write_file_atomic(task.review, clear_checklist(review_text),

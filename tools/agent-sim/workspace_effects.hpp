@@ -82,8 +82,10 @@ runtime::status do_selfcheck(const task_files& task, effect_report& report);
 // a new review log with the verdict, then PASS archives the folder and
 // FAIL/WARN restores the next generation (PLAN with the next plan number
 // from the plan log, a fresh CODE_REVIEW), as a reviewer continuing an
-// interrupted review does.
-runtime::status do_review(const task_files& task, std::string_view verdict, runtime::millis now,
+// interrupted review does. With follow_up stop, a FAIL/WARN writes no next
+// generation: the PLAN and CODE_REVIEW are only retired to their logs.
+runtime::status do_review(const task_files& task, std::string_view verdict,
+                          review_follow_up follow_up, runtime::millis now,
                           effect_report& report);
 // A scenario `write` action: write content to a workspace-relative path.
 runtime::status do_write(const fs::path& workspace, std::string_view relative,

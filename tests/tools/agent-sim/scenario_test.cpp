@@ -27,7 +27,8 @@ TEST(scenario, parses_every_action_kind) {
           "2": [{"kind": "silence", "seconds": 1.5}, {"kind": "work", "checklist": "first", "mode": "touch"}],
           "default": [{"kind": "hang", "in": "tool_call"}]
         },
-        "review": {"1": [{"kind": "review", "verdict": "FAIL"}]},
+        "review": {"1": [{"kind": "review", "verdict": "FAIL"}],
+                   "2": [{"kind": "review", "verdict": "WARN", "follow_up": false}]},
         "selfcheck": {"1": [{"kind": "selfcheck"}, {"kind": "spawn_child", "seconds": 5},
                             {"kind": "write", "path": "a.txt", "content": "x"},
                             {"kind": "collab_tool", "tool": "send_input"},
@@ -50,7 +51,11 @@ TEST(scenario, parses_every_action_kind) {
   EXPECT_EQ(worker.by_attempt.at(2)[1].mode, write_mode::touch);
   ASSERT_TRUE(worker.fallback.has_value());
   EXPECT_EQ((*worker.fallback)[0].place, hang_place::tool_call);
-  EXPECT_EQ(s->tasks.at("auth/02+01_api").at("review").by_attempt.at(1)[0].verdict, "FAIL");
+  const auto& review = s->tasks.at("auth/02+01_api").at("review");
+  EXPECT_EQ(review.by_attempt.at(1)[0].verdict, "FAIL");
+  EXPECT_EQ(review.by_attempt.at(1)[0].follow_up, review_follow_up::next_generation);
+  EXPECT_EQ(review.by_attempt.at(2)[0].verdict, "WARN");
+  EXPECT_EQ(review.by_attempt.at(2)[0].follow_up, review_follow_up::stop);
   const auto& sc = s->tasks.at("auth/02+01_api").at("selfcheck").by_attempt.at(1);
   EXPECT_EQ(sc[3].tool, "send_input");
   EXPECT_EQ(sc[4].signal, 15);
@@ -81,6 +86,8 @@ TEST(scenario, unknown_action_names_the_escaped_json_pointer) {
 TEST(scenario, bad_values_name_their_pointer) {
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"review": {"1": [{"kind": "review", "verdict": "MAYBE"}]}}}})"),
             "s.json: /tasks/t/review/1/0/verdict: expected \"PASS\", \"WARN\" or \"FAIL\"");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"review": {"1": [{"kind": "review", "follow_up": "no"}]}}}})"),
+            "s.json: /tasks/t/review/1/0/follow_up: expected true or false");
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"first": []}}}})"),
             "s.json: /tasks/t/worker/first: expected an attempt number >= 1 or \"default\"");
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"coder": {}}}})"),

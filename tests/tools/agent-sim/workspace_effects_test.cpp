@@ -172,7 +172,7 @@ TEST_F(workspace_effects, pass_review_archives_the_task) {
   effect_report report;
   auto t = runtime::parse_utc_iso("2026-03-05T10:00:00Z");
   ASSERT_TRUE(t.is_ok());
-  ASSERT_TRUE(do_review(task(), "PASS", *t, report).is_ok());
+  ASSERT_TRUE(do_review(task(), "PASS", review_follow_up::next_generation, *t, report).is_ok());
   fs::path archived = tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api";
   EXPECT_FALSE(fs::exists(dir_));
   ASSERT_TRUE(fs::is_directory(archived));
@@ -184,7 +184,7 @@ TEST_F(workspace_effects, pass_review_archives_the_task) {
   // A second completion of the same name gets a _1 suffix.
   plan_ = tmp_.write("agent-task/auth/02+01_api/PLAN-local-G03.md", plan_text);
   review_ = tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md", review_text);
-  ASSERT_TRUE(do_review(task(), "PASS", *t, report).is_ok());
+  ASSERT_TRUE(do_review(task(), "PASS", review_follow_up::next_generation, *t, report).is_ok());
   EXPECT_TRUE(fs::exists(tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api_1/complete.log"));
 }
 
@@ -192,7 +192,7 @@ TEST_F(workspace_effects, fail_review_starts_the_next_plan_generation) {
   tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md",
              fill_checklist(review_text, checklist_fill::all));
   effect_report report;
-  ASSERT_TRUE(do_review(task(), "FAIL", 0, report).is_ok());
+  ASSERT_TRUE(do_review(task(), "FAIL", review_follow_up::next_generation, 0, report).is_ok());
   std::string old_plan = read(dir_ / "plan_local_G03_3.log");
   EXPECT_NE(old_plan.find("plan=3 tag=v1"), std::string::npos);
   EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"), std::string::npos);
@@ -240,7 +240,7 @@ TEST_F(recovery_review, pass_writes_a_new_verdict_log_and_archives) {
   effect_report report;
   auto t = runtime::parse_utc_iso("2026-03-05T10:00:00Z");
   ASSERT_TRUE(t.is_ok());
-  ASSERT_TRUE(do_review(recovery_task(), "PASS", *t, report).is_ok());
+  ASSERT_TRUE(do_review(recovery_task(), "PASS", review_follow_up::next_generation, *t, report).is_ok());
   fs::path archived = tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api";
   EXPECT_FALSE(fs::exists(dir_));
   ASSERT_TRUE(fs::exists(archived / "complete.log"));
@@ -258,7 +258,7 @@ TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_
   tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
              std::string(review_text) + "\n## 코드리뷰 결과\n\n### 종합 판정\n\n**FAIL**\n");
   effect_report report;
-  ASSERT_TRUE(do_review(recovery_task(), "PASS", 0, report).is_ok());
+  ASSERT_TRUE(do_review(recovery_task(), "PASS", review_follow_up::next_generation, 0, report).is_ok());
   std::string log = read(tmp_.path() / "agent-task/archive/1970/01/auth/02+01_api/code_review_local_G03_3.log");
   EXPECT_NE(log.find("Overall Verdict: PASS"), std::string::npos) << log;
   EXPECT_EQ(log.find("코드리뷰 결과"), std::string::npos) << log;
@@ -268,7 +268,7 @@ TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_
 
 TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
   effect_report report;
-  ASSERT_TRUE(do_review(recovery_task(), "FAIL", 0, report).is_ok());
+  ASSERT_TRUE(do_review(recovery_task(), "FAIL", review_follow_up::next_generation, 0, report).is_ok());
   EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
             std::string::npos);
   std::string next_plan = read(dir_ / "PLAN-local-G03.md");
@@ -285,6 +285,32 @@ TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
   ASSERT_TRUE(again.is_ok());
   EXPECT_EQ(again->plan, dir_ / "PLAN-local-G03.md");
   EXPECT_TRUE(again->review_log.empty());
+}
+
+TEST_F(workspace_effects, a_review_that_stops_retires_the_pair_without_a_next_generation) {
+  tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md",
+             fill_checklist(review_text, checklist_fill::all));
+  effect_report report;
+  ASSERT_TRUE(do_review(task(), "FAIL", review_follow_up::stop, 0, report).is_ok());
+  EXPECT_NE(read(dir_ / "plan_local_G03_3.log").find("plan=3 tag=v1"), std::string::npos);
+  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(plan_));
+  EXPECT_FALSE(fs::exists(review_));
+  // What is left is a recovery folder: the logs of generation 3.
+  auto after = task_from_name(tmp_.path(), "auth/02+01_api");
+  ASSERT_TRUE(after.is_ok());
+  EXPECT_TRUE(after->plan.empty());
+  EXPECT_EQ(after->review_log, dir_ / "code_review_local_G03_3.log");
+}
+
+TEST_F(recovery_review, a_review_that_stops_writes_only_its_verdict_log) {
+  effect_report report;
+  ASSERT_TRUE(do_review(recovery_task(), "WARN", review_follow_up::stop, 0, report).is_ok());
+  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: WARN"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "PLAN-local-G03.md"));
+  EXPECT_FALSE(fs::exists(dir_ / "CODE_REVIEW-local-G03.md"));
 }
 
 TEST_F(workspace_effects, write_action_is_confined) {
