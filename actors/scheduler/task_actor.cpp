@@ -64,7 +64,17 @@ void refresh(self_ptr self, std::function<void()> k) {
       });
 }
 
+// A stop that came while a request was open ends the task here, before it
+// waits or launches.
+void end_cancelled(self_ptr self) {
+  end_task(self, "cancelled", "stopped by shutdown", 0, self->state.stop_edge);
+}
+
 void after_delay(self_ptr self, runtime::millis delay, std::function<void()> k) {
+  if (self->state.cancelled) {
+    end_cancelled(self);
+    return;
+  }
   if (delay <= 0) {
     k();
     return;
@@ -156,7 +166,7 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
             std::string native_session) {
   auto& s = self->state;
   if (s.cancelled) {
-    end_task(self, "cancelled", "stopped by shutdown");
+    end_cancelled(self);
     return;
   }
   const auto* target = s.ctx->pol.find_target(target_id);
@@ -262,6 +272,7 @@ messages::task_actor::behavior_type task_actor_impl(self_ptr self, run_context_p
       auto& s = self->state;
       s.cancelled = true;
       auto edge = trace_task_stop(s);
+      s.stop_edge = edge;
       if (s.attempt_running) {
         trace_attempt_cancel(s, edge);
         self->send(s.ctx->host, messages::cancel_attempt{s.identity});

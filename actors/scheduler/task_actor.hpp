@@ -14,7 +14,10 @@
 // cool-downs, selects with the admission quota snapshot, and holds a durable
 // quota-reset wait left by a restart. It tells the scheduler how the stage
 // ended with task_ended and quits. stop_run cancels the running
-// attempt (the agent's process group is terminated) and ends "cancelled".
+// attempt (the agent's process group is terminated) and ends "cancelled";
+// a stop that comes while a request is open ends the task "cancelled" once
+// the answer is handled, before any wait or launch (a block or a finished
+// stage still ends as decided).
 // It never touches the workspace except through agents and reads, and it
 // reads files only through ctx->io (actors/scheduler/task_steps.hpp:
 // task_io), which replay feeds from a trace.
@@ -62,6 +65,7 @@ struct task_actor_state {
   runtime::seen_sources review_seen;
   std::string review_signature;
   int64_t begin_edge = 0; // the last task.begin trace edge (0: not tracing)
+  int64_t stop_edge = 0;  // the task.stop trace edge (0: none, or not tracing)
   int64_t attempt_number = 0; // of the attempt launched last
   std::string attempt_model;  // its model (the work-log rows name it)
   std::vector<runtime::file_snapshot> write_set_after; // of the attempt that just ended

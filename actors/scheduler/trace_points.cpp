@@ -338,7 +338,7 @@ std::vector<runtime::replayed_decision> stop_decisions(const std::string& task,
   if (during == "waiting")
     return {{std::string(kinds::task_end),
              task_end_body(task, stage, "cancelled", "stopped by shutdown", 0)}};
-  return {}; // busy: the open request's answer ends it (launch sees the stop)
+  return {}; // busy: decided after the open request's answer (not fed)
 }
 
 } // namespace
@@ -563,6 +563,14 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
       } catch (const std::exception& e) {
         return runtime::status::invalid_argument(std::string("task.stop: ") + e.what());
       }
+    },
+    nullptr,
+    // A stop that found a request open ends the task after the answer,
+    // as that answer decides (cancelled, or blocked by a block step): only
+    // the task actor itself replays it.
+    [](const json& body) {
+      auto during = body.is_object() ? body.find("during") : body.end();
+      return during == body.end() || *during != "busy";
     }};
   handlers[std::string(kinds::task_launch)] = {
     {std::string(kinds::attempt_launch)},

@@ -53,7 +53,8 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
                              const success_reading* reading);
 void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::stage_step& step);
 // task.end; cause: the edge the ending was decided on (attempt.result after
-// a success, supervisor.failure after a block step), else 0.
+// a success, supervisor.failure after a block step, task.stop after a stop),
+// else 0 (an error reply).
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
                     int64_t pause_ms, int64_t cause);
 // task.stop: the run's stop reached the task, with what it was doing

@@ -45,7 +45,8 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         if (auto it = handlers.find(e->second->kind); it != handlers.end())
           h = &it->second;
       bool compared = h && std::find(h->produces.begin(), h->produces.end(), d->kind) !=
-                             h->produces.end();
+                             h->produces.end() &&
+                      (!h->decides || h->decides(e->second->body));
       if (!compared)
         ++out.not_replayed[d->kind];
     }
@@ -59,7 +60,7 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
     if (window.size() > recent)
       window.pop_front();
     auto it = handlers.find(r.kind);
-    if (it == handlers.end())
+    if (it == handlers.end() || (it->second.decides && !it->second.decides(r.body)))
       continue;
     ++out.edges_fed;
     const auto& h = it->second;

@@ -7,7 +7,8 @@
 // walk and is reported with the edges that led to it. Handlers carry all
 // decision logic and any state (cool-downs, ...) between edges; they are
 // called in edge order, one at a time. Decisions of kinds no handler
-// produces are counted as not replayed. Pure over its inputs; a handler
+// produces, and those of edges a handler does not decide (its `decides`),
+// are counted as not replayed. Pure over its inputs; a handler
 // error is a divergence whose actual value is {"error": message}; never
 // throws.
 
@@ -34,14 +35,23 @@ using replay_fn = std::function<result<std::vector<replayed_decision>>(const jso
 using replay_fn_at =
   std::function<result<std::vector<replayed_decision>>(int64_t seq, const json& edge_body)>;
 
+// Whether a handler decides what one edge (its recorded body) caused.
+using replay_decides = std::function<bool(const json& edge_body)>;
+
 struct replay_handler {
   replay_handler() = default;
-  replay_handler(std::vector<std::string> kinds, replay_fn f, replay_fn_at f_at = nullptr)
-      : produces(std::move(kinds)), fn(std::move(f)), fn_at(std::move(f_at)) {}
+  replay_handler(std::vector<std::string> kinds, replay_fn f, replay_fn_at f_at = nullptr,
+                 replay_decides d = nullptr)
+      : produces(std::move(kinds)), fn(std::move(f)), fn_at(std::move(f_at)),
+        decides(std::move(d)) {}
 
   std::vector<std::string> produces; // decision kinds compared for this edge kind
   replay_fn fn;
   replay_fn_at fn_at; // called instead of fn when set
+  // Null: every edge of the kind. Else an edge it returns false for is not
+  // fed, and its decisions count as recorded only (what it caused depends
+  // on later edges this handler does not see).
+  replay_decides decides;
 };
 
 using replay_handlers = std::map<std::string, replay_handler, std::less<>>; // by edge kind

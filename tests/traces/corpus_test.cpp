@@ -1138,6 +1138,63 @@ TEST(task_actor_replay, a_cancelled_end_comes_from_the_stop_the_actor_received) 
   EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
 }
 
+// budget-block cut after its first retry step (100 ms delay), with a stop
+// that reached the task while it made that step durable ("busy") and the
+// cancelled end that stop caused: the run's last records.
+runtime::trace_file stopped_while_busy() {
+  auto trace = load("budget-block");
+  const auto* step = first_record(trace, "supervisor.step", [](const json& b) {
+    return b["step"] == "retry_same" && b["detail"]["delay_ms"].get<int64_t>() > 0;
+  });
+  EXPECT_NE(step, nullptr);
+  if (!step)
+    return trace;
+  EXPECT_FALSE(step->body["changes"].empty()); // made durable: a request
+  const auto& failure = record_at(trace, step->cause)->body["request"]["failure"];
+  auto task = failure["task"], stage = failure["stage"], identity = failure["attempt_id"];
+  auto last = step->seq;
+  std::erase_if(trace.records, [last](const runtime::trace_record& r) { return r.seq > last; });
+  trace.records.push_back({last + 1, runtime::trace_direction::edge, "task.stop", 0,
+                           json{{"task", task}, {"stage", stage}, {"during", "busy"},
+                                {"identity", identity}}});
+  trace.records.push_back({last + 2, runtime::trace_direction::decision, "task.end", last + 1,
+                           json{{"task", task}, {"stage", stage}, {"outcome", "cancelled"},
+                                {"reason", "stopped by shutdown"}, {"pause_ms", 0}}});
+  return trace;
+}
+
+TEST(task_actor_replay, a_stop_while_a_step_is_made_durable_ends_the_task_before_its_delay) {
+  // The task actor ends at once, caused by the stop; it does not wait out
+  // the retry delay (a shutdown would wait that long) to see the stop at
+  // its next launch.
+  auto trace = stopped_while_busy();
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+  EXPECT_FALSE(report->not_replayed.count("task.end"));
+
+  // The end is compared: another recorded reason diverges there.
+  trace.records.back().body["reason"] = "stopped later";
+  const auto d = first_divergence(trace, *pol);
+  EXPECT_EQ(d.seq, trace.records.back().seq);
+  EXPECT_EQ(d.cause, trace.records.back().cause);
+  EXPECT_EQ(d.actual["reason"], "stopped by shutdown");
+}
+
+TEST(task_actor_replay, the_decision_functions_leave_a_busy_stop_to_the_actor) {
+  // What a busy stop ends in depends on the answer still open (a block
+  // step ends the task blocked): the decision functions do not decide it.
+  auto trace = stopped_while_busy();
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto report = replay_recorded_run(trace, *pol, {}, task_decisions::by_functions);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+  EXPECT_EQ(report->not_replayed["task.end"], 1);
+}
+
 TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
   auto trace = load("stall");
   auto pol = recorded_policy(trace);

@@ -16,6 +16,7 @@
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/attempt_snapshots.hpp"
+#include "runtime/state/change.hpp"
 #include "runtime/trace/trace_writer.hpp"
 
 namespace ad::tools {
@@ -186,11 +187,18 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       const auto* step = f->decision_of(f->life->edges[*i]->seq, kinds::supervisor_step);
       if (!step)
         return f->fail("supervisor.failure without its supervisor.step");
+      // The changes come back as the supervisor sent them: the actor makes
+      // them durable (a request, which a stop can find open) before it acts.
+      auto changes = runtime::changes_from_json_text(
+        runtime::dump_json(step->value("changes", json::array())), "supervisor.step changes");
+      if (!changes.is_ok())
+        return f->fail(changes.error().message());
       // The supervisor records this edge in the run; here it stands in.
       auto seq = f->mem->edge(kinds::supervisor_failure, json::object());
       messages::supervision_decided d;
       d.step = step->value("step", "");
       d.step_json = runtime::dump_json(step->value("detail", json::object()));
+      d.changes = std::move(*changes);
       d.trace_seq = seq;
       return d;
     },

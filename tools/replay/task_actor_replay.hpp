@@ -6,8 +6,8 @@
 // from that task.begin. The state store, supervisor, attempt host and
 // scheduler it talks to are one stand-in actor that answers from the
 // lifetime's recorded edges: the task state and cool-downs each edge was
-// read with, the supervisor's recorded step (the supervisor itself is
-// replayed by supervisor_replay), the recorded attempt result; its file
+// read with, the supervisor's recorded step with its state changes (the
+// supervisor itself is replayed by supervisor_replay), the recorded attempt result; its file
 // reads come from the trace through actors::task_io, its clock is a manual
 // clock set to the recorded readings, its timers fire when the actor is
 // idle, and a recorded task.stop is delivered at the point it was recorded.

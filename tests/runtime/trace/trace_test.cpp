@@ -300,5 +300,20 @@ TEST(trace_replay, a_missing_or_extra_decision_and_a_handler_error_diverge) {
   EXPECT_EQ(missing.divergence->seq, 2);
 }
 
+TEST(trace_replay, an_edge_the_handler_does_not_decide_is_not_fed_and_its_decisions_not_compared) {
+  // The second add's recorded total is wrong, but this handler does not
+  // decide edges with n == 2: no divergence, its total counted as recorded
+  // only, and the running total skips it.
+  int total = 0;
+  auto h = counter_handlers(total, 0);
+  h["add"].decides = [](const json& body) { return body["n"] != 2; };
+  auto report = replay_trace(counter_trace({1, 2, 3}, {1, 99, 4}), h, replay_roots());
+  EXPECT_FALSE(report.divergence) << render_divergence(*report.divergence);
+  EXPECT_EQ(report.edges_fed, 2);
+  EXPECT_EQ(report.compared, 2);
+  EXPECT_EQ(report.not_replayed["total"], 1);
+  EXPECT_EQ(total, 4);
+}
+
 } // namespace
 } // namespace ad::runtime
