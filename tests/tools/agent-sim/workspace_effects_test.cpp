@@ -240,7 +240,9 @@ TEST_F(recovery_review, pass_writes_a_new_verdict_log_and_archives) {
   effect_report report;
   auto t = runtime::parse_utc_iso("2026-03-05T10:00:00Z");
   ASSERT_TRUE(t.is_ok());
-  ASSERT_TRUE(do_review(recovery_task(), "PASS", review_follow_up::next_generation, *t, report).is_ok());
+  ASSERT_TRUE(
+    do_review(recovery_task(), "PASS", review_follow_up::next_generation, *t, report)
+      .is_ok());
   fs::path archived = tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api";
   EXPECT_FALSE(fs::exists(dir_));
   ASSERT_TRUE(fs::exists(archived / "complete.log"));
@@ -258,7 +260,9 @@ TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_
   tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
              std::string(review_text) + "\n## 코드리뷰 결과\n\n### 종합 판정\n\n**FAIL**\n");
   effect_report report;
-  ASSERT_TRUE(do_review(recovery_task(), "PASS", review_follow_up::next_generation, 0, report).is_ok());
+  ASSERT_TRUE(
+    do_review(recovery_task(), "PASS", review_follow_up::next_generation, 0, report)
+      .is_ok());
   std::string log = read(tmp_.path() / "agent-task/archive/1970/01/auth/02+01_api/code_review_local_G03_3.log");
   EXPECT_NE(log.find("Overall Verdict: PASS"), std::string::npos) << log;
   EXPECT_EQ(log.find("코드리뷰 결과"), std::string::npos) << log;
@@ -268,7 +272,9 @@ TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_
 
 TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
   effect_report report;
-  ASSERT_TRUE(do_review(recovery_task(), "FAIL", review_follow_up::next_generation, 0, report).is_ok());
+  ASSERT_TRUE(
+    do_review(recovery_task(), "FAIL", review_follow_up::next_generation, 0, report)
+      .is_ok());
   EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
             std::string::npos);
   std::string next_plan = read(dir_ / "PLAN-local-G03.md");
