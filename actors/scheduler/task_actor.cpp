@@ -29,6 +29,13 @@ void end_task(self_ptr self, std::string outcome, std::string reason, int64_t pa
   self->quit();
 }
 
+// A request answered with an error ends the task "error" (task.error).
+void end_on_error(self_ptr self, std::string_view peer, const caf::error& err) {
+  auto text = self->system().render(err);
+  auto edge = trace_task_error(self->state, peer, text);
+  end_task(self, "error", error_end_reason(peer, text), 0, edge);
+}
+
 // Makes changes durable, then continues with k (or ends the task "error").
 void persist(self_ptr self, std::vector<runtime::state_change> changes, std::function<void()> k) {
   if (changes.empty()) {
@@ -38,9 +45,7 @@ void persist(self_ptr self, std::vector<runtime::state_change> changes, std::fun
   self->request(self->state.ctx->store, self->state.ctx->state_timeout,
                 messages::apply_state_changes{std::move(changes)})
     .then([k](const messages::state_changes_applied&) { k(); },
-          [self](caf::error& err) {
-            end_task(self, "error", "state store: " + self->system().render(err));
-          });
+          [self](caf::error& err) { end_on_error(self, "state store", err); });
 }
 
 // Reloads the task's durable state, then continues with k.
@@ -59,9 +64,7 @@ void refresh(self_ptr self, std::function<void()> k) {
         }
         k();
       },
-      [self](caf::error& err) {
-        end_task(self, "error", "state store: " + self->system().render(err));
-      });
+      [self](caf::error& err) { end_on_error(self, "state store", err); });
 }
 
 // A stop that came while a request was open ends the task here, before it
@@ -115,9 +118,7 @@ void on_failure(self_ptr self, const messages::attempt_result& r) {
           });
         });
       },
-      [self](caf::error& err) {
-        end_task(self, "error", "supervisor: " + self->system().render(err));
-      });
+      [self](caf::error& err) { end_on_error(self, "supervisor", err); });
 }
 
 // The attempt's end on fresh durable state: the supervisor after a failure,
@@ -199,7 +200,7 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
       .then([self](messages::attempt_result& r) { on_result(self, std::move(r)); },
             [self](caf::error& err) {
               self->state.attempt_running = false;
-              end_task(self, "error", "attempt: " + self->system().render(err));
+              end_on_error(self, "attempt", err);
             });
   });
 }

@@ -343,6 +343,20 @@ std::vector<runtime::replayed_decision> stop_decisions(const std::string& task,
 
 } // namespace
 
+std::string error_end_reason(std::string_view peer, const std::string& error) {
+  return std::string(peer) + ": " + error;
+}
+
+int64_t trace_task_error(const task_actor_state& s, std::string_view peer,
+                         const std::string& error) {
+  if (!s.ctx->trace)
+    return 0;
+  return s.ctx->trace->edge(kinds::task_error, json{{"task", s.spec.name},
+                                                    {"stage", s.spec.stage},
+                                                    {"peer", peer},
+                                                    {"error", error}});
+}
+
 int64_t trace_task_stop(const task_actor_state& s) {
   if (!s.ctx->trace)
     return 0;
@@ -571,6 +585,22 @@ void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_cont
     [](const json& body) {
       auto during = body.is_object() ? body.find("during") : body.end();
       return during == body.end() || *during != "busy";
+    }};
+  handlers[std::string(kinds::task_error)] = {
+    {std::string(kinds::task_end)},
+    [](const json& body) -> runtime::result<std::vector<runtime::replayed_decision>> {
+      try {
+        using runtime::json_member;
+        return std::vector<runtime::replayed_decision>{
+          {std::string(kinds::task_end),
+           task_end_body(json_member<std::string>(body, "task"),
+                         json_member<std::string>(body, "stage"), "error",
+                         error_end_reason(json_member<std::string>(body, "peer"),
+                                          json_member<std::string>(body, "error")),
+                         0)}};
+      } catch (const std::exception& e) {
+        return runtime::status::invalid_argument(std::string("task.error: ") + e.what());
+      }
     }};
   handlers[std::string(kinds::task_launch)] = {
     {std::string(kinds::attempt_launch)},

@@ -53,10 +53,17 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
                              const success_reading* reading);
 void trace_stage_step(const task_actor_state& s, int64_t cause, const runtime::stage_step& step);
 // task.end; cause: the edge the ending was decided on (attempt.result after
-// a success, supervisor.failure after a block step, task.stop after a stop),
-// else 0 (an error reply).
+// a success, supervisor.failure after a block step, task.stop after a stop,
+// task.error after an error reply), else 0.
 void trace_task_end(const task_actor_state& s, const std::string& outcome, const std::string& reason,
                     int64_t pause_ms, int64_t cause);
+// task.error: a request of the task actor was answered with an error
+// (peer: "state store", "supervisor" or "attempt"; error: CAF's rendering
+// of it). Returns its seq (0 when not tracing). The task then ends "error"
+// with error_end_reason(peer, error).
+int64_t trace_task_error(const task_actor_state& s, std::string_view peer,
+                         const std::string& error);
+std::string error_end_reason(std::string_view peer, const std::string& error);
 // task.stop: the run's stop reached the task, with what it was doing
 // ("attempt": an attempt runs, "waiting": a timer, "busy": a request to the
 // state store or supervisor is open). Returns its seq (0 when not tracing).

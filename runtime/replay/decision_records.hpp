@@ -33,6 +33,7 @@ inline constexpr std::string_view attempt_exit = "attempt.exit";     // classifi
 inline constexpr std::string_view attempt_result = "attempt.result"; // the attempt host's reply
 inline constexpr std::string_view task_stop = "task.stop";         // the run's stop reached a task
 inline constexpr std::string_view task_wake = "task.wake";         // a task's timer fired
+inline constexpr std::string_view task_error = "task.error";       // an error reply to a task
 inline constexpr std::string_view scheduler_poll = "scheduler.poll"; // the survivor poll fired
 inline constexpr std::string_view run_end = "run.end";             // final run observation
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views

@@ -1195,6 +1195,63 @@ TEST(task_actor_replay, the_decision_functions_leave_a_busy_stop_to_the_actor) {
   EXPECT_EQ(report->not_replayed["task.end"], 1);
 }
 
+// budget-block cut before its first supervisor.failure: the supervisor
+// answered the task with an error (a request timeout, as CAF renders it),
+// and the task ended on it.
+runtime::trace_file supervisor_error_reply() {
+  auto trace = load("budget-block");
+  const auto* failure = first_record(trace, "supervisor.failure", [](const json&) { return true; });
+  EXPECT_NE(failure, nullptr);
+  if (!failure)
+    return trace;
+  const auto& f = failure->body["request"]["failure"];
+  auto task = f["task"], stage = f["stage"];
+  auto at = failure->seq;
+  std::erase_if(trace.records, [at](const runtime::trace_record& r) { return r.seq >= at; });
+  trace.records.push_back({at, runtime::trace_direction::edge, "task.error", 0,
+                           json{{"task", task}, {"stage", stage}, {"peer", "supervisor"},
+                                {"error", "system_error(request_timeout)"}}});
+  trace.records.push_back({at + 1, runtime::trace_direction::decision, "task.end", at,
+                           json{{"task", task}, {"stage", stage}, {"outcome", "error"},
+                                {"reason", "supervisor: system_error(request_timeout)"},
+                                {"pause_ms", 0}}});
+  return trace;
+}
+
+TEST(task_actor_replay, an_error_reply_ends_the_task_as_recorded) {
+  // The stand-in answers the supervisor request with the recorded error;
+  // the actor ends on it, and that end is compared at the task.error edge.
+  auto trace = supervisor_error_reply();
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  for (auto how : {task_decisions::by_actor, task_decisions::by_functions}) {
+    auto report = replay_recorded_run(trace, *pol, {}, how);
+    ASSERT_TRUE(report.is_ok()) << report.error().message();
+    EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+    EXPECT_FALSE(report->not_replayed.count("task.end"));
+  }
+  // Another recorded error text: the actor's end names it, not the recorded end's.
+  trace.records[trace.records.size() - 2].body["error"] = "ad::timeout";
+  const auto d = first_divergence(trace, *pol);
+  EXPECT_EQ(d.seq, trace.records.back().seq);
+  EXPECT_EQ(d.edge_kind, "task.error");
+  EXPECT_EQ(d.actual["reason"], "supervisor: ad::timeout");
+}
+
+TEST(task_actor_replay, an_error_reply_the_trace_does_not_hold_is_not_invented) {
+  // Without the task.error edge the actor gets the supervisor's answer it
+  // asked for; the stand-in has none to give: an error at that edge.
+  auto trace = supervisor_error_reply();
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  trace.records[trace.records.size() - 2].body["peer"] = "state store";
+  const auto d = first_divergence(trace, *pol);
+  EXPECT_EQ(d.cause, trace.records.back().cause);
+  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
+  EXPECT_NE(d.actual["error"].get<std::string>().find("supervisor"), std::string::npos)
+    << d.actual.dump();
+}
+
 TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
   auto trace = load("stall");
   auto pol = recorded_policy(trace);

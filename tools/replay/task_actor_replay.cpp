@@ -29,9 +29,9 @@ using decisions = std::vector<runtime::replayed_decision>;
 
 // The edges whose decisions the replayed task actors make (their handlers
 // are added by add_task_actor_replay).
-constexpr std::array<std::string_view, 5> actor_edges{
+constexpr std::array<std::string_view, 6> actor_edges{
   kinds::task_begin, kinds::task_launch, kinds::attempt_result, kinds::task_stop,
-  kinds::supervisor_failure};
+  kinds::task_error, kinds::supervisor_failure};
 
 // The task a recorded edge belongs to ("" for none of a task actor's).
 std::string task_of(const runtime::trace_record& r) {
@@ -40,7 +40,7 @@ std::string task_of(const runtime::trace_record& r) {
     if (r.kind == kinds::task_begin || r.kind == kinds::task_launch)
       return b.at("spec").at("name").get<std::string>();
     if (r.kind == kinds::attempt_result || r.kind == kinds::attempt_exit ||
-        r.kind == kinds::task_stop || r.kind == kinds::task_wake)
+        r.kind == kinds::task_stop || r.kind == kinds::task_wake || r.kind == kinds::task_error)
       return b.at("task").get<std::string>();
     if (r.kind == kinds::supervisor_failure)
       return b.at("request").at("failure").at("task").get<std::string>();
@@ -91,6 +91,17 @@ struct feed {
     auto i = cursor();
     return i < life->edges.size() && life->edges[i]->kind == kinds::task_stop &&
            (during.empty() || life->bodies[i].value("during", "") == during);
+  }
+
+  // The error reply recorded next (a task.error from `peer`), rebuilt so
+  // that the replay system renders it as recorded (replay_error_category).
+  std::optional<caf::error> error_next(std::string_view peer) const {
+    auto i = cursor();
+    if (i >= life->edges.size() || life->edges[i]->kind != kinds::task_error ||
+        life->bodies[i].value("peer", "") != peer)
+      return std::nullopt;
+    return caf::error(1, replay_error_category,
+                      caf::make_message(life->bodies[i].value("error", std::string())));
   }
 
   // The clock reads what the next recorded edge read, when it recorded one.
@@ -167,6 +178,8 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
     },
     [f, stop_first](messages::get_task_state& m) -> caf::result<messages::task_state_reply> {
       stop_first();
+      if (auto err = f->error_next("state store"))
+        return std::move(*err);
       f->set_clock();
       auto i = f->next({kinds::task_begin, kinds::task_launch, kinds::attempt_result});
       if (!i || !f->life->bodies[*i].contains("task_state"))
@@ -174,13 +187,18 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       return messages::task_state_reply{
         m.task, true, runtime::dump_json(f->life->bodies[*i]["task_state"])};
     },
-    [stop_first](messages::apply_state_changes&) -> messages::state_changes_applied {
+    [f, stop_first](
+      messages::apply_state_changes&) -> caf::result<messages::state_changes_applied> {
       stop_first();
-      return {};
+      if (auto err = f->error_next("state store"))
+        return std::move(*err);
+      return messages::state_changes_applied{};
     },
     [f, stop_first](
       messages::supervise_failure&) -> caf::result<messages::supervision_decided> {
       stop_first();
+      if (auto err = f->error_next("supervisor"))
+        return std::move(*err);
       auto i = f->next({kinds::supervisor_failure});
       if (!i)
         return f->fail("the supervisor was asked with no supervisor.failure ahead");
@@ -203,6 +221,8 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       return d;
     },
     [self, f](messages::start_attempt& req) -> caf::result<messages::attempt_result> {
+      if (auto err = f->error_next("attempt"))
+        return std::move(*err);
       auto i = f->next({kinds::attempt_result});
       if (!i)
         return f->fail("an attempt was started with no attempt.result ahead");
@@ -450,6 +470,7 @@ void add_task_actor_replay(runtime::replay_handlers& handlers, const runtime::tr
   by_actor(kinds::attempt_result, {std::string(kinds::stage_step), std::string(kinds::review_step),
                                    std::string(kinds::task_end)});
   by_actor(kinds::task_stop, {std::string(kinds::attempt_cancel), std::string(kinds::task_end)});
+  by_actor(kinds::task_error, {std::string(kinds::task_end)});
   // The supervisor's step from its own replay; the task.end of a block
   // from the task actor's.
   if (auto sup = handlers.find(kinds::supervisor_failure); sup != handlers.end()) {

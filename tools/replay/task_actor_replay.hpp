@@ -10,7 +10,8 @@
 // supervisor itself is replayed by supervisor_replay), the recorded attempt result; its file
 // reads come from the trace through actors::task_io, its clock is a manual
 // clock set to the recorded readings, its timers fire when the actor is
-// idle, and a recorded task.stop is delivered at the point it was recorded.
+// idle, a recorded task.stop is delivered at the point it was recorded,
+// and a recorded task.error is the stand-in's answer to that peer's request.
 // The actor records into an in-memory trace writer; its n-th edge stands
 // for the lifetime's n-th recorded edge, and the decisions it caused are
 // the replayed decisions of that edge. No threads, no processes, no files
