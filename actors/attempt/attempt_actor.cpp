@@ -43,7 +43,7 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
   auto started = now_ms(self);
   runtime::silence_clock silence{settings, started};
   if (st.record_lines)
-    st.cfg.trace->edge(runtime::trace_kinds::attempt_follow,
+    st.lines->edge(runtime::trace_kinds::attempt_follow,
                        runtime::attempt_follow_body(run.identity(), settings, started));
   bool stopping = false;
   for (;;) {
@@ -55,11 +55,11 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
       auto now = now_ms(self);
       int64_t edge = 0;
       if (st.record_lines)
-        edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_silence,
+        edge = st.lines->edge(runtime::trace_kinds::attempt_silence,
                                   runtime::attempt_silence_body(run.identity(), now));
       auto due = silence.check(now, tools);
       if (st.record_lines)
-        st.cfg.trace->decision(runtime::trace_kinds::attempt_silence_due, edge,
+        st.lines->decision(runtime::trace_kinds::attempt_silence_due, edge,
                                runtime::silence_due_body(run.identity(), tools, due));
       if (due.stall && !stopping) {
         stopping = true;
@@ -81,13 +81,13 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
       bool cut = line->cut == messages::process_line_cut::truncated;
       int64_t edge = 0;
       if (st.record_lines)
-        edge = st.cfg.trace->edge(runtime::trace_kinds::attempt_line,
+        edge = st.lines->edge(runtime::trace_kinds::attempt_line,
                                   runtime::attempt_line_body(run.identity(), run.kind(),
                                                              run.setup().role, channel, line->text,
                                                              cut, line->dropped_bytes, at));
       auto out = run.on_line(channel, line->text, cut, line->dropped_bytes);
       if (out.review_control_tool && st.record_lines)
-        st.cfg.trace->decision(runtime::trace_kinds::attempt_review_control, edge,
+        st.lines->decision(runtime::trace_kinds::attempt_review_control, edge,
                                runtime::review_control_body(run.identity(),
                                                             *out.review_control_tool));
       if (out.review_control_tool && !stopping) {
@@ -119,6 +119,17 @@ void start_watcher(self_ptr self, const messages::attempt_timing& t) {
   self->state.watcher = self->spawn(pi_watcher_impl, me, std::move(target));
 }
 
+// The lines, phases and silence checks an attempt recorded in memory (its
+// host has no trace writer), for its result; empty when they went to the
+// trace as they came.
+runtime::json kept_line_records(const attempt_state& st) {
+  runtime::json out = runtime::json::array();
+  if (st.lines && st.lines != st.cfg.trace)
+    for (const auto& r : st.lines->kept_records())
+      out.push_back(runtime::to_json(r));
+  return out;
+}
+
 void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result> rp,
             const runtime::failure_verdict& verdict) {
   const auto& run = *self->state.run;
@@ -132,7 +143,8 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
                     {"verdict", runtime::failure_verdict_to_json(run.classification())},
                     {"rows", std::move(rows)},
                     {"line_edges", self->state.record_lines},
-                    {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())}});
+                    {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())},
+                    {"line_records", kept_line_records(self->state)}});
   }
   rp.deliver(std::move(result));
   self->quit();
@@ -142,7 +154,9 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
                              caf::typed_response_promise<messages::attempt_result> rp) {
   auto& st = self->state;
   st.record_classification = req.record_classification;
-  st.record_lines = req.record_classification && st.cfg.trace != nullptr;
+  st.record_lines = req.record_classification;
+  if (st.record_lines)
+    st.lines = st.cfg.trace ? st.cfg.trace : runtime::trace_writer::in_memory({});
   auto setup = to_attempt_setup(req, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
@@ -247,7 +261,7 @@ messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_confi
       auto& st = self->state;
       if (st.run && st.record_lines) {
         const auto& r = changed.report;
-        st.cfg.trace->edge(runtime::trace_kinds::attempt_phase,
+        st.lines->edge(runtime::trace_kinds::attempt_phase,
                            runtime::pi_phase_body(st.run->identity(), r.session_file, r.phase,
                                                   r.reason, r.pending_tool_call_ids));
       }

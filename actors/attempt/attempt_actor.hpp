@@ -39,8 +39,11 @@ struct attempt_config {
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
   // `run --trace`: an attempt asked to record (start_attempt's
-  // record_classification) writes its agent's lines and pi phase reports
-  // here as they arrive; null: not recorded (a remote attempt host).
+  // record_classification) writes its agent's lines, pi phase reports and
+  // silence checks here as they arrive. Null (an attempt host in another
+  // process than the trace): it records them in memory and sends them with
+  // its result, and the traced process writes them before the attempt's
+  // classification.
   std::shared_ptr<runtime::trace_writer> trace;
 };
 
@@ -63,7 +66,8 @@ struct attempt_state {
   bool started = false;
   bool cancel_requested = false;
   bool record_classification = false; // start_attempt.record_classification
-  bool record_lines = false;          // ... and cfg.trace is set
+  bool record_lines = false;          // the same: lines, phases, silence checks
+  std::shared_ptr<runtime::trace_writer> lines; // cfg.trace, or in memory
   uint64_t child = 0;
   bool child_running = false;
   core::coroutine_host coro;  // last: its frames go first on exit

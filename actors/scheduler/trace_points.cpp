@@ -201,6 +201,15 @@ int64_t trace_attempt_result(const task_actor_state& s, const messages::attempt_
         body["line_edges"] = true;
         body["file_diagnostics"] = doc.value("file_diagnostics", json::array());
       }
+      // An attempt host in another process kept them in memory: they enter
+      // the trace now, before the classification that reads them.
+      if (doc.contains("line_records") && doc["line_records"].is_array()) {
+        std::vector<runtime::trace_record> kept;
+        for (const auto& j : doc["line_records"])
+          if (auto r = runtime::trace_record_from_json(j); r.is_ok())
+            kept.push_back(std::move(*r));
+        trace->append_kept(kept);
+      }
       auto exit = trace->edge(kinds::attempt_exit, body);
       trace->decision(kinds::attempt_classified, exit, doc["verdict"]);
       for (const auto& row : rows)

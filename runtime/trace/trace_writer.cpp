@@ -1,5 +1,7 @@
 #include "runtime/trace/trace_writer.hpp"
 
+#include <map>
+
 #include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
@@ -72,6 +74,18 @@ int64_t trace_writer::append(trace_direction dir, std::string_view kind, int64_t
   if (buffer_.size() >= flush_bytes_)
     write_buffer_locked();
   return r.seq;
+}
+
+void trace_writer::append_kept(const std::vector<trace_record>& records) {
+  std::map<int64_t, int64_t> seq_of; // their edge seq -> ours
+  for (const auto& r : records) {
+    if (r.dir == trace_direction::edge) {
+      seq_of[r.seq] = edge(r.kind, r.body);
+    } else {
+      auto cause = seq_of.find(r.cause);
+      decision(r.kind, cause == seq_of.end() ? 0 : cause->second, r.body);
+    }
+  }
 }
 
 void trace_writer::write_buffer_locked() {

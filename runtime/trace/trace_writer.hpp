@@ -42,6 +42,12 @@ public:
   // Appends a decision caused by the edge `cause` (0: none); returns its seq.
   int64_t decision(std::string_view kind, int64_t cause, const json& body);
 
+  // Appends records another writer kept (an attempt host in another
+  // process records into memory and sends them with its result), in their
+  // order: each edge gets a seq here, and each decision's cause becomes the
+  // seq of its edge among them (0 when its edge is not among them).
+  void append_kept(const std::vector<trace_record>& records);
+
   // Writes the buffer and closes the file; idempotent. Returns the first
   // write error, if any.
   status stop();

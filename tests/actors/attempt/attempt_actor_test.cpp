@@ -19,6 +19,7 @@
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/process/liveness.hpp"
+#include "runtime/trace/trace_format.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::actors {
@@ -230,6 +231,41 @@ TEST_F(attempt_actor_test, HeartbeatsAndOneSilenceInspectionDuringSilence) {
   auto tail = loc["silence_inspection"].value("stream_tail", "");
   EXPECT_NE(tail.find("[stdout] first"), std::string::npos) << tail;
   EXPECT_NE(beats.find("[finish] status=succeeded exit=0 class=none"), std::string::npos) << beats;
+}
+
+TEST_F(attempt_actor_test, AHostWithoutTheTraceSendsItsLinesWithTheResult) {
+  // This host has no trace writer (as one in another process would not):
+  // an attempt asked to record keeps its follow, lines and silence checks
+  // in memory and sends them in its classification, in order.
+  auto req = shell_attempt("echo first; sleep 0.35; echo 'second line' >&2; exit 3");
+  req.timing.heartbeat_ms = 100;
+  req.record_classification = true;
+  auto r = run(req);
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  auto doc = runtime::parse_json(r->classification_json, "classification");
+  ASSERT_TRUE(doc.is_ok()) << r->classification_json;
+  EXPECT_EQ(doc->value("line_edges", false), true);
+  ASSERT_TRUE(doc->contains("line_records"));
+  std::vector<std::string> kinds;
+  std::vector<std::string> texts;
+  int64_t silence_seq = 0;
+  for (const auto& j : (*doc)["line_records"]) {
+    auto rec = runtime::trace_record_from_json(j);
+    ASSERT_TRUE(rec.is_ok()) << j.dump();
+    kinds.push_back(rec->kind);
+    if (rec->kind == "attempt.line")
+      texts.push_back(rec->body.value("channel", "") + ":" + rec->body.value("text", ""));
+    if (rec->kind == "attempt.silence" && silence_seq == 0)
+      silence_seq = rec->seq;
+    if (rec->kind == "attempt.silence_due") {
+      EXPECT_GT(rec->cause, 0);
+      EXPECT_EQ(rec->body.value("tools", ""), "idle");
+    }
+  }
+  ASSERT_FALSE(kinds.empty());
+  EXPECT_EQ(kinds.front(), "attempt.follow");
+  EXPECT_EQ(texts, (std::vector<std::string>{"out:first", "err:second line"}));
+  EXPECT_GT(silence_seq, 0) << "no silence check during 0.35 s with a 100 ms heartbeat";
 }
 
 TEST_F(attempt_actor_test, OutputKeepsHeartbeatsAway) {

@@ -151,6 +151,34 @@ TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
   EXPECT_EQ(w->kept_records().size(), 3u);
 }
 
+TEST(trace_writer, records_kept_elsewhere_are_appended_with_their_causes_renumbered) {
+  // Recorded elsewhere (no roots to map there), appended here after a
+  // record of this writer's own: new seqs, causes following their edges,
+  // a cause outside the batch dropped, paths mapped to this writer's roots.
+  auto there = trace_writer::in_memory(trace_paths{});
+  auto line = there->edge("attempt.line", json{{"text", "/home/u/ws/src/a.cpp: error"}});
+  auto silence = there->edge("attempt.silence", json{{"at", 5}});
+  there->decision("attempt.silence_due", silence, json{{"stall", false}});
+  there->decision("attempt.review_control", line, json{{"tool", "spawn_agent"}});
+  there->decision("orphan", 42, json::object());
+
+  auto here = trace_writer::in_memory(host_paths());
+  here->edge("task.launch", json::object());
+  here->append_kept(there->kept_records());
+  auto kept = here->kept_records();
+  ASSERT_EQ(kept.size(), 6u);
+  EXPECT_EQ(kept[1].seq, 2);
+  EXPECT_EQ(kept[1].kind, "attempt.line");
+  EXPECT_EQ(kept[1].body["text"], "${workspace}/src/a.cpp: error");
+  EXPECT_EQ(kept[2].seq, 3);
+  EXPECT_EQ(kept[3].kind, "attempt.silence_due");
+  EXPECT_EQ(kept[3].cause, 3);
+  EXPECT_EQ(kept[4].kind, "attempt.review_control");
+  EXPECT_EQ(kept[4].cause, 2);
+  EXPECT_EQ(kept[5].cause, 0);
+  EXPECT_EQ(here->kept_edges(), 3u);
+}
+
 TEST(trace_writer, concurrent_appends_get_unique_increasing_seq) {
   test::temp_dir dir;
   auto file = dir.path() / "t.jsonl";
