@@ -159,16 +159,16 @@ for c in "${cases[@]}"; do
     reset-wait-restart)
       # The same single candidate: its rate limit (retry after 3 s) is decided
       # as a wait for the reset, made durable, and the dispatcher crashes
-      # right after (hook after-decision; the first run's trace is dropped).
-      # The traced restart resumes the durable wait (task.reset_wait) instead
-      # of choosing a target, then runs the worker once the reset time passed.
+      # right after (hook after-decision). The crashed run's trace is kept as
+      # reset-wait-crash: it ends at that decision, with no run.end. The
+      # traced restart resumes the durable wait (task.reset_wait) instead of
+      # choosing a target, then runs the worker once the reset time passed.
       gen "$work/rr" 1 chain 1
       only_agy_worker "$work/rr"
       printf '%s\n' '{"version":1,"tasks":{"grp01/01_t0001":{"worker":{
         "1":{"actions":[{"kind":"fail","failure":"rate_limit","retry_after_seconds":3}]}}}}}' >"$work/rr.json"
-      STATE=reset-wait-restart CRASH_AT=after-decision run reset-wait-restart-first "$work/rr" "$work/rr.json" >/dev/null
-      rm -f "$out/reset-wait-restart-first.jsonl"
-      expect reset-wait-restart-first 86
+      STATE=reset-wait-restart CRASH_AT=after-decision run reset-wait-crash "$work/rr" "$work/rr.json"
+      expect reset-wait-crash 86
       STATE=reset-wait-restart run reset-wait-restart "$work/rr" "$work/rr.json"
       expect reset-wait-restart 0 ;;
     interrupted)

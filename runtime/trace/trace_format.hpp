@@ -37,6 +37,11 @@ struct trace_header {
 enum class trace_direction : uint8_t { edge, decision };
 std::string_view to_string(trace_direction d);
 
+// The edge a run records last (the final run observation, followed by its
+// run.exit decision); a trace without it was cut off (the run crashed or was
+// killed).
+inline constexpr std::string_view trace_final_edge = "run.end";
+
 struct trace_record {
   int64_t seq = 0;
   trace_direction dir = trace_direction::edge;

@@ -33,6 +33,10 @@ result<trace_file> parse_trace(std::string_view text, std::string_view source) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
     auto doc = parse_json(line, "line");
+    if (!doc.is_ok() && have_header && pos > text.size()) {
+      out.cut_last_line = line_no; // no newline after it: its write was cut
+      break;
+    }
     if (!doc.is_ok())
       return at_line(source, line_no, doc.error().message());
     if (!have_header) {

@@ -2,8 +2,11 @@
 // Reads a message trace written by trace_writer. The whole file is checked:
 // the first line must be a valid header, every other non-empty line a
 // record, with seq strictly increasing and every decision's cause naming an
-// earlier edge. Errors are invalid_argument "<file>:<line>: <what>" (the
-// first bad line only). Reads files only; never throws.
+// earlier edge. One exception: a last line that does not end in a newline
+// and does not parse was cut by a crash during its write; it is left out
+// and reported (trace_file::cut_last_line). Errors are invalid_argument
+// "<file>:<line>: <what>" (the first bad line only). Reads files only;
+// never throws.
 
 #include <filesystem>
 #include <string_view>
@@ -16,6 +19,7 @@ namespace ad::runtime {
 struct trace_file {
   trace_header header;
   std::vector<trace_record> records; // in seq order
+  std::size_t cut_last_line = 0;     // the line number of a cut last line (0: none)
 };
 
 result<trace_file> parse_trace(std::string_view text, std::string_view source);

@@ -51,6 +51,17 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         ++out.not_replayed[d->kind];
     }
 
+  // A trace cut off before run.end: its last edge may have lost decisions
+  // in the cut (they are recorded right after it).
+  const trace_record* last_edge = nullptr;
+  for (const auto& r : trace.records)
+    if (r.dir == trace_direction::edge)
+      last_edge = &r;
+  const trace_record* cut_edge =
+    last_edge && (last_edge->kind != trace_final_edge || last_edge == &trace.records.back())
+      ? last_edge
+      : nullptr;
+
   std::deque<const trace_record*> window;
   for (const auto& r : trace.records) {
     if (r.dir != trace_direction::edge)
@@ -102,6 +113,8 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         d.recent.push_back(*w);
       out.divergence = std::move(d);
     };
+    if (&r == cut_edge && actual.size() > expected.size())
+      actual.resize(expected.size());
     std::size_t n = std::max(expected.size(), actual.size());
     for (std::size_t i = 0; i < n; ++i) {
       if (i >= expected.size() || i >= actual.size() || actual[i].kind != expected[i]->kind ||

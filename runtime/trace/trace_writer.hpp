@@ -1,7 +1,10 @@
 #pragma once
 // Writes one message trace (runtime/trace/trace_format.hpp) as JSON Lines.
-// Records are buffered in memory and written in large blocks; stop() (or
-// the destructor) writes what is left and closes the file. Every string of a
+// By default each record is written to the file as it is appended (one
+// write(2), no fsync): a crash of the dispatcher loses no record, since the
+// OS holds what was written. A writer opened with flush_bytes > 0 buffers
+// records and writes them in blocks of that size instead. stop() (or the
+// destructor) writes what is left and closes the file. Every string of a
 // record goes through trace_paths first, so no host root reaches the file.
 // Thread-safe: actors on several scheduler threads append concurrently; a
 // mutex orders the records and hands out `seq`. Recording must never change
@@ -25,10 +28,10 @@ namespace ad::runtime {
 class trace_writer {
 public:
   // Creates (truncates) file and writes the header line; io_error if the
-  // file cannot be created.
+  // file cannot be created. flush_bytes 0: every record at once.
   static result<std::shared_ptr<trace_writer>> open(const std::filesystem::path& file,
                                                     const trace_header& header, trace_paths paths,
-                                                    std::size_t flush_bytes = 256 * 1024);
+                                                    std::size_t flush_bytes = 0);
   // A writer that keeps its records in memory instead of writing a file:
   // replay runs the recording actors against one and compares what they
   // record. No header; stop() ends recording.

@@ -1252,6 +1252,41 @@ TEST(task_actor_replay, an_error_reply_the_trace_does_not_hold_is_not_invented) 
     << d.actual.dump();
 }
 
+TEST(trace_corpus_cover, a_crashed_run_leaves_its_trace_up_to_the_crash) {
+  // reset-wait-crash: the dispatcher died right after the supervisor's
+  // durable reset wait (AD_TEST_CRASH_AT=after-decision, _exit). Every
+  // record up to that decision is in the trace; there is no run.end.
+  auto t = load("reset-wait-crash");
+  ASSERT_FALSE(t.records.empty());
+  for (const auto& r : t.records)
+    EXPECT_NE(r.kind, "run.end");
+  const auto& last = t.records.back();
+  EXPECT_EQ(last.kind, "supervisor.step");
+  EXPECT_EQ(last.body["step"], "wait_until");
+  EXPECT_FALSE(first_record(t, "attempt.launch", [](const json&) { return true; }) == nullptr);
+}
+
+TEST(trace_corpus_cover, every_trace_cut_short_replays_what_it_holds) {
+  // A run that crashes leaves its trace up to the crash. Cut anywhere, each
+  // corpus trace replays identically: the actors' lifetimes and requests
+  // past the cut stay open, and the decisions the cut took are not missed.
+  for (const auto& [name, whole] : load_corpus()) {
+    auto pol = recorded_policy(whole);
+    ASSERT_TRUE(pol.is_ok()) << name;
+    const auto n = whole.records.size();
+    for (std::size_t k : {n / 5, 2 * n / 5, 3 * n / 5, 4 * n / 5, n - 1}) {
+      if (k == 0)
+        continue;
+      auto cut = whole;
+      cut.records.resize(k);
+      auto report = replay_recorded_run(cut, *pol);
+      ASSERT_TRUE(report.is_ok()) << name << " cut at " << k << ": " << report.error().message();
+      EXPECT_FALSE(report->divergence)
+        << name << " cut at " << k << ":\n" << runtime::render_divergence(*report->divergence);
+    }
+  }
+}
+
 TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
   auto trace = load("stall");
   auto pol = recorded_policy(trace);

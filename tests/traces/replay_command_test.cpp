@@ -1,6 +1,7 @@
 // `agent-dispatch replay` as a user runs it: exit 0 on an identical replay,
 // 1 with the first divergence printed under another policy, 2 for a trace
 // that cannot be read (naming the line).
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -64,6 +65,23 @@ TEST(replay_command, a_broken_trace_exits_2_naming_the_line) {
   auto r = run_replay(bad.string());
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("bad.jsonl:3:"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, a_trace_cut_by_a_crash_replays_what_it_holds_and_says_so) {
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  auto cut_at = text->size() / 2;
+  while ((*text)[cut_at] == '\n' || (*text)[cut_at - 1] == '\n')
+    ++cut_at;
+  auto lines = static_cast<std::size_t>(std::count(text->begin(), text->begin() + cut_at, '\n'));
+  auto cut = dir.write("cut.jsonl", text->substr(0, cut_at));
+  auto r = run_replay(cut.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("cut.jsonl:" + std::to_string(lines + 1) + ": the last line was cut off"),
+            std::string::npos)
+    << r.out;
+  EXPECT_NE(r.out.find("replay: identical:"), std::string::npos) << r.out;
 }
 
 } // namespace

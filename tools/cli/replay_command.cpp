@@ -30,6 +30,10 @@ int run_replay(const replay_options& opt) {
     std::cerr << "replay: " << trace.error().message() << "\n";
     return exit_blocked;
   }
+  if (trace->cut_last_line != 0)
+    std::cerr << "replay: " << opt.trace << ":" << trace->cut_last_line
+              << ": the last line was cut off (the run did not end cleanly); replaying the "
+              << trace->records.size() << " records before it\n";
   auto pol = tools::recorded_policy(*trace);
   if (!opt.policy_file.empty()) {
     auto text = runtime::read_file(opt.policy_file);

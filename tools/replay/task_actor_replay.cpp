@@ -69,6 +69,7 @@ struct feed {
   messages::task_actor task;
   std::optional<caf::response_promise> held;
   messages::attempt_result held_result;
+  bool held_open = false;     // held for good: its answer is past the trace's cut
   std::size_t stops_sent = 0; // task.stop edges already delivered
   bool ended = false;
   std::string problem;        // the first request the lifetime could not answer
@@ -157,6 +158,19 @@ messages::attempt_result recorded_result(const feed& f, std::size_t i) {
   return r;
 }
 
+// A request nothing recorded ahead answers. In a lifetime the trace cut
+// off (the run stopped or crashed before the answer came) it stays open,
+// as it was when the trace ended; otherwise the lifetime cannot be
+// replayed past it.
+template <class T>
+caf::result<T> unanswered(caf::event_based_actor* self, feed& f, std::string what) {
+  if (f.life->ended)
+    return f.fail(std::move(what));
+  f.held = self->make_response_promise();
+  f.held_open = true;
+  return caf::delegated<T>{};
+}
+
 caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
   // A stop recorded while the actor waited on an answer reaches it first.
   auto stop_first = [self, f] {
@@ -166,24 +180,27 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
     }
   };
   return {
-    [f, stop_first](
+    [self, f, stop_first](
       messages::get_target_cooldowns&) -> caf::result<messages::target_cooldowns_reply> {
       stop_first();
       f->set_clock();
       auto i = f->next({kinds::task_begin});
       if (!i)
-        return f->fail("cool-downs asked for with no task.begin ahead");
+        return unanswered<messages::target_cooldowns_reply>(
+          self, *f, "cool-downs asked for with no task.begin ahead");
       return messages::target_cooldowns_reply{
         runtime::dump_json(f->life->bodies[*i].value("cooldowns", json::object()))};
     },
-    [f, stop_first](messages::get_task_state& m) -> caf::result<messages::task_state_reply> {
+    [self, f, stop_first](
+      messages::get_task_state& m) -> caf::result<messages::task_state_reply> {
       stop_first();
       if (auto err = f->error_next("state store"))
         return std::move(*err);
       f->set_clock();
       auto i = f->next({kinds::task_begin, kinds::task_launch, kinds::attempt_result});
       if (!i || !f->life->bodies[*i].contains("task_state"))
-        return f->fail("task state asked for with no recorded reading ahead");
+        return unanswered<messages::task_state_reply>(
+          self, *f, "task state asked for with no recorded reading ahead");
       return messages::task_state_reply{
         m.task, true, runtime::dump_json(f->life->bodies[*i]["task_state"])};
     },
@@ -194,14 +211,15 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
         return std::move(*err);
       return messages::state_changes_applied{};
     },
-    [f, stop_first](
+    [self, f, stop_first](
       messages::supervise_failure&) -> caf::result<messages::supervision_decided> {
       stop_first();
       if (auto err = f->error_next("supervisor"))
         return std::move(*err);
       auto i = f->next({kinds::supervisor_failure});
       if (!i)
-        return f->fail("the supervisor was asked with no supervisor.failure ahead");
+        return unanswered<messages::supervision_decided>(
+          self, *f, "the supervisor was asked with no supervisor.failure ahead");
       const auto* step = f->decision_of(f->life->edges[*i]->seq, kinds::supervisor_step);
       if (!step)
         return f->fail("supervisor.failure without its supervisor.step");
@@ -224,8 +242,15 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       if (auto err = f->error_next("attempt"))
         return std::move(*err);
       auto i = f->next({kinds::attempt_result});
-      if (!i)
-        return f->fail("an attempt was started with no attempt.result ahead");
+      if (!i) {
+        // Cut while it ran: a stop recorded before the cut still reaches it.
+        if (!f->life->ended && f->stop_is_next("attempt") && f->stops_sent <= f->cursor()) {
+          f->stops_sent = f->cursor() + 1;
+          self->send(f->task, messages::stop_run{"replay"});
+        }
+        return unanswered<messages::attempt_result>(
+          self, *f, "an attempt was started with no attempt.result ahead");
+      }
       auto result = recorded_result(*f, *i);
       auto identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
       if (result.identity != identity)
@@ -241,7 +266,7 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       return caf::delegated<messages::attempt_result>{};
     },
     [f](messages::cancel_attempt&) {
-      if (f->held) {
+      if (f->held && !f->held_open) {
         f->held->deliver(f->held_result);
         f->held.reset();
       }
@@ -333,6 +358,18 @@ public:
       for (const auto& d : it->second)
         if (std::find(wanted.begin(), wanted.end(), d.kind) != wanted.end())
           out.push_back(d);
+    // The last edge of a lifetime the trace cut off: what the actor decided
+    // there after the cut (its decisions wait on a request) is not in the
+    // trace, so only as many as were recorded are compared.
+    const auto& life = lives_[l->second];
+    if (!life.ended && life.edges.back()->seq == seq) {
+      std::size_t recorded = 0;
+      if (auto it = by_cause_.find(seq); it != by_cause_.end())
+        for (const auto* d : it->second)
+          recorded += std::find(wanted.begin(), wanted.end(), d->kind) != wanted.end();
+      if (out.size() > recorded)
+        out.resize(recorded);
+    }
     return out;
   }
 
@@ -407,8 +444,21 @@ private:
     while (split < replayed.size() && split < life.edges.size() &&
            replayed[split] == life.edges[split]->kind)
       ++split;
-    // A lifetime the trace cut off (no task.end) may go on in replay.
-    bool differs = split < life.edges.size() || (split < replayed.size() && life.ended);
+    // A lifetime the trace cut off (no task.end: the run stopped or
+    // crashed) may go on in replay, and may stop short of recorded edges
+    // that no request of the actor's decides (an attempt.exit whose result
+    // was cut): only a different edge, or a compared edge it never
+    // reached, is a difference there.
+    auto compared_from = [&life](std::size_t i) {
+      for (; i < life.edges.size(); ++i)
+        if (std::find(actor_edges.begin(), actor_edges.end(), life.edges[i]->kind) !=
+            actor_edges.end())
+          return true;
+      return false;
+    };
+    bool differs = life.ended ? split < life.edges.size() || split < replayed.size()
+                              : (split < replayed.size() && split < life.edges.size()) ||
+                                  (split < life.edges.size() && compared_from(split));
     for (const auto& r : kept)
       if (r.dir == runtime::trace_direction::decision && r.cause != 0)
         if (auto i = index.find(r.cause); i != index.end() && i->second < split)
@@ -419,7 +469,10 @@ private:
     std::vector<std::string> recorded;
     for (const auto* e : life.edges)
       recorded.push_back(e->kind);
-    if (!f.problem.empty() && f.problem_at <= split)
+    // A cut lifetime may ask for what comes after the cut (the result of an
+    // attempt that ran when the run stopped): the trace ends there.
+    bool after_the_cut = !life.ended && !compared_from(f.problem_at);
+    if (!f.problem.empty() && f.problem_at <= split && !after_the_cut)
       errors_.emplace(anchor(life, f.problem_at), "task actor replay: " + f.problem);
     else if (differs)
       errors_.emplace(anchor(life, split),

@@ -131,6 +131,23 @@ TEST(trace_writer, writes_relative_records_that_read_back_in_order) {
   EXPECT_EQ(t->records[1].cause, 1);
 }
 
+TEST(trace_writer, by_default_each_record_is_in_the_file_when_appended) {
+  // Nothing waits in a buffer: a dispatcher that dies now (no stop(), no
+  // destructor) leaves every record it appended.
+  test::temp_dir dir;
+  auto file = dir.path() / "t.jsonl";
+  auto w = trace_writer::open(file, sample_header(), host_paths());
+  ASSERT_TRUE(w.is_ok()) << w.error().message();
+  auto e = (*w)->edge("supervisor.failure", json{{"n", 1}});
+  (*w)->decision("supervisor.step", e, json{{"step", "wait_until"}});
+  auto t = read_trace(file);
+  ASSERT_TRUE(t.is_ok()) << t.error().message();
+  ASSERT_EQ(t->records.size(), 2u);
+  EXPECT_EQ(t->records[1].kind, "supervisor.step");
+  EXPECT_EQ(t->cut_last_line, 0u);
+  ASSERT_TRUE((*w)->stop().is_ok());
+}
+
 TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
   auto w = trace_writer::in_memory(host_paths());
   auto e = w->edge("attempt.result", json{{"locator", "/home/u/ws/.git/agent-dispatch/runs/a"}});
@@ -211,6 +228,29 @@ std::string header_line() {
   return dump_json(to_json(sample_header())) + "\n";
 }
 
+TEST(trace_reader, a_last_line_cut_by_a_crash_is_left_out_and_reported) {
+  auto header = dump_json(to_json(sample_header()));
+  std::string whole = header + "\n" +
+                      "{\"seq\":1,\"dir\":\"edge\",\"kind\":\"e\",\"cause\":0,\"body\":{}}\n";
+  std::string cut = "{\"seq\":2,\"dir\":\"deci";
+  auto t = parse_trace(whole + cut, "t");
+  ASSERT_TRUE(t.is_ok()) << t.error().message();
+  EXPECT_EQ(t->records.size(), 1u);
+  EXPECT_EQ(t->cut_last_line, 3u);
+
+  // Ended by a newline, the same line was written whole: an error.
+  auto bad = parse_trace(whole + cut + "\n", "t");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.error().message().rfind("t:3:", 0), 0u) << bad.error().message();
+  // A cut header is no trace.
+  EXPECT_FALSE(parse_trace(header.substr(0, 20), "t").is_ok());
+  // A complete last line without its newline is read.
+  auto last = parse_trace(whole.substr(0, whole.size() - 1), "t");
+  ASSERT_TRUE(last.is_ok()) << last.error().message();
+  EXPECT_EQ(last->records.size(), 1u);
+  EXPECT_EQ(last->cut_last_line, 0u);
+}
+
 TEST(trace_reader, names_the_bad_line) {
   auto bad_json = parse_trace(header_line() + "{\"seq\":1,\"dir\":\"edge\",\"kind\":\"a\",\"body\":{}}\n{oops\n", "t");
   ASSERT_FALSE(bad_json.is_ok());
@@ -239,7 +279,8 @@ TEST(trace_reader, names_the_bad_line) {
   EXPECT_EQ(bad_header.error().message().rfind("t:1: header", 0), 0u);
 }
 
-// A trace of a counter: each "add" edge decides the running total.
+// A trace of a counter: each "add" edge decides the running total. A whole
+// run's trace ends with its final edge (run.end, no handler here).
 trace_file counter_trace(const std::vector<int>& adds, const std::vector<int>& totals) {
   trace_file t;
   t.header = sample_header();
@@ -250,6 +291,7 @@ trace_file counter_trace(const std::vector<int>& adds, const std::vector<int>& t
     t.records.push_back({++seq, trace_direction::decision, "total", e, json{{"total", totals[i]}, {"path", "${workspace}/x"}}});
     t.records.push_back({++seq, trace_direction::decision, "launch", e, json{{"argv", "x"}}});
   }
+  t.records.push_back({++seq, trace_direction::edge, std::string(trace_final_edge), 0, json::object()});
   return t;
 }
 
@@ -326,6 +368,27 @@ TEST(trace_replay, a_missing_or_extra_decision_and_a_handler_error_diverge) {
   ASSERT_TRUE(missing.divergence);
   EXPECT_TRUE(missing.divergence->actual.is_null());
   EXPECT_EQ(missing.divergence->seq, 2);
+}
+
+TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisions) {
+  // The run crashed right after its second add: its total never reached
+  // the trace. Replay compares what the trace holds.
+  auto t = counter_trace({1, 2}, {1, 3});
+  t.records.resize(t.records.size() - 3); // the 2nd total, its launch, run.end
+  ASSERT_EQ(t.records.back().kind, "add");
+  int total = 0;
+  auto cut = replay_trace(t, counter_handlers(total, 0), replay_roots());
+  EXPECT_FALSE(cut.divergence) << render_divergence(*cut.divergence);
+  EXPECT_EQ(cut.compared, 1);
+  // Only the last edge: an earlier edge that lost its total diverges.
+  auto earlier = counter_trace({1, 2}, {1, 3});
+  earlier.records.erase(earlier.records.begin() + 1);
+  earlier.records.resize(earlier.records.size() - 1); // no run.end
+  total = 0;
+  auto missing = replay_trace(earlier, counter_handlers(total, 0), replay_roots());
+  ASSERT_TRUE(missing.divergence);
+  EXPECT_EQ(missing.divergence->cause, 1);
+  EXPECT_TRUE(missing.divergence->expected.is_null());
 }
 
 TEST(trace_replay, an_edge_the_handler_does_not_decide_is_not_fed_and_its_decisions_not_compared) {
