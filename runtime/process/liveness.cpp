@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cctype>
+#include <chrono>
+#include <thread>
 #include <system_error>
 
 #include "runtime/core/files.hpp"
@@ -64,6 +66,71 @@ group_liveness probe_process_group(int pgid, const fs::path& proc_root) {
   return found;
 }
 
+bool empty_environment_is_final(std::string_view stat) {
+  auto close = stat.rfind(')');
+  if (close == std::string_view::npos)
+    return true;
+  // After ")": state ppid pgrp session tty_nr tpgid flags ...
+  std::string rest(stat.substr(close + 1));
+  char state = 0;
+  long skipped[5] = {};
+  unsigned long flags = 0;
+  if (std::sscanf(rest.c_str(), " %c %ld %ld %ld %ld %ld %lu", &state, &skipped[0], &skipped[1],
+                  &skipped[2], &skipped[3], &skipped[4], &flags) != 7)
+    return true;
+  constexpr unsigned long kernel_thread_flag = 0x00200000; // PF_KTHREAD
+  return state == 'Z' || state == 'X' || (flags & kernel_thread_flag) != 0;
+}
+
+namespace {
+
+enum class environ_match { found, other, empty, unreadable };
+
+environ_match match_environ(const fs::path& path, std::string_view needle, std::string& buf) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return environ_match::unreadable;
+  buf.clear();
+  char chunk[16384];
+  ssize_t n = 0;
+  bool failed = false;
+  while ((n = ::read(fd, chunk, sizeof chunk)) != 0) {
+    if (n < 0) {
+      failed = true;
+      break;
+    }
+    buf.append(chunk, static_cast<std::size_t>(n));
+    if (buf.size() > (8u << 20))
+      break; // an environment this large is not ours to parse
+  }
+  ::close(fd);
+  if (failed)
+    return environ_match::unreadable;
+  if (buf.empty())
+    return environ_match::empty;
+  std::string_view env(buf);
+  while (!env.empty()) {
+    auto end = env.find('\0');
+    if (env.substr(0, end) == needle)
+      return environ_match::found;
+    if (end == std::string_view::npos)
+      break;
+    env.remove_prefix(end + 1);
+  }
+  return environ_match::other;
+}
+
+bool may_be_inside_exec(const fs::path& stat_path) {
+  auto text = read_file(stat_path, 64 << 10);
+  return text && !empty_environment_is_final(*text); // a vanished process is final
+}
+
+// How often a process that may be inside execve is read again, waiting
+// 1, 2, 4, ... ms before each read: an exec ends well within that.
+constexpr int exec_rereads = 6;
+
+} // namespace
+
 std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
   std::vector<int> pids;
   if (marker.empty())
@@ -73,46 +140,38 @@ std::vector<int> processes_with_marker(std::string_view marker, const fs::path& 
   if (dir == nullptr)
     return pids;
   std::string buf;
+  std::vector<std::string> inside_exec;
+  auto judge = [&](const std::string& name, std::vector<std::string>& again) {
+    fs::path entry = proc_root / name;
+    switch (match_environ(entry / "environ", needle, buf)) {
+      case environ_match::found:
+        pids.push_back(std::stoi(name));
+        break;
+      case environ_match::empty:
+        if (may_be_inside_exec(entry / "stat"))
+          again.push_back(name);
+        break;
+      case environ_match::other:
+      case environ_match::unreadable:
+        break;
+    }
+  };
   while (dirent* entry = ::readdir(dir)) {
     std::string_view name(entry->d_name);
     if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
           return std::isdigit(c) != 0;
         }))
       continue;
-    fs::path environ_path = proc_root / std::string(name) / "environ";
-    int fd = ::open(environ_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      continue;
-    buf.clear();
-    char chunk[16384];
-    ssize_t n = 0;
-    bool failed = false;
-    while ((n = ::read(fd, chunk, sizeof chunk)) != 0) {
-      if (n < 0) {
-        failed = true;
-        break;
-      }
-      buf.append(chunk, static_cast<std::size_t>(n));
-      if (buf.size() > (8u << 20))
-        break; // an environment this large is not ours to parse
-    }
-    ::close(fd);
-    if (failed)
-      continue;
-    std::string_view env(buf);
-    while (!env.empty()) {
-      auto end = env.find('\0');
-      std::string_view var = env.substr(0, end);
-      if (var == needle) {
-        pids.push_back(std::stoi(std::string(name)));
-        break;
-      }
-      if (end == std::string_view::npos)
-        break;
-      env.remove_prefix(end + 1);
-    }
+    judge(std::string(name), inside_exec);
   }
   ::closedir(dir);
+  for (int round = 0; round < exec_rereads && !inside_exec.empty(); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << round));
+    std::vector<std::string> still;
+    for (const auto& name : inside_exec)
+      judge(name, still);
+    inside_exec = std::move(still);
+  }
   std::sort(pids.begin(), pids.end());
   return pids;
 }
@@ -271,7 +330,14 @@ liveness_evidence probe_liveness(const liveness_probe_input& in, const clock& cl
     ev.dispatcher.state = probe_pid(in.dispatcher_pid, in.dispatcher_start_token, proc_root);
   }
   ev.marker = in.marker;
-  if (!in.marker.empty())
+  // The marker scan reads every process's environment; skip it when the rule
+  // decides before it looks at the marker.
+  auto alive = [](const pid_evidence& p) {
+    return p.recorded == evidence_presence::present && p.state == pid_liveness::alive;
+  };
+  bool decided = (!in.locator_status.empty() && in.locator_status != "running") ||
+                 alive(ev.agent) || alive(ev.dispatcher);
+  if (!in.marker.empty() && !decided)
     ev.marker_pids = processes_with_marker(in.marker, proc_root);
   millis native = native_session_mtime(in.native_session_path);
   millis stream = file_mtime(in.stream_log_path);

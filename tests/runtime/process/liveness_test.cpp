@@ -96,6 +96,34 @@ TEST(marker_scan, finds_a_child_by_its_marker) {
   EXPECT_TRUE(processes_with_marker(marker).empty());
 }
 
+TEST(marker_scan, finds_a_process_inside_execve) {
+  // The kernel lets readers see a process's new memory before it sets the
+  // environment range there, so an exec in progress reads as no environment.
+  // A script that execs itself forever is inside execve much of the time.
+  auto reactor = process_reactor::start();
+  ASSERT_TRUE(reactor.is_ok());
+  test::temp_dir dir;
+  dir.write("again.sh", "#!/bin/sh\nexec \"$0\"\n");
+  fs::permissions(dir.path() / "again.sh", fs::perms::owner_all);
+  std::string marker = "exec-loop-" + std::to_string(::getpid());
+  auto sink = std::make_shared<testing::collecting_sink>();
+  spawn_request req;
+  req.argv = {(dir.path() / "again.sh").string()};
+  req.cwd = dir.path();
+  req.marker = marker;
+  req.sink = sink;
+  auto out = (*reactor)->spawn(req);
+  ASSERT_TRUE(out.is_ok());
+  int missed = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (processes_with_marker(marker) != std::vector<int>{out->pid})
+      ++missed;
+  }
+  (*reactor)->terminate(out->id, 0);
+  ASSERT_TRUE(sink->wait_exit().has_value());
+  EXPECT_EQ(missed, 0) << "scans that missed the process, of 300";
+}
+
 TEST(marker_scan, skips_unreadable_entries) {
   test::temp_dir dir;
   std::string env("A=1\0AGENT_DISPATCH_EXECUTION_ID=m1\0B=2", 38);
@@ -263,6 +291,48 @@ TEST(liveness_probe, fills_evidence_from_proc_and_files) {
 
 namespace ad::runtime {
 namespace {
+
+TEST(liveness_probe, scans_for_the_marker_only_when_no_pid_decides) {
+  // A fake /proc: the agent 30 runs, and 31 carries the marker.
+  test::temp_dir dir;
+  dir.write("30/stat", "30 (agent) S 1 30 30 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 700 1 1");
+  dir.write("31/environ", std::string("AGENT_DISPATCH_EXECUTION_ID=m7\0", 32));
+  manual_clock clk(1'000'000);
+  liveness_probe_input in;
+  in.locator_status = "running";
+  in.agent_pid = 30;
+  in.agent_start_token = "700";
+  in.marker = "m7";
+  auto ev = probe_liveness(in, clk, dir.path());
+  EXPECT_TRUE(ev.marker_pids.empty());
+  EXPECT_EQ(judge_liveness(ev).basis, liveness_basis::agent_pid);
+
+  in.agent_start_token = "701"; // pid 30 now belongs to another process
+  ev = probe_liveness(in, clk, dir.path());
+  EXPECT_EQ(ev.marker_pids, std::vector<int>{31});
+  EXPECT_EQ(judge_liveness(ev).basis, liveness_basis::marker);
+
+  in.locator_status = "failed";
+  EXPECT_TRUE(probe_liveness(in, clk, dir.path()).marker_pids.empty());
+}
+
+TEST(marker_scan, an_empty_environment_is_final_for_zombies_and_kernel_threads) {
+  EXPECT_FALSE(empty_environment_is_final("40 (sh) R 1 40 40 0 -1 4194304 0"));
+  EXPECT_FALSE(empty_environment_is_final("40 (odd ) name) S 1 40 40 0 -1 4194560 0"));
+  EXPECT_TRUE(empty_environment_is_final("41 (sh) Z 1 41 41 0 -1 4194304 0"));
+  EXPECT_TRUE(empty_environment_is_final("41 (sh) X 1 41 41 0 -1 4194304 0"));
+  EXPECT_TRUE(empty_environment_is_final("42 (kworker/0:1) I 2 0 0 0 -1 69238880 0"));
+  EXPECT_TRUE(empty_environment_is_final("no parenthesis"));
+  EXPECT_TRUE(empty_environment_is_final("43 (sh) S 1 2"));
+}
+
+TEST(marker_scan, an_entry_that_stays_empty_is_passed_over) {
+  test::temp_dir dir;
+  dir.write("40/environ", "");
+  dir.write("40/stat", "40 (sh) R 1 40 40 0 -1 4194304 0");
+  dir.write("43/environ", std::string("AGENT_DISPATCH_EXECUTION_ID=m4\0", 32));
+  EXPECT_EQ(processes_with_marker("m4", dir.path()), std::vector<int>{43});
+}
 
 TEST(process_group_probe, a_group_of_zombies_is_gone) {
   test::temp_dir dir;
