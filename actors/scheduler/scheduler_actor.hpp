@@ -14,8 +14,9 @@
 // (restart safety): live attempts are followed as running elsewhere (claim
 // adopted, polled until they end, never started again); stale ones are
 // cleared and resumed. A pass runs again after task_ended (several ended
-// tasks arriving during a pass are handled by one pass). When nothing runs or waits here any more it
-// computes the exit code (runtime/schedule/exit_code), sends run_summary to
+// tasks arriving during a pass are handled by one pass). When nothing runs
+// or waits here any more it computes the exit code
+// (runtime/schedule/exit_code), sends run_summary to
 // the output actor and run_finished to the waiter, and quits. On
 // shutdown_requested it stops admitting and cancels its task actors (their
 // agents' process groups are terminated), then finishes with 130. A state

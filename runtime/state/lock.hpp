@@ -3,11 +3,16 @@
 // held for the life of a state_lock value. The file records the owner (pid,
 // process start token from field 22 of /proc/<pid>/stat, start time, version)
 // as JSON so a second instance can say who holds it. The kernel lock is the
-// truth: a leftover file of a dead owner is simply taken over.
+// truth: a leftover file of a dead owner is simply taken over. A lock whose
+// recorded owner no longer runs can still be held for a moment (seen right
+// after a SIGKILLed dispatcher was reaped, on a loaded machine): acquire()
+// tries again every 10 ms for up to `settle` before it reports the conflict.
+// A running owner is reported at once.
 // Errors: acquire() returns conflict() naming the owner when another open
 // file description holds the lock (the CLI exits 3), io_error when the file
 // cannot be opened or written. Never throws; no threads.
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -32,7 +37,8 @@ inline constexpr const char* lock_file_name = "lock";
 
 class state_lock {
 public:
-  static result<state_lock> acquire(const std::filesystem::path& root, const lock_owner& me);
+  static result<state_lock> acquire(const std::filesystem::path& root, const lock_owner& me,
+                                    std::chrono::milliseconds settle = std::chrono::seconds(2));
 
   state_lock(state_lock&& other) noexcept;
   state_lock& operator=(state_lock&& other) noexcept;

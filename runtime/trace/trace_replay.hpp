@@ -10,9 +10,9 @@
 // produces, and those of edges a handler does not decide (its `decides`),
 // are counted as not replayed. In a trace cut off before its final edge
 // (run.end: the run crashed or was killed), the last edge is compared on
-// the decisions the trace holds only: the rest were lost in the cut. Pure over its inputs; a handler
-// error is a divergence whose actual value is {"error": message}; never
-// throws.
+// the decisions the trace holds only: the rest were lost in the cut. Pure
+// over its inputs; a handler error is a divergence whose actual value is
+// {"error": message}; never throws.
 
 #include <cstdint>
 #include <functional>
@@ -59,7 +59,8 @@ struct replay_handler {
 using replay_handlers = std::map<std::string, replay_handler, std::less<>>; // by edge kind
 
 struct replay_divergence {
-  int64_t seq = 0;        // the recorded decision that differs (the edge's seq when none was recorded)
+  // The recorded decision that differs (the edge's seq when none was recorded).
+  int64_t seq = 0;
   int64_t cause = 0;      // the edge that led to it
   std::string edge_kind;
   std::string kind;       // decision kind
