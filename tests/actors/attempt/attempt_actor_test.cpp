@@ -269,9 +269,11 @@ TEST_F(attempt_actor_test, AHostWithoutTheTraceSendsItsLinesWithTheResult) {
 }
 
 TEST_F(attempt_actor_test, OutputKeepsHeartbeatsAway) {
-  auto req = shell_attempt("for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.05; done");
-  req.timing.heartbeat_ms = 300;
-  req.timing.silence_inspection_ms = 300;
+  // Output every 0.2 s for 2 s against a 1 s heartbeat: each line restarts
+  // the silence clock, with room for a loaded machine to be slow.
+  auto req = shell_attempt("for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.2; done");
+  req.timing.heartbeat_ms = 1000;
+  req.timing.silence_inspection_ms = 1000;
   auto r = run(req);
   ASSERT_TRUE(r) << caf::to_string(r.error());
   EXPECT_EQ(r->heartbeats, 0);
