@@ -348,13 +348,14 @@ struct many_run {
   bool all_overlapped = false;  // every simulator was alive at one instant
 };
 
-// Starts n attempts at once (each simulator is silent for a while, so they
-// all run together) and samples this process's thread count until every
-// answer is in.
-many_run run_many(attempt_sim_test_base& t, size_t n) {
+// Starts n attempts at once (each simulator is silent for `silent_s`
+// simulated seconds, so they all run together) and samples this process's
+// thread count until every answer is in.
+many_run run_many(attempt_sim_test_base& t, size_t n, int silent_s) {
   fs::remove(t.registry());
   auto file = t.scenario(R"([{"kind": "events", "count": 1},
-                             {"kind": "silence", "seconds": 200}])");
+                             {"kind": "silence", "seconds": )" +
+                         std::to_string(silent_s) + "}]");
   many_run out;
   caf::scoped_actor self{t.sys};
   for (size_t i = 0; i < n; ++i)
@@ -392,10 +393,12 @@ many_run run_many(attempt_sim_test_base& t, size_t n) {
 
 TEST_F(attempt_sim_test, SixtyFourAttemptsAtOnceAddNoThreadPerChild) {
   const size_t before = thread_count();
-  auto few = run_many(*this, 8);
+  // 2 s and 6 s of real silence: time enough for every start, even when
+  // sanitized binaries start slowly on a loaded machine.
+  auto few = run_many(*this, 8, 200);
   EXPECT_EQ(few.succeeded, 8u);
   EXPECT_TRUE(few.all_overlapped);
-  auto many = run_many(*this, 64);
+  auto many = run_many(*this, 64, 600);
   EXPECT_EQ(many.succeeded, 64u);
   EXPECT_TRUE(many.all_overlapped);
   RecordProperty("threads_before", static_cast<int>(before));
