@@ -50,7 +50,7 @@ recorded_owner read_owner(const fs::path& path) {
                j->value("version", std::string("?"));
     auto now_token = pid > 0 ? process_start_token(static_cast<int>(pid))
                              : result<std::string>(status::not_found("no pid"));
-    out.running = now_token.is_ok() && (token == "?" || *now_token == token);
+    out.running = now_token.is_ok() && (token.empty() || token == "?" || *now_token == token);
   } catch (const std::exception&) {
     // A lock file with odd field types still means a live owner.
   }

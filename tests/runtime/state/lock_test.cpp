@@ -112,6 +112,19 @@ TEST(state_lock, a_dead_owner_whose_lock_stays_held_is_reported_after_the_settle
     << msg;
 }
 
+TEST(state_lock, an_owner_recorded_without_a_start_token_is_judged_by_its_pid) {
+  ad::test::temp_dir dir;
+  manual_clock clk(5);
+  auto me = current_lock_owner(clk);
+  me.start_token.clear();
+  auto first = state_lock::acquire(dir.path(), me);
+  ASSERT_TRUE(first);
+  auto second = state_lock::acquire(dir.path(), me, std::chrono::hours(1));
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().message().find("no longer running"), std::string::npos)
+    << second.error().message();
+}
+
 TEST(state_lock, a_running_owner_is_reported_without_waiting_for_the_settle_time) {
   ad::test::temp_dir dir;
   manual_clock clk(5);
