@@ -160,15 +160,43 @@ TEST_F(restart, sigkill_at_random_moments_never_duplicates_an_agent_or_loses_a_c
     }
     return code;
   };
+  // Follows `run` until an agent that was not alive in `before` runs, or the
+  // run exits, or `limit` passes.
+  auto follow_to_new_agent = [&](child_run& run, const std::set<pid_t>& before,
+                                 std::chrono::milliseconds limit) {
+    auto until = std::chrono::steady_clock::now() + limit;
+    std::optional<int> code;
+    while (!code && std::chrono::steady_clock::now() < until) {
+      sample();
+      for (const auto& a : scan_live_agents(f_.registry))
+        if (!before.count(a.pid))
+          return code;
+      code = run.wait(5ms);
+    }
+    return code;
+  };
 
-  // Kill moments: mostly inside the busy part of a run, some during start-up.
+  // Kill moments: mostly inside the busy part of a run, some during start-up,
+  // timed from the start. Every other kill is timed from the first agent the
+  // run starts instead (past its lead silence and effect: 0.4 s), so a slow
+  // start (a sanitized build on a loaded machine) still leaves survivors.
   std::uniform_int_distribution<int> delay_ms(30, 1200);
   int kills = 0;
   int adopted = 0; // restarts that found a live agent of a killed dispatcher
   bool finished = false;
   for (int i = 0; kills < iterations && !finished && i < 3 * iterations; ++i) {
+    std::set<pid_t> before;
+    for (const auto& a : scan_live_agents(f_.registry))
+      before.insert(a.pid);
     auto& run = start(run_args(f_, parallel), "kill" + std::to_string(i));
-    auto code = follow(run, std::chrono::milliseconds(delay_ms(rng)));
+    auto delay = std::chrono::milliseconds(delay_ms(rng));
+    std::optional<int> code;
+    if (i % 2 == 1) {
+      code = follow_to_new_agent(run, before, 30s);
+      delay = 400ms;
+    }
+    if (!code)
+      code = follow(run, delay);
     if (!code) {
       run.send(SIGKILL);
       code = run.wait(10s);
