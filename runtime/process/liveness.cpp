@@ -330,14 +330,9 @@ liveness_evidence probe_liveness(const liveness_probe_input& in, const clock& cl
     ev.dispatcher.state = probe_pid(in.dispatcher_pid, in.dispatcher_start_token, proc_root);
   }
   ev.marker = in.marker;
-  // The marker scan reads every process's environment; skip it when the rule
-  // decides before it looks at the marker.
-  auto alive = [](const pid_evidence& p) {
-    return p.recorded == evidence_presence::present && p.state == pid_liveness::alive;
-  };
-  bool decided = (!in.locator_status.empty() && in.locator_status != "running") ||
-                 alive(ev.agent) || alive(ev.dispatcher);
-  if (!in.marker.empty() && !decided)
+  // The marker scan reads every process's environment: run it only when the
+  // rule, given the locator status and the pids, gets as far as the marker.
+  if (judge_liveness(ev).basis == liveness_basis::marker_absent)
     ev.marker_pids = processes_with_marker(in.marker, proc_root);
   millis native = native_session_mtime(in.native_session_path);
   millis stream = file_mtime(in.stream_log_path);
