@@ -185,12 +185,12 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
   pre.push_back(runtime::record_attempt_started{s.spec.name, s.spec.stage, s.spec.plan_number,
                                                 s.spec.stage, attempt, "", consume_handoff});
   pre.push_back(io_of(s).snapshot_before(
-    s, runtime::attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt)));
+    s, runtime::make_attempt_identity(s.spec.name, s.spec.plan_number, s.spec.stage, attempt)));
   s.target = target_id;
   persist(self, std::move(pre), [self, req, launch_edge] {
     runtime::crash_point("before-launch");
     auto& s = self->state;
-    s.identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+    s.identity = runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
     s.attempt_number = req.attempt;
     s.attempt_model = req.model;
     s.attempt_running = true;

@@ -280,8 +280,8 @@ std::string safe_task_name(std::string_view task) {
   return out.substr(b, e - b + 1);
 }
 
-std::string attempt_identity(std::string_view task, int64_t plan, std::string_view role,
-                             int64_t attempt) {
+std::string make_attempt_identity(std::string_view task, int64_t plan, std::string_view role,
+                                  int64_t attempt) {
   char nn[32];
   std::snprintf(nn, sizeof nn, "%02lld", static_cast<long long>(attempt));
   return safe_task_name(task) + "__p" + std::to_string(plan) + "__" + std::string(role) + "__a"

@@ -94,8 +94,8 @@ result<attempt_locator> locator_from_json(const json& value);
 // then leading and trailing '_' are stripped; an empty result is "task".
 std::string safe_task_name(std::string_view task);
 // "<safe task name>__p<plan>__<role>__a<NN>" (NN: at least two digits).
-std::string attempt_identity(std::string_view task, int64_t plan, std::string_view role,
-                             int64_t attempt);
+std::string make_attempt_identity(std::string_view task, int64_t plan, std::string_view role,
+                                  int64_t attempt);
 // "<UTC stamp>__<identity>", e.g. "20261129T130736Z__auth__p2__worker__a01".
 std::string attempt_run_folder_name(millis started_at, std::string_view identity);
 // "w<workspace id>__<identity>__<nonce>", the AGENT_DISPATCH_EXECUTION_ID value.

@@ -46,7 +46,7 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   std::unique_ptr<attempt_run> run{new attempt_run};
   run->clock_ = &clk;
   auto& loc = run->locator_;
-  loc.identity = attempt_identity(setup.task, setup.plan_number, setup.role, setup.attempt);
+  loc.identity = make_attempt_identity(setup.task, setup.plan_number, setup.role, setup.attempt);
   loc.started_at = clk.now();
   run->attempt_dir_ = setup.runs_dir / attempt_run_folder_name(loc.started_at, loc.identity);
   run->locator_path_ = run->attempt_dir_ / "locator.json";

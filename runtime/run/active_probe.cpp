@@ -1,7 +1,5 @@
-// stage_steps.hpp first: its `struct attempt_identity` must be declared before
-// the function of that name in runtime/agents/attempt_locator.hpp.
-#include "runtime/run/stage_steps.hpp"
 #include "runtime/run/active_probe.hpp"
+#include "runtime/run/stage_steps.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -38,7 +36,7 @@ result<attempt_locator> read_locator_file(const fs::path& path) {
 
 fs::path find_attempt_locator(const fs::path& runs_dir, const std::string& task, int64_t plan,
                               const std::string& role, int64_t attempt) {
-  std::string suffix = "__" + attempt_identity(task, plan, role, attempt);
+  std::string suffix = "__" + make_attempt_identity(task, plan, role, attempt);
   std::error_code ec;
   std::vector<fs::path> found;
   for (fs::directory_iterator it(runs_dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -140,7 +138,7 @@ std::optional<stage_step> finish_from_locator(const active_stage_reading& r, con
       r.locator_role != r.state.active_stage)
     return std::nullopt;
   if (r.state.active_stage == "worker") {
-    struct attempt_identity ran;
+    attempt_identity ran;
     ran.cli = r.locator_cli;
     ran.model = r.locator_model;
     return after_worker_success(r.task, r.state, pol, ran);

@@ -300,7 +300,7 @@ TEST_F(attempt_actor_test, TheStallLimitTerminatesAsSessionStall) {
 TEST_F(attempt_actor_test, CancellationKillsTheWholeProcessGroup) {
   auto req = shell_attempt(
     "sleep 60 & echo $! > \"$1/grandchild\"; echo $$ > \"$1/pid\"; echo ready; wait");
-  auto identity = runtime::attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+  auto identity = runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
   std::thread canceller([&] {
     std::this_thread::sleep_for(500ms);
     caf::anon_send(host, messages::cancel_attempt{identity});

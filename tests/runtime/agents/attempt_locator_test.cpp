@@ -7,7 +7,7 @@ namespace {
 
 attempt_locator sample() {
   attempt_locator l;
-  l.identity = attempt_identity("auth/api v2", 3, "worker", 7);
+  l.identity = make_attempt_identity("auth/api v2", 3, "worker", 7);
   l.task = "auth/api v2";
   l.plan_number = 3;
   l.role = "worker";
@@ -104,8 +104,8 @@ TEST(attempt_identity, follows_the_naming_rules) {
   EXPECT_EQ(safe_task_name("///"), "task");
   EXPECT_EQ(safe_task_name(""), "task");
   EXPECT_EQ(safe_task_name("한글 task"), "task");
-  EXPECT_EQ(attempt_identity("auth", 2, "worker", 1), "auth__p2__worker__a01");
-  EXPECT_EQ(attempt_identity("auth", 0, "selfcheck", 123), "auth__p0__selfcheck__a123");
+  EXPECT_EQ(make_attempt_identity("auth", 2, "worker", 1), "auth__p2__worker__a01");
+  EXPECT_EQ(make_attempt_identity("auth", 0, "selfcheck", 123), "auth__p0__selfcheck__a123");
   EXPECT_EQ(attempt_run_folder_name(1795000000123, "auth__p2__worker__a01"),
             "20261118T110640Z__auth__p2__worker__a01");
   EXPECT_EQ(attempt_process_marker("ws1", "auth__p2__worker__a01", "n"),

@@ -129,7 +129,7 @@ TEST(active_probe, a_stage_whose_locator_says_succeeded_is_finished_from_it_not_
   state.tasks["g/01_a"] = st;
   state.attempt_counters[attempt_key{"g/01_a", 1, "worker"}] = 1;
   attempt_locator loc;
-  loc.identity = attempt_identity("g/01_a", 1, "worker", 1);
+  loc.identity = make_attempt_identity("g/01_a", 1, "worker", 1);
   loc.task = "g/01_a";
   loc.plan_number = 1;
   loc.role = "worker";
@@ -190,10 +190,10 @@ TEST(active_probe, a_stage_whose_locator_says_succeeded_is_finished_from_it_not_
 TEST(active_probe, finds_the_newest_locator_and_removes_only_the_tasks_logs) {
   temp_dir root;
   auto runs = root.path() / "runs";
-  auto id = attempt_identity("g/01_a", 1, "worker", 2);
+  auto id = make_attempt_identity("g/01_a", 1, "worker", 2);
   root.write("runs/20261129T100000Z__" + id + "/locator.json", "{}");
   root.write("runs/20261129T110000Z__" + id + "/locator.json", "{}");
-  root.write("runs/20261129T110000Z__" + attempt_identity("g/01_ab", 1, "worker", 1) +
+  root.write("runs/20261129T110000Z__" + make_attempt_identity("g/01_ab", 1, "worker", 1) +
                "/locator.json", "{}");
   auto found = find_attempt_locator(runs, "g/01_a", 1, "worker", 2);
   EXPECT_EQ(found.parent_path().filename().string(), "20261129T110000Z__" + id);
