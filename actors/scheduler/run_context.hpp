@@ -4,9 +4,11 @@
 // store, supervisor, attempt host and output actor. Immutable once the run
 // starts (shared by pointer between the scheduler and its task actors).
 // The output handle may be null (nothing is rendered then), and so may the
-// task actors' file access (io: null means the real files).
+// task actors' file access (io: null means the real files) and the
+// scheduler's (scheduler_io_factory).
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,7 +23,8 @@
 
 namespace ad::actors {
 
-class task_io; // actors/scheduler/task_steps.hpp
+class task_io;      // actors/scheduler/task_steps.hpp
+class scheduler_io; // actors/scheduler/scheduler_io.hpp
 
 struct run_context {
   std::string workspace;     // canonical workspace root
@@ -47,6 +50,10 @@ struct run_context {
   // What the task actors read from files (and remove); null: the files
   // themselves. Replay sets readings recorded in the trace.
   std::shared_ptr<const task_io> io;
+  // What the scheduler reads and starts (its scan, archive, /proc probes and
+  // task actors), made once per scheduler; null: the files, /proc and real
+  // task actors (make_file_scheduler_io). Tests and replay set their own.
+  std::function<std::unique_ptr<scheduler_io>(const run_context&)> scheduler_io_factory;
 };
 
 using run_context_ptr = std::shared_ptr<const run_context>;

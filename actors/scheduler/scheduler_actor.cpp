@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "actors/scheduler/quota_batch.hpp"
-#include "actors/scheduler/quota_prober.hpp"
 #include "actors/scheduler/scheduler_steps.hpp"
 #include "actors/scheduler/task_actor.hpp"
 #include "actors/scheduler/trace_points.hpp"
@@ -63,8 +62,7 @@ void with_admission_quota(self_ptr self, const std::string& probes, std::vector<
     return;
   }
   if (!s.prober)
-    s.prober = self->spawn<caf::detached + caf::linked>(quota_prober_impl,
-                                                        std::chrono::milliseconds(30'000));
+    s.prober = s.io->start_quota_prober(self);
   auto now = s.ctx->clk->now();
   auto id = "admission-" + std::to_string(now) + "-" + std::to_string(++s.quota_batches);
   self->request(s.prober, std::chrono::seconds(120),
@@ -114,8 +112,7 @@ void pass_over_mirror(self_ptr self) {
     for (const auto& spec : start) {
       if (s.stopping || !s.terminal_error.empty())
         break;
-      auto handle = self->spawn(task_actor_impl, s.ctx, spec,
-                                messages::scheduler_actor{self});
+      auto handle = s.io->start_task(self, s.ctx, spec);
       s.running.emplace(spec.name, handle);
       s.touched.insert(spec.name); // now running here: re-examined next pass
     }
@@ -184,6 +181,8 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
                                                         messages::run_waiter_actor waiter) {
   self->state.ctx = std::move(ctx);
   self->state.waiter = std::move(waiter);
+  const auto& c = *self->state.ctx;
+  self->state.io = c.scheduler_io_factory ? c.scheduler_io_factory(c) : make_file_scheduler_io(c);
   self->send(self, messages::sch_pass_atom::value);
   return {
     [self](messages::sch_pass_atom) { request_pass(self); },

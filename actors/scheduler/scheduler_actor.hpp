@@ -1,8 +1,9 @@
 #pragma once
 // The scheduler actor of `agent-dispatch run` (SPEC sections 4, 8, 10). Each
 // pass reads the durable state (a mirror kept current by the state store's
-// publications), rescans the workspace incrementally (runtime/workspace
-// workspace_scanner: only folders that changed are read again), plans
+// publications), rescans the workspace incrementally (through its
+// scheduler_io: in a run the workspace_scanner, which reads again only the
+// folders that changed), plans
 // admission for the affected tasks (runtime/run/pass_planner over
 // runtime/schedule), makes the new work units, orchestration sightings and
 // write claims durable through the state store, and only then spawns one
@@ -35,7 +36,7 @@
 #include "runtime/run/pass_planner.hpp"
 #include "runtime/run/run_pass.hpp"
 #include "runtime/schedule/reason_tracker.hpp"
-#include "runtime/workspace/workspace_scanner.hpp"
+#include "actors/scheduler/scheduler_io.hpp"
 
 namespace ad::actors {
 
@@ -59,7 +60,7 @@ struct scheduler_state {
   uint64_t applied_seq = 0;   // highest seq of our own applied changes
   bool subscribed = false;
   bool pass_deferred = false; // waiting for the mirror to reach applied_seq
-  std::unique_ptr<runtime::workspace_scanner> scanner;
+  std::unique_ptr<scheduler_io> io; // the scan (its folder watch) and the rest it reads
   runtime::pass_planner planner;
   std::set<std::string> touched;              // tasks to re-examine next pass
   std::vector<std::filesystem::path> ended_dirs; // folders to re-read next pass

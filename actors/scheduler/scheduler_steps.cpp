@@ -6,10 +6,8 @@
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/run_views.hpp"
-#include "runtime/schedule/review_observe.hpp"
 #include "runtime/state/reconcile.hpp"
 #include "runtime/workspace/task_scan.hpp"
-#include "runtime/worklog/work_log_archive.hpp"
 
 namespace ad::actors {
 
@@ -45,7 +43,7 @@ task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry
 }
 
 bool is_live_or_scanned(const scheduler_state& s, const std::string& task) {
-  return s.running.count(task) || s.survivors.count(task) || (s.scanner && s.scanner->find(task));
+  return s.running.count(task) || s.survivors.count(task) || s.io->scan().find(task);
 }
 
 // Orchestration scopes a pass looks at: every scope on a full pass, else the
@@ -86,7 +84,7 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
         continue;
       }
       in.record.tasks.emplace(task, rec);
-      for (const auto& p : runtime::find_archived_task_folders(s.ctx->task_root, task))
+      for (const auto& p : s.io->archived_task_folders(task))
         in.archives[task].push_back(p.string());
     }
     if (in.record.tasks.empty())
@@ -96,7 +94,7 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
     changes.insert(changes.end(), out.changes.begin(), out.changes.end());
     for (const auto& [task, archive] : out.completed) {
       changes.push_back(runtime::clear_active_stage{task});
-      runtime::remove_attempt_logs(s.ctx->runs_dir, task);
+      s.io->remove_attempt_logs(task);
       ++s.completed;
       emit(*s.ctx, messages::task_finished{s.ctx->clk->now(), task, "", "complete",
                                            "archived at " + archive});
@@ -107,7 +105,7 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
 }
 
 bool scope_busy(const scheduler_state& s, const std::string& scope) {
-  const auto& tasks = s.scanner->tasks();
+  const auto& tasks = s.io->scan().tasks();
   auto it = tasks.lower_bound(scope);
   if (it != tasks.end() && (it->first == scope || it->first.starts_with(scope + "/")))
     return true;
@@ -136,15 +134,12 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
       continue;
     auto group = runtime::read_group(scope, record, scope_busy(s, scope));
     if (runtime::group_closes(group)) {
-      runtime::work_log_archive_request req;
-      req.workspace = s.ctx->workspace;
-      req.group = scope;
-      auto moved = runtime::archive_work_log(req, *s.ctx->clk);
+      auto moved = s.io->archive_work_log(scope);
       auto& a = group.archived;
       a.attempted = true;
-      a.ok = moved.is_ok();
-      a.not_found = !a.ok && moved.error().is_not_found();
-      a.error = a.ok ? "" : moved.error().message();
+      a.ok = moved.ok;
+      a.not_found = moved.not_found;
+      a.error = moved.error;
     }
     auto closed = runtime::decide_group_close(group);
     trace_group_close(*s.ctx, group, closed);
@@ -188,7 +183,7 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
     changes = runtime::retry_blocked_changes(model.tasks, now);
     trace_retry_blocked(*s.ctx, model.tasks, now, changes);
   }
-  auto review = review_active_stages_traced(*s.ctx, model);
+  auto review = review_active_stages_traced(*s.ctx, s.io->read_active_stages(model));
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
@@ -207,7 +202,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
       if (auto it = model.tasks.find(name); it != model.tasks.end())
         only.tasks.emplace(name, it->second);
     only.attempt_counters = model.attempt_counters;
-    auto review = review_active_stages_traced(ctx, only);
+    auto review = review_active_stages_traced(ctx, s.io->read_active_stages(only));
     for (const auto& [name, d] : s.survivors)
       if (!review.live.count(name) || review.live.at(name) != d)
         s.touched.insert(name);
@@ -223,13 +218,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     }
   }
 
-  if (!s.scanner) {
-    std::optional<std::string> group;
-    if (!ctx.task_group.empty())
-      group = ctx.task_group;
-    s.scanner = std::make_unique<runtime::workspace_scanner>(ctx.workspace, group);
-  }
-  auto refreshed = s.scanner->refresh(s.ended_dirs);
+  auto refreshed = s.io->refresh_scan(s.ended_dirs);
   s.ended_dirs.clear();
   if (!refreshed.is_ok()) {
     s.terminal_error = "workspace scan failed: " + refreshed.error().message();
@@ -248,7 +237,10 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   reconcile(s, model, scopes, out.changes, errors);
   close_finished_groups(s, model, scopes, out.changes, errors);
 
-  in.scanner = s.scanner.get();
+  in.scanner = &s.io->scan();
+  in.archived_folders = [&s](const std::string& task) {
+    return s.io->archived_task_folders(task);
+  };
   in.state = &model;
   in.pol = &ctx.pol;
   in.max_parallel = ctx.max_parallel;
@@ -269,7 +261,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   for (const auto& name : planned.admitted) {
     if (s.failed_here.count(name) || s.running.count(name))
       continue;
-    const auto* t = s.scanner->find(name);
+    const auto* t = s.io->scan().find(name);
     auto e = entries.find(name);
     if (t == nullptr || e == entries.end())
       continue;
@@ -292,7 +284,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     scanned.tasks.push_back(std::move(line));
   };
   if (in.full) {
-    for (const auto& v : s.scanner->ordered())
+    for (const auto& v : s.io->scan().ordered())
       if (auto e = entries.find(v->name); e != entries.end())
         show(e->second);
   } else {

@@ -4,7 +4,8 @@
 // pass's decision (scan, survivor re-probes, orchestration reconciliation,
 // admission, the task specs to start, the events to show), the bookkeeping
 // of a task_ended, and the final exit code. They read the workspace and
-// /proc, send fire-and-forget events to the output actor, and never throw.
+// /proc through the scheduler's scheduler_io, send fire-and-forget events
+// to the output actor, and never throw.
 
 #include <vector>
 

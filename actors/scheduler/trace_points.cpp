@@ -431,10 +431,8 @@ void trace_admission(const run_context& ctx, const runtime::planner_result& plan
   ctx.trace->decision(kinds::scheduler_admitted, edge, runtime::admission_plan_to_json(plan));
 }
 
-runtime::active_review review_active_stages_traced(const run_context& ctx,
-                                                   const runtime::state_model& state) {
-  auto readings = runtime::read_active_stages(
-    state, {ctx.workspace, ctx.workspace_id, ctx.runs_dir}, *ctx.clk, {});
+runtime::active_review review_active_stages_traced(
+  const run_context& ctx, const std::vector<runtime::active_stage_reading>& readings) {
   auto review = runtime::decide_active_stages(readings, &ctx.pol);
   if (ctx.trace) {
     auto edge =

@@ -91,11 +91,12 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
 // (the admission plan: every examined entry, the admitted order, the claims
 // taken).
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned);
-// read_active_stages + decide_active_stages (the policy's), recording
-// scheduler.liveness (the probe answers and what was read back) ->
-// scheduler.active_stages when tracing.
-runtime::active_review review_active_stages_traced(const run_context& ctx,
-                                                   const runtime::state_model& state);
+// decide_active_stages (the policy's) on the readings of the active stages
+// (scheduler_io::read_active_stages), recording scheduler.liveness (the
+// probe answers and what was read back) -> scheduler.active_stages when
+// tracing.
+runtime::active_review review_active_stages_traced(
+  const run_context& ctx, const std::vector<runtime::active_stage_reading>& readings);
 // scheduler.group (a group's record, whether it is busy, the work log's
 // move when tried) -> scheduler.group_close.
 void trace_group_close(const run_context& ctx, const runtime::group_reading& group,

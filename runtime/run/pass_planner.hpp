@@ -10,9 +10,11 @@
 // which is what a full pass would decide for it again. A full pass (first
 // one, a full rescan by the scanner) examines everything.
 //
-// Pure apart from what it reads through the scanner (cached folders) and
-// the archive lookup of first sightings; single owner; never throws.
+// Pure apart from what it reads through the scan view (the scanner's cached
+// folders) and the archive lookup of first sightings; single owner; never throws.
 
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -21,12 +23,15 @@
 
 #include "runtime/run/run_pass.hpp"
 #include "runtime/run/run_views.hpp"
-#include "runtime/workspace/workspace_scanner.hpp"
+#include "runtime/workspace/task_scan_view.hpp"
 
 namespace ad::runtime {
 
 struct planner_input {
-  const workspace_scanner* scanner = nullptr;
+  const task_scan_view* scanner = nullptr;
+  // The archive folders (with complete.log) of a task at its first sighting;
+  // null: find_archived_task_folders under the scan's task root.
+  std::function<std::vector<std::filesystem::path>(const std::string& task)> archived_folders;
   const state_model* state = nullptr;
   const policy* pol = nullptr;
   std::map<std::string, live_info> live; // every live task, by name

@@ -60,22 +60,6 @@ workspace_scanner::workspace_scanner(fs::path workspace, std::optional<std::stri
                                      scanner_watch mode)
   : workspace_in_(std::move(workspace)), group_(std::move(group)), mode_(mode) {}
 
-const scanned_task* workspace_scanner::find(const std::string& name) const {
-  auto it = tasks_.find(name);
-  return it == tasks_.end() ? nullptr : &it->second;
-}
-
-std::vector<const scanned_task*> workspace_scanner::ordered() const {
-  std::vector<const scanned_task*> out;
-  out.reserve(tasks_.size());
-  for (const auto& [name, t] : tasks_)
-    out.push_back(&t);
-  std::stable_sort(out.begin(), out.end(), [](const scanned_task* a, const scanned_task* b) {
-    return a->index < b->index;
-  });
-  return out;
-}
-
 bool workspace_scanner::watch(const fs::path& dir) {
   if (mode_ != scanner_watch::inotify || !watch_)
     return false;

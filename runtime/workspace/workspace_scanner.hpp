@@ -27,6 +27,7 @@
 #include "runtime/core/status.hpp"
 #include "runtime/workspace/folder_watch.hpp"
 #include "runtime/workspace/task_scan.hpp"
+#include "runtime/workspace/task_scan_view.hpp"
 
 namespace ad::runtime {
 
@@ -43,7 +44,7 @@ struct scan_refresh {
   std::vector<std::string> changed;
 };
 
-class workspace_scanner {
+class workspace_scanner : public task_scan_view {
 public:
   workspace_scanner(std::filesystem::path workspace, std::optional<std::string> group,
                     scanner_watch mode = scanner_watch::inotify);
@@ -53,15 +54,11 @@ public:
   result<scan_refresh> refresh(const std::vector<std::filesystem::path>& also = {});
 
   const std::filesystem::path& workspace() const { return workspace_; }
-  const std::filesystem::path& task_root() const { return task_root_; }
-  // Tasks by name.
-  const std::map<std::string, scanned_task>& tasks() const { return tasks_; }
-  const scanned_task* find(const std::string& name) const;
-  // Every task sorted by (index, name), like workspace_scan::tasks.
-  std::vector<const scanned_task*> ordered() const;
+  const std::filesystem::path& task_root() const override { return task_root_; }
+  const std::map<std::string, scanned_task>& tasks() const override { return tasks_; }
   // The same answer as dependency_candidates(task_root, group, predecessor).
   std::vector<std::filesystem::path> completed_folders(std::string_view group,
-                                                       std::string_view predecessor) const;
+                                                       std::string_view predecessor) const override;
   // Full scans done so far (the first refresh is one).
   int full_scans() const { return full_scans_; }
   // Folders read by the last refresh.

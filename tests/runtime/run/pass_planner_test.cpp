@@ -1,4 +1,5 @@
 #include "runtime/run/pass_planner.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
 
 #include <algorithm>
 

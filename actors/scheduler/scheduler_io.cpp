@@ -1,0 +1,81 @@
+#include "actors/scheduler/scheduler_io.hpp"
+
+#include <optional>
+
+#include "actors/scheduler/quota_prober.hpp"
+#include "runtime/schedule/review_observe.hpp"
+#include "runtime/worklog/work_log_archive.hpp"
+
+namespace ad::actors {
+
+namespace {
+
+std::optional<std::string> group_option(const run_context& ctx) {
+  if (ctx.task_group.empty())
+    return std::nullopt;
+  return ctx.task_group;
+}
+
+class file_scheduler_io final : public scheduler_io {
+public:
+  explicit file_scheduler_io(const run_context& ctx)
+      : ctx_(ctx), scanner_(ctx.workspace, group_option(ctx)) {}
+
+  runtime::result<runtime::scan_refresh> refresh_scan(
+    const std::vector<std::filesystem::path>& also) override {
+    return scanner_.refresh(also);
+  }
+
+  const runtime::task_scan_view& scan() const override { return scanner_; }
+
+  std::vector<std::filesystem::path> archived_task_folders(
+    const std::string& task) const override {
+    return runtime::find_archived_task_folders(ctx_.task_root, task);
+  }
+
+  work_log_move archive_work_log(const std::string& group) override {
+    runtime::work_log_archive_request req;
+    req.workspace = ctx_.workspace;
+    req.group = group;
+    auto moved = runtime::archive_work_log(req, *ctx_.clk);
+    work_log_move out;
+    out.ok = moved.is_ok();
+    out.not_found = !out.ok && moved.error().is_not_found();
+    out.error = out.ok ? "" : moved.error().message();
+    return out;
+  }
+
+  void remove_attempt_logs(const std::string& task) override {
+    runtime::remove_attempt_logs(ctx_.runs_dir, task);
+  }
+
+  std::vector<runtime::active_stage_reading> read_active_stages(
+    const runtime::state_model& state) override {
+    return runtime::read_active_stages(state, {ctx_.workspace, ctx_.workspace_id, ctx_.runs_dir},
+                                       *ctx_.clk, {});
+  }
+
+  messages::task_actor start_task(messages::scheduler_actor::pointer self,
+                                  const run_context_ptr& ctx, const task_spec& spec) override {
+    return self->spawn(task_actor_impl, ctx, spec, messages::scheduler_actor{self});
+  }
+
+  // Detached: a probe runs a command and waits for it.
+  messages::quota_prober_actor start_quota_prober(
+    messages::scheduler_actor::pointer self) override {
+    return self->spawn<caf::detached + caf::linked>(quota_prober_impl,
+                                                    std::chrono::milliseconds(30'000));
+  }
+
+private:
+  const run_context& ctx_;
+  runtime::workspace_scanner scanner_;
+};
+
+} // namespace
+
+std::unique_ptr<scheduler_io> make_file_scheduler_io(const run_context& ctx) {
+  return std::make_unique<file_scheduler_io>(ctx);
+}
+
+} // namespace ad::actors

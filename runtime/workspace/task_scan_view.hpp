@@ -1,0 +1,34 @@
+#pragma once
+// What a scheduler pass reads of the workspace's tasks: the tasks of the
+// last scan by name, and the completed folders a dependency may match. The
+// workspace_scanner is the one that reads folders; replay and tests give
+// the planner their own view of recorded or made-up tasks. Read-only;
+// never throws.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/workspace/task_scan.hpp"
+
+namespace ad::runtime {
+
+class task_scan_view {
+public:
+  virtual ~task_scan_view() = default;
+
+  virtual const std::filesystem::path& task_root() const = 0;
+  // Tasks by name.
+  virtual const std::map<std::string, scanned_task>& tasks() const = 0;
+  // The folders that complete `predecessor` of `group` (dependency_candidates).
+  virtual std::vector<std::filesystem::path> completed_folders(
+    std::string_view group, std::string_view predecessor) const = 0;
+
+  const scanned_task* find(const std::string& name) const;
+  // Every task sorted by (index, name), like workspace_scan::tasks.
+  std::vector<const scanned_task*> ordered() const;
+};
+
+} // namespace ad::runtime

@@ -1,0 +1,375 @@
+// The scheduler actor on CAF's deterministic scheduler, with everything it
+// reads and starts given by the test (scheduler_io): a real scan of a
+// workspace in a temp folder, made-up active-stage probes, a stand-in
+// state store that keeps the model in memory and publishes every change,
+// and stand-in task actors that only remember what they were sent. The
+// test plays the task actors' part by hand (archiving a task, sending
+// task_ended), so every pass the scheduler makes is one the test caused.
+
+#include "actors/scheduler/scheduler_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "actors/scheduler/scheduler_io.hpp"
+#include "messages/types.hpp"
+#include "runtime/state/model_json.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::actors {
+namespace {
+
+namespace fs = std::filesystem;
+using test::temp_dir;
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    set("scheduler.policy", caf::atom("testing"));
+    messages::register_message_types(*this);
+  }
+};
+
+// What the stand-ins saw, shared with the test.
+struct seen {
+  std::vector<std::string> started;                  // task names, in start order
+  std::vector<caf::actor> tasks;                     // the stand-in task actors and prober
+  std::map<std::string, int> stops;                  // task -> stop_run received
+  std::vector<std::string> removed_logs;             // remove_attempt_logs
+  std::vector<std::string> archived_groups;          // archive_work_log
+  std::vector<std::vector<std::string>> probed;      // tasks per read_active_stages
+  std::map<std::string, runtime::active_probe_kind> probe_answer; // task -> answer
+  std::vector<runtime::state_change> applied;        // every change the store took
+  int applies = 0;
+  int quota_batches = 0;
+};
+
+// A task actor that only counts the stops it is sent.
+messages::task_actor::behavior_type stand_in_task(messages::task_actor::pointer,
+                                                  std::shared_ptr<seen> record, std::string name) {
+  return {
+    [](messages::task_wake_atom) {},
+    [record, name](const messages::stop_run&) { ++record->stops[name]; },
+  };
+}
+
+// Every batch fails (the probes' commands are not there): the admitted
+// workers start without a quota snapshot, as in a run.
+messages::quota_prober_actor::behavior_type stand_in_prober(messages::quota_prober_actor::pointer,
+                                                            std::shared_ptr<seen> record) {
+  return {
+    [record](const messages::run_quota_probes&) -> caf::result<messages::quota_probes_done> {
+      ++record->quota_batches;
+      return caf::make_error(caf::sec::unexpected_message);
+    },
+  };
+}
+
+caf::behavior stand_in_waiter(caf::event_based_actor*,
+                              std::shared_ptr<std::optional<messages::run_finished>> done) {
+  return {[done](const messages::run_finished& f) { *done = f; }};
+}
+
+class test_io final : public scheduler_io {
+public:
+  test_io(const run_context& ctx, std::shared_ptr<seen> s)
+      : s_(std::move(s)), scanner_(ctx.workspace, std::nullopt, runtime::scanner_watch::none),
+        task_root_(ctx.task_root) {}
+
+  runtime::result<runtime::scan_refresh> refresh_scan(
+    const std::vector<fs::path>& also) override {
+    return scanner_.refresh(also);
+  }
+  const runtime::task_scan_view& scan() const override { return scanner_; }
+  std::vector<fs::path> archived_task_folders(const std::string& task) const override {
+    std::vector<fs::path> out;
+    fs::path month = fs::path(task_root_) / "archive" / "2026" / "11";
+    if (fs::exists(month / task / "complete.log"))
+      out.push_back(month / task);
+    return out;
+  }
+  work_log_move archive_work_log(const std::string& group) override {
+    s_->archived_groups.push_back(group);
+    return {false, true, "no work log"};
+  }
+  void remove_attempt_logs(const std::string& task) override {
+    s_->removed_logs.push_back(task);
+  }
+  std::vector<runtime::active_stage_reading> read_active_stages(
+    const runtime::state_model& state) override {
+    std::vector<runtime::active_stage_reading> out;
+    std::vector<std::string> names;
+    for (const auto& [name, st] : state.tasks) {
+      if (st.active_stage.empty())
+        continue;
+      runtime::active_stage_reading r;
+      r.task = name;
+      r.state = st;
+      auto answer = s_->probe_answer.find(name);
+      r.probe.kind =
+        answer == s_->probe_answer.end() ? runtime::active_probe_kind::stale : answer->second;
+      r.probe.reason = r.probe.kind == runtime::active_probe_kind::live ? "pid 4242 alive"
+                                                                        : "agent gone";
+      out.push_back(std::move(r));
+      names.push_back(name);
+    }
+    s_->probed.push_back(std::move(names));
+    return out;
+  }
+  messages::task_actor start_task(messages::scheduler_actor::pointer self, const run_context_ptr&,
+                                  const task_spec& spec) override {
+    s_->started.push_back(spec.name);
+    auto task = self->spawn(stand_in_task, s_, spec.name);
+    s_->tasks.push_back(caf::actor_cast<caf::actor>(task));
+    return task;
+  }
+  messages::quota_prober_actor start_quota_prober(
+    messages::scheduler_actor::pointer self) override {
+    auto prober = self->spawn(stand_in_prober, s_);
+    s_->tasks.push_back(caf::actor_cast<caf::actor>(prober));
+    return prober;
+  }
+
+private:
+  std::shared_ptr<seen> s_;
+  runtime::workspace_scanner scanner_;
+  std::string task_root_;
+};
+
+// The state store's part: the model in memory, each apply acknowledged with
+// the next seq and published to the subscriber.
+caf::behavior stand_in_store(caf::event_based_actor* self, std::shared_ptr<seen> s,
+                             std::shared_ptr<runtime::state_model> model) {
+  auto seq = std::make_shared<uint64_t>(0);
+  auto subscriber = std::make_shared<caf::actor>();
+  return {
+    [=](const messages::subscribe_state_changes&) {
+      *subscriber = caf::actor_cast<caf::actor>(self->current_sender());
+      return messages::state_snapshot_reply{*seq, runtime::state_to_json_text(*model)};
+    },
+    [=](const messages::apply_state_changes& req) {
+      ++s->applies;
+      for (const auto& c : req.changes) {
+        (void) runtime::apply_change(*model, c);
+        s->applied.push_back(c);
+      }
+      ++*seq;
+      if (*subscriber)
+        self->send(caf::actor_cast<messages::state_subscriber_actor>(*subscriber),
+                   messages::state_changes_published{*seq, req.changes});
+      return messages::state_changes_applied{*seq, {}};
+    },
+  };
+}
+
+class scheduler_actor_test : public ::testing::Test {
+protected:
+  scheduler_actor_test()
+      : sys(cfg), sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {}
+
+  // Every actor ends before the system goes.
+  ~scheduler_actor_test() override {
+    for (const auto& t : record->tasks)
+      caf::anon_send_exit(t, caf::exit_reason::user_shutdown);
+    for (const auto& a : {caf::actor_cast<caf::actor>(scheduler), caf::actor_cast<caf::actor>(waiter),
+                          store})
+      if (a)
+        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  // Spawns the scheduler over the workspace `ws` and runs it until idle.
+  void start(int max_parallel) {
+    auto ctx = std::make_shared<run_context>();
+    ctx->workspace = ws.path().string();
+    ctx->task_root = (ws.path() / "agent-task").string();
+    ctx->runs_dir = (ws.path() / "state" / "runs").string();
+    ctx->max_parallel = max_parallel;
+    ctx->pol = *runtime::parse_policy(runtime::default_policy_json(), "default");
+    ctx->clk = clk;
+    ctx->survivor_poll = std::chrono::milliseconds(1000);
+    store = sys.spawn(stand_in_store, record, model);
+    ctx->store = caf::actor_cast<messages::state_store_actor>(store);
+    auto record_ = record;
+    ctx->scheduler_io_factory = [record_](const run_context& c) -> std::unique_ptr<scheduler_io> {
+      return std::make_unique<test_io>(c, record_);
+    };
+    waiter = caf::actor_cast<messages::run_waiter_actor>(sys.spawn(stand_in_waiter, finished));
+    scheduler = sys.spawn(scheduler_impl, run_context_ptr(ctx), waiter);
+    sched.run();
+  }
+
+  // What a task actor does when its review archived the task.
+  void archive(const std::string& task) {
+    ws.write("agent-task/" + task + "/complete.log", "done\n");
+    auto to = ws.path() / "agent-task/archive/2026/11" / task;
+    fs::create_directories(to.parent_path());
+    fs::rename(ws.path() / "agent-task" / task, to);
+  }
+
+  void send(messages::task_ended ended) {
+    caf::anon_send(scheduler, std::move(ended));
+    sched.run();
+  }
+
+  // The work unit the scan gives `task` now.
+  std::string work_unit_of(const std::string& task) {
+    runtime::workspace_scanner scanner(ws.path(), std::nullopt, runtime::scanner_watch::none);
+    EXPECT_TRUE(scanner.refresh().is_ok());
+    const auto* t = scanner.find(task);
+    return t ? runtime::work_unit_of(*t) : "";
+  }
+
+  temp_dir ws;
+  test_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  std::shared_ptr<runtime::manual_clock> clk = std::make_shared<runtime::manual_clock>(1'000'000);
+  std::shared_ptr<seen> record = std::make_shared<seen>();
+  std::shared_ptr<runtime::state_model> model = std::make_shared<runtime::state_model>();
+  std::shared_ptr<std::optional<messages::run_finished>> finished =
+    std::make_shared<std::optional<messages::run_finished>>();
+  caf::actor store;
+  messages::run_waiter_actor waiter;
+  messages::scheduler_actor scheduler;
+};
+
+TEST_F(scheduler_actor_test, starts_ready_tasks_up_to_the_cap_and_the_next_as_one_completes) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  test::write_minimal_task(ws, "g/03_c", "src/c.cpp");
+  start(2);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b"}));
+  // One admission quota batch for the two workers; it failed, and they
+  // started anyway.
+  EXPECT_EQ(record->quota_batches, 1);
+  // Their claims were durable before they started.
+  EXPECT_TRUE(model->claims.count("g/01_a"));
+  EXPECT_TRUE(model->claims.count("g/02_b"));
+  EXPECT_FALSE(model->claims.count("g/03_c"));
+  EXPECT_FALSE(finished->has_value());
+
+  archive("g/01_a");
+  send({"g/01_a", "review", "complete", "archived", 0});
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b", "g/03_c"}));
+  EXPECT_FALSE(finished->has_value());
+
+  archive("g/02_b");
+  send({"g/02_b", "review", "complete", "archived", 0});
+  archive("g/03_c");
+  send({"g/03_c", "review", "complete", "archived", 0});
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+  EXPECT_EQ(record->started.size(), 3u); // nothing started twice
+}
+
+TEST_F(scheduler_actor_test, a_dependent_starts_only_once_its_predecessor_is_archived) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02+01_b", "src/b.cpp");
+  start(4);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  archive("g/01_a");
+  send({"g/01_a", "review", "complete", "archived", 0});
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02+01_b"}));
+}
+
+TEST_F(scheduler_actor_test, a_live_agent_left_by_a_dead_dispatcher_is_followed_not_started) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  runtime::task_state st;
+  st.work_unit_id = work_unit_of("g/01_a");
+  ASSERT_FALSE(st.work_unit_id.empty());
+  st.active_stage = "worker";
+  model->tasks["g/01_a"] = st;
+  record->probe_answer["g/01_a"] = runtime::active_probe_kind::live;
+
+  auto ctx_poll = std::chrono::milliseconds(1000);
+  start(4);
+  // Start-up probed the one active stage, and only the other task started.
+  ASSERT_FALSE(record->probed.empty());
+  EXPECT_EQ(record->probed.front(), std::vector<std::string>{"g/01_a"});
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/02_b"}));
+  EXPECT_EQ(model->tasks["g/01_a"].active_stage, "worker");
+
+  // The survivor poll fires while the agent still lives: nothing starts.
+  auto probes = record->probed.size();
+  sched.advance_time(ctx_poll);
+  sched.run();
+  EXPECT_GT(record->probed.size(), probes);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/02_b"}));
+
+  // The agent is gone: its stage is cleared durably, then the task starts here.
+  record->probe_answer["g/01_a"] = runtime::active_probe_kind::stale;
+  sched.advance_time(ctx_poll);
+  sched.run();
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/02_b", "g/01_a"}));
+  EXPECT_EQ(model->tasks["g/01_a"].active_stage, "");
+  bool cleared = std::any_of(record->applied.begin(), record->applied.end(), [](const auto& c) {
+    const auto* x = std::get_if<runtime::clear_active_stage>(&c);
+    return x && x->task == "g/01_a";
+  });
+  EXPECT_TRUE(cleared);
+  EXPECT_FALSE(finished->has_value());
+}
+
+TEST_F(scheduler_actor_test, shutdown_stops_every_running_task_and_ends_with_130) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  test::write_minimal_task(ws, "g/03_c", "src/c.cpp");
+  start(2);
+  ASSERT_EQ(record->started.size(), 2u);
+  caf::anon_send(scheduler, messages::shutdown_requested{});
+  sched.run();
+  EXPECT_EQ(record->stops["g/01_a"], 1);
+  EXPECT_EQ(record->stops["g/02_b"], 1);
+  // It waits for its task actors to end.
+  EXPECT_FALSE(finished->has_value());
+  send({"g/01_a", "worker", "cancelled", "interrupted", 0});
+  EXPECT_FALSE(finished->has_value());
+  send({"g/02_b", "worker", "cancelled", "interrupted", 0});
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 130);
+  // Nothing was started after the stop.
+  EXPECT_EQ(record->started.size(), 2u);
+}
+
+TEST_F(scheduler_actor_test, a_task_archived_behind_its_back_is_completed_without_an_agent) {
+  // The orchestration record knows both tasks; one vanished into the archive
+  // while no dispatcher ran (its review outlived the last one).
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  runtime::orchestration_record rec;
+  rec.tasks["g/01_a"] = {};
+  rec.tasks["g/02_b"] = {};
+  model->orchestrations["g"] = rec;
+  archive("g/01_a");
+  start(4);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/02_b"}));
+  EXPECT_EQ(record->removed_logs, std::vector<std::string>{"g/01_a"});
+  EXPECT_EQ(model->orchestrations["g"].tasks["g/01_a"].status,
+            runtime::orchestration_task_status::complete);
+
+  // Once the last task's review archived it (and recorded that, as a task
+  // actor does), the group closes and its work log moves.
+  archive("g/02_b");
+  caf::anon_send(caf::actor_cast<messages::state_store_actor>(store),
+                 messages::apply_state_changes{{runtime::complete_orchestration_task{
+                   "g", "g/02_b", "agent-task/archive/2026/11/g/02_b"}}});
+  sched.run();
+  send({"g/02_b", "review", "complete", "archived", 0});
+  EXPECT_EQ(record->archived_groups, std::vector<std::string>{"g"});
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
+} // namespace
+} // namespace ad::actors
