@@ -234,8 +234,18 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
 
   std::vector<std::string> errors;
   auto scopes = scopes_to_check(s, model, in.full, in.touched);
+  auto before_reconcile = out.changes.size();
   reconcile(s, model, scopes, out.changes, errors);
-  close_finished_groups(s, model, scopes, out.changes, errors);
+  // A group closes on the state the reconciliation leaves: a restart that
+  // completes a group's last tasks from the archive closes it in this pass.
+  if (out.changes.size() == before_reconcile) {
+    close_finished_groups(s, model, scopes, out.changes, errors);
+  } else {
+    auto reconciled = model;
+    for (const auto& c : out.changes)
+      (void) runtime::apply_change(reconciled, c);
+    close_finished_groups(s, reconciled, scopes, out.changes, errors);
+  }
 
   in.scanner = &s.io->scan();
   in.archived_folders = [&s](const std::string& task) {

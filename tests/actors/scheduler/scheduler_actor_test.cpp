@@ -371,5 +371,26 @@ TEST_F(scheduler_actor_test, a_task_archived_behind_its_back_is_completed_withou
   EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
 }
 
+TEST_F(scheduler_actor_test, a_group_whose_last_tasks_were_archived_behind_its_back_closes) {
+  // Every task of the group vanished into the archive while no dispatcher
+  // ran: the restart completes them and closes the group in the same run.
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  runtime::orchestration_record rec;
+  rec.tasks["g/01_a"] = {};
+  rec.tasks["g/02_b"] = {};
+  model->orchestrations["g"] = rec;
+  archive("g/01_a");
+  archive("g/02_b");
+  start(4);
+  EXPECT_TRUE(record->started.empty());
+  EXPECT_EQ(model->orchestrations["g"].tasks["g/02_b"].status,
+            runtime::orchestration_task_status::complete);
+  EXPECT_EQ(record->archived_groups, std::vector<std::string>{"g"});
+  EXPECT_EQ(model->orchestrations["g"].status, runtime::orchestration_status::complete);
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
 } // namespace
 } // namespace ad::actors
