@@ -50,6 +50,7 @@ struct seen {
   std::map<std::string, runtime::active_probe_kind> probe_answer; // task -> answer
   std::vector<runtime::state_change> applied;        // every change the store took
   int applies = 0;
+  bool refuse_applies = false;                       // the store answers every apply with an error
   int quota_batches = 0;
 };
 
@@ -156,8 +157,10 @@ caf::behavior stand_in_store(caf::event_based_actor* self, std::shared_ptr<seen>
       *subscriber = caf::actor_cast<caf::actor>(self->current_sender());
       return messages::state_snapshot_reply{*seq, runtime::state_to_json_text(*model)};
     },
-    [=](const messages::apply_state_changes& req) {
+    [=](const messages::apply_state_changes& req) -> caf::result<messages::state_changes_applied> {
       ++s->applies;
+      if (s->refuse_applies)
+        return caf::make_error(caf::sec::runtime_error, "disk full");
       for (const auto& c : req.changes) {
         (void) runtime::apply_change(*model, c);
         s->applied.push_back(c);
@@ -390,6 +393,88 @@ TEST_F(scheduler_actor_test, a_group_whose_last_tasks_were_archived_behind_its_b
   EXPECT_EQ(model->orchestrations["g"].status, runtime::orchestration_status::complete);
   ASSERT_TRUE(finished->has_value());
   EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_claim_conflict_waits_for_the_holder_and_then_starts) {
+  test::write_minimal_task(ws, "g/01_a", "src/shared.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/shared.cpp");
+  start(4);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  EXPECT_FALSE(model->claims.count("g/02_b"));
+
+  // The holder completes: its claim goes (as its task actor releases it),
+  // and the waiter starts with the claim now its own.
+  archive("g/01_a");
+  caf::anon_send(caf::actor_cast<messages::state_store_actor>(store),
+                 messages::apply_state_changes{{runtime::release_claim{"g/01_a"}}});
+  sched.run();
+  send({"g/01_a", "review", "complete", "archived", 0});
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b"}));
+  EXPECT_TRUE(model->claims.count("g/02_b"));
+}
+
+TEST_F(scheduler_actor_test, a_paused_task_is_admitted_again_only_after_its_pause) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  start(4);
+  ASSERT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  // An unchanged review pauses the task for 10 s.
+  send({"g/01_a", "review", "pause", "review made no progress", 10'000});
+  EXPECT_EQ(record->started.size(), 1u);
+  EXPECT_FALSE(finished->has_value()); // a paused task keeps the run open
+
+  // Survivor polls before the pause ends start nothing.
+  clk->advance(5'000);
+  sched.advance_time(std::chrono::milliseconds(1000));
+  sched.run();
+  EXPECT_EQ(record->started.size(), 1u);
+
+  clk->advance(5'000);
+  sched.advance_time(std::chrono::milliseconds(1000));
+  sched.run();
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/01_a"}));
+}
+
+TEST_F(scheduler_actor_test, a_state_store_refusal_stops_admissions_and_ends_the_run_blocked) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  record->refuse_applies = true;
+  start(4);
+  // The claim could not be made durable, so nothing started.
+  EXPECT_TRUE(record->started.empty());
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2);
+  EXPECT_NE((*finished)->summary.find("state store refused a change"), std::string::npos)
+    << (*finished)->summary;
+  EXPECT_NE((*finished)->summary.find("disk full"), std::string::npos) << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_workspace_without_agent_task_ends_the_run_blocked) {
+  ws.write("README.md", "no tasks here\n");
+  start(4);
+  EXPECT_TRUE(record->started.empty());
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2);
+  EXPECT_NE((*finished)->summary.find("workspace scan failed"), std::string::npos)
+    << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_task_that_ended_in_error_is_not_started_again_and_is_reported) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+  start(4);
+  ASSERT_EQ(record->started.size(), 2u);
+  send({"g/01_a", "worker", "error", "state store: timeout", 0});
+  EXPECT_EQ(record->started.size(), 2u);
+  archive("g/02_b");
+  send({"g/02_b", "review", "complete", "archived", 0});
+  EXPECT_EQ(record->started.size(), 2u);
+  // A control-plane error of a task is reconciliation left to do: exit 3,
+  // with the task and its error in the details.
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 3) << (*finished)->summary;
+  auto details = (*finished)->details;
+  EXPECT_TRUE(std::any_of(details.begin(), details.end(), [](const std::string& d) {
+    return d.find("g/01_a") != std::string::npos && d.find("state store: timeout") != std::string::npos;
+  })) << (*finished)->summary;
 }
 
 } // namespace
