@@ -224,6 +224,17 @@ protected:
     sched.run();
   }
 
+  // Tasks g/01_a and g/02_b, both known to the group's orchestration record
+  // (a dispatcher saw them before).
+  void two_observed_tasks() {
+    test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+    test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+    runtime::orchestration_record rec;
+    rec.tasks["g/01_a"] = {};
+    rec.tasks["g/02_b"] = {};
+    model->orchestrations["g"] = rec;
+  }
+
   // The work unit the scan gives `task` now.
   std::string work_unit_of(const std::string& task) {
     runtime::workspace_scanner scanner(ws.path(), std::nullopt, runtime::scanner_watch::none);
@@ -346,14 +357,9 @@ TEST_F(scheduler_actor_test, shutdown_stops_every_running_task_and_ends_with_130
 }
 
 TEST_F(scheduler_actor_test, a_task_archived_behind_its_back_is_completed_without_an_agent) {
-  // The orchestration record knows both tasks; one vanished into the archive
-  // while no dispatcher ran (its review outlived the last one).
-  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
-  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
-  runtime::orchestration_record rec;
-  rec.tasks["g/01_a"] = {};
-  rec.tasks["g/02_b"] = {};
-  model->orchestrations["g"] = rec;
+  // One task vanished into the archive while no dispatcher ran (its review
+  // outlived the last one).
+  two_observed_tasks();
   archive("g/01_a");
   start(4);
   EXPECT_EQ(record->started, (std::vector<std::string>{"g/02_b"}));
@@ -377,12 +383,7 @@ TEST_F(scheduler_actor_test, a_task_archived_behind_its_back_is_completed_withou
 TEST_F(scheduler_actor_test, a_group_whose_last_tasks_were_archived_behind_its_back_closes) {
   // Every task of the group vanished into the archive while no dispatcher
   // ran: the restart completes them and closes the group in the same run.
-  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
-  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
-  runtime::orchestration_record rec;
-  rec.tasks["g/01_a"] = {};
-  rec.tasks["g/02_b"] = {};
-  model->orchestrations["g"] = rec;
+  two_observed_tasks();
   archive("g/01_a");
   archive("g/02_b");
   start(4);
