@@ -17,7 +17,8 @@ messages::attempt_host_actor::behavior_type attempt_host_impl(
   });
   return {
     [self](messages::start_attempt& req) -> caf::delegated<messages::attempt_result> {
-      auto identity = runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+      auto identity =
+        runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
       auto attempt = self->spawn(attempt_impl, self->state.cfg);
       self->monitor(attempt);
       self->state.running[identity] = attempt;

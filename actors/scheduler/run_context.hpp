@@ -52,7 +52,7 @@ struct run_context {
   std::shared_ptr<const task_io> io;
   // What the scheduler reads and starts (its scan, archive, /proc probes and
   // task actors), made once per scheduler; null: the files, /proc and real
-  // task actors (make_file_scheduler_io). Tests and replay set their own.
+  // task actors (make_file_scheduler_io). Tests set their own.
   std::function<std::unique_ptr<scheduler_io>(const run_context&)> scheduler_io_factory;
 };
 

@@ -4,9 +4,10 @@
 // of a finished group's work log, the removal of a completed task's attempt
 // logs, the probes of active stages (/proc, locators, review files), and
 // the actors it starts: task actors and the admission quota prober. In a
-// run these are the files, /proc and real actors (file_scheduler_io); tests and replay give the scheduler
-// their own. Every call runs inside one of the scheduler's steps, on its
-// thread; none may block long. Owned by one scheduler; not thread-safe.
+// run these are the files, /proc and real actors (file_scheduler_io); tests
+// give the scheduler their own (tests/actors/scheduler). Every call runs
+// inside one of the scheduler's steps, on its thread; none may block long.
+// Owned by one scheduler; not thread-safe.
 
 #include <filesystem>
 #include <memory>

@@ -138,8 +138,9 @@ planner_result pass_planner::plan(const planner_input& in) {
                                rec->second.status != orchestration_status::complete &&
                                rec->second.tasks.count(name) != 0;
     if (!seen.orchestration_known)
-      for (const auto& p : in.archived_folders ? in.archived_folders(name)
-                                               : find_archived_task_folders(scanner.task_root(), name))
+      for (const auto& p : in.archived_folders
+                             ? in.archived_folders(name)
+                             : find_archived_task_folders(scanner.task_root(), name))
         seen.archive_baseline.push_back(p.string());
     out.sightings.push_back(std::move(seen));
     const task_state* st = current_task_state(state, *t);

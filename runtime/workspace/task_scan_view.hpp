@@ -1,8 +1,8 @@
 #pragma once
 // What a scheduler pass reads of the workspace's tasks: the tasks of the
 // last scan by name, and the completed folders a dependency may match. The
-// workspace_scanner is the one that reads folders; replay and tests give
-// the planner their own view of recorded or made-up tasks. Read-only;
+// workspace_scanner is the one that reads folders; another view can give
+// the planner tasks from elsewhere (made up by a test, say). Read-only;
 // never throws.
 
 #include <filesystem>

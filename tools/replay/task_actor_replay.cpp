@@ -252,7 +252,8 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
           self, *f, "an attempt was started with no attempt.result ahead");
       }
       auto result = recorded_result(*f, *i);
-      auto identity = runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+      auto identity =
+        runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
       if (result.identity != identity)
         return f->fail("attempt " + identity + " started where " + result.identity +
                        " was recorded");

@@ -183,8 +183,8 @@ protected:
   ~scheduler_actor_test() override {
     for (const auto& t : record->tasks)
       caf::anon_send_exit(t, caf::exit_reason::user_shutdown);
-    for (const auto& a : {caf::actor_cast<caf::actor>(scheduler), caf::actor_cast<caf::actor>(waiter),
-                          store})
+    for (const auto& a :
+         {caf::actor_cast<caf::actor>(scheduler), caf::actor_cast<caf::actor>(waiter), store})
       if (a)
         caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     sched.run();
@@ -474,7 +474,8 @@ TEST_F(scheduler_actor_test, a_task_that_ended_in_error_is_not_started_again_and
   EXPECT_EQ((*finished)->exit_code, 3) << (*finished)->summary;
   auto details = (*finished)->details;
   EXPECT_TRUE(std::any_of(details.begin(), details.end(), [](const std::string& d) {
-    return d.find("g/01_a") != std::string::npos && d.find("state store: timeout") != std::string::npos;
+    return d.find("g/01_a") != std::string::npos &&
+           d.find("state store: timeout") != std::string::npos;
   })) << (*finished)->summary;
 }
 
