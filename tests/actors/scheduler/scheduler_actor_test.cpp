@@ -83,7 +83,10 @@ caf::behavior stand_in_waiter(caf::event_based_actor*,
 class test_io final : public scheduler_io {
 public:
   test_io(const run_context& ctx, std::shared_ptr<seen> s)
-      : s_(std::move(s)), scanner_(ctx.workspace, std::nullopt, runtime::scanner_watch::none),
+      : s_(std::move(s)),
+        scanner_(ctx.workspace,
+                 ctx.task_group.empty() ? std::nullopt : std::optional<std::string>(ctx.task_group),
+                 runtime::scanner_watch::none),
         task_root_(ctx.task_root) {}
 
   runtime::result<runtime::scan_refresh> refresh_scan(
@@ -191,8 +194,10 @@ protected:
   }
 
   // Spawns the scheduler over the workspace `ws` and runs it until idle.
-  void start(int max_parallel) {
+  void start(int max_parallel, std::string task_group = "", bool retry_blocked = false) {
     auto ctx = std::make_shared<run_context>();
+    ctx->task_group = std::move(task_group);
+    ctx->retry_blocked = retry_blocked;
     ctx->workspace = ws.path().string();
     ctx->task_root = (ws.path() / "agent-task").string();
     ctx->runs_dir = (ws.path() / "state" / "runs").string();
@@ -477,6 +482,58 @@ TEST_F(scheduler_actor_test, a_task_that_ended_in_error_is_not_started_again_and
     return d.find("g/01_a") != std::string::npos &&
            d.find("state store: timeout") != std::string::npos;
   })) << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_task_group_run_starts_and_waits_for_that_group_alone) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "h/01_x", "src/x.cpp");
+  // A task of group h vanished into the archive: reconciling it is for a
+  // run of group h (or of every group), not this one.
+  test::write_minimal_task(ws, "h/02_y", "src/y.cpp");
+  runtime::orchestration_record h;
+  h.tasks["h/02_y"] = {};
+  model->orchestrations["h"] = h;
+  archive("h/02_y");
+  start(4, "g");
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  EXPECT_TRUE(record->removed_logs.empty());
+  EXPECT_EQ(model->orchestrations["h"], h);
+  archive("g/01_a");
+  send({"g/01_a", "review", "complete", "archived", 0});
+  // Group h is not this run's: its ready task does not keep the run open.
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
+// A task blocked by an earlier run (its worker's failure budget ran out).
+class blocked_task_test : public scheduler_actor_test {
+protected:
+  void SetUp() override {
+    test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+    runtime::task_state st;
+    st.work_unit_id = work_unit_of("g/01_a");
+    ASSERT_FALSE(st.work_unit_id.empty());
+    st.blocked = runtime::blocked_info{"failure budget exhausted", "{}"};
+    st.failure_budgets["worker"] = 3;
+    model->tasks["g/01_a"] = st;
+  }
+};
+
+TEST_F(blocked_task_test, stays_blocked_and_ends_the_run_with_2) {
+  start(4);
+  EXPECT_TRUE(record->started.empty());
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2) << (*finished)->summary;
+  EXPECT_TRUE(model->tasks["g/01_a"].blocked.has_value());
+}
+
+TEST_F(blocked_task_test, with_retry_blocked_is_cleared_durably_and_started) {
+  start(4, "", true);
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  EXPECT_FALSE(model->tasks["g/01_a"].blocked.has_value());
+  EXPECT_TRUE(model->tasks["g/01_a"].failure_budgets.empty());
+  EXPECT_FALSE(finished->has_value());
 }
 
 } // namespace
