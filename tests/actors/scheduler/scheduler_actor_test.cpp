@@ -42,12 +42,15 @@ struct test_config : caf::actor_system_config {
 // What the stand-ins saw, shared with the test.
 struct seen {
   std::vector<std::string> started;                  // task names, in start order
+  std::map<std::string, std::string> started_stage;  // task -> stage of its last start
   std::vector<caf::actor> tasks;                     // the stand-in task actors and prober
   std::map<std::string, int> stops;                  // task -> stop_run received
   std::vector<std::string> removed_logs;             // remove_attempt_logs
   std::vector<std::string> archived_groups;          // archive_work_log
   std::vector<std::vector<std::string>> probed;      // tasks per read_active_stages
   std::map<std::string, runtime::active_probe_kind> probe_answer; // task -> answer
+  // task -> the whole reading to give (its state is filled in); wins over probe_answer
+  std::map<std::string, runtime::active_stage_reading> reading;
   std::vector<runtime::state_change> applied;        // every change the store took
   int applies = 0;
   bool refuse_applies = false;                       // the store answers every apply with an error
@@ -116,15 +119,21 @@ public:
       if (st.active_stage.empty())
         continue;
       runtime::active_stage_reading r;
+      if (auto given = s_->reading.find(name); given != s_->reading.end())
+        r = given->second;
       r.task = name;
       r.state = st;
+      names.push_back(name);
+      if (s_->reading.count(name)) {
+        out.push_back(std::move(r));
+        continue;
+      }
       auto answer = s_->probe_answer.find(name);
       r.probe.kind =
         answer == s_->probe_answer.end() ? runtime::active_probe_kind::stale : answer->second;
       r.probe.reason = r.probe.kind == runtime::active_probe_kind::live ? "pid 4242 alive"
                                                                         : "agent gone";
       out.push_back(std::move(r));
-      names.push_back(name);
     }
     s_->probed.push_back(std::move(names));
     return out;
@@ -132,6 +141,7 @@ public:
   messages::task_actor start_task(messages::scheduler_actor::pointer self, const run_context_ptr&,
                                   const task_spec& spec) override {
     s_->started.push_back(spec.name);
+    s_->started_stage[spec.name] = spec.stage;
     auto task = self->spawn(stand_in_task, s_, spec.name);
     s_->tasks.push_back(caf::actor_cast<caf::actor>(task));
     return task;
@@ -504,6 +514,42 @@ TEST_F(scheduler_actor_test, a_task_group_run_starts_and_waits_for_that_group_al
   EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
   ASSERT_TRUE(finished->has_value());
   EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_worker_that_succeeded_unseen_is_finished_from_its_locator) {
+  // The previous dispatcher died after its worker ended well and before it
+  // made the stage step durable; the locator says `succeeded`.
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  auto pol = *runtime::parse_policy(runtime::default_policy_json(), "default");
+  ASSERT_FALSE(pol.targets.empty());
+  const auto& target = pol.targets.front();
+  runtime::task_state st;
+  st.work_unit_id = work_unit_of("g/01_a");
+  st.active_stage = "worker";
+  runtime::route_decision d;
+  d.work_unit_id = st.work_unit_id;
+  d.stage = "worker";
+  d.selected_target = target.id;
+  st.decisions["worker"] = d;
+  model->tasks["g/01_a"] = st;
+  runtime::active_stage_reading r;
+  r.probe.kind = runtime::active_probe_kind::stale;
+  r.probe.reason = "agent gone";
+  r.probe.owned = true;
+  r.probe.locator = "runs/x/locator.json";
+  r.probe.locator_status = "succeeded";
+  r.locator_read = true;
+  r.locator_role = "worker";
+  r.locator_cli = target.adapter;
+  r.locator_model = target.model;
+  record->reading["g/01_a"] = r;
+
+  start(4);
+  // The worker is not run again: the stage is done, and the next one starts.
+  EXPECT_TRUE(model->tasks["g/01_a"].worker_done);
+  EXPECT_EQ(model->tasks["g/01_a"].active_stage, "");
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  EXPECT_NE(record->started_stage["g/01_a"], "worker");
 }
 
 // A task blocked by an earlier run (its worker's failure budget ran out).
