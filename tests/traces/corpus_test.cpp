@@ -702,6 +702,36 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
   EXPECT_GT(adopted_completions, 0) << "no surviving review completed its task after a restart";
 }
 
+TEST(trace_corpus_cover, a_group_is_closed_on_the_state_its_reconciliation_leaves) {
+  // A pass that completes vanished tasks by reconciliation reads their
+  // group with those tasks complete; a restart that completes a group's last
+  // open task from the archive closes the group in that same pass.
+  int same_pass_closes = 0;
+  for (const auto& [name, t] : load_corpus()) {
+    for (std::size_t i = 0; i < t.records.size(); ++i) {
+      const auto& r = t.records[i];
+      if (r.kind != "scheduler.reconciled" || r.body["completed"].empty())
+        continue;
+      std::map<std::string, int> completed; // scope -> tasks completed here
+      for (const auto& [task, archive] : r.body["completed"].items())
+        ++completed[task.substr(0, task.find('/'))];
+      for (std::size_t j = i + 1; j < t.records.size() && t.records[j].kind != "scheduler.pass";
+           ++j) {
+        const auto& g = t.records[j];
+        if (g.kind != "scheduler.group" || !completed.count(g.body.value("scope", "")))
+          continue;
+        SCOPED_TRACE(name + ": record " + std::to_string(g.seq));
+        EXPECT_GE(g.body.value("complete", 0), completed[g.body.value("scope", "")])
+          << "the group was read without the tasks this pass reconciled: " << g.body.dump();
+        const auto* closed = j + 1 < t.records.size() ? &t.records[j + 1] : nullptr;
+        if (closed && closed->kind == "scheduler.group_close" && closed->body.value("close", false))
+          ++same_pass_closes;
+      }
+    }
+  }
+  EXPECT_GT(same_pass_closes, 0) << "no restart closes a group in the pass that reconciled it";
+}
+
 // The first recorded supervisor.step satisfying pred.
 const runtime::trace_record* first_step(const runtime::trace_file& t,
                                         const std::function<bool(const json&)>& pred) {
