@@ -241,9 +241,13 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   if (out.changes.size() == before_reconcile) {
     close_finished_groups(s, model, scopes, out.changes, errors);
   } else {
-    auto reconciled = model;
-    for (const auto& c : out.changes)
-      (void) runtime::apply_change(reconciled, c);
+    // Closing reads only the orchestration records: copy those, not every
+    // task's state (the changes naming tasks fail here and are ignored).
+    runtime::state_model reconciled;
+    reconciled.orchestrations = model.orchestrations;
+    for (auto c = out.changes.begin() + static_cast<std::ptrdiff_t>(before_reconcile);
+         c != out.changes.end(); ++c)
+      (void) runtime::apply_change(reconciled, *c);
     close_finished_groups(s, reconciled, scopes, out.changes, errors);
   }
 
