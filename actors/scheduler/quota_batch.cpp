@@ -5,7 +5,7 @@
 namespace ad::actors {
 
 std::string admission_probe_plan(const run_context& ctx, const std::vector<task_spec>& specs,
-                                 const runtime::state_model& model) {
+                                 const runtime::state_model& model, runtime::millis now) {
   std::vector<runtime::admitted_worker> workers;
   for (const auto& spec : specs) {
     if (spec.stage != "worker")
@@ -19,7 +19,7 @@ std::string admission_probe_plan(const run_context& ctx, const std::vector<task_
   }
   if (workers.empty())
     return {};
-  auto requests = runtime::admission_probe_requests(ctx.pol, ctx.zone, workers, ctx.clk->now());
+  auto requests = runtime::admission_probe_requests(ctx.pol, ctx.zone, workers, now);
   auto plan = runtime::plan_quota_probes(ctx.pol, requests);
   if (plan.empty())
     return {};

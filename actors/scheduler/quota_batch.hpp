@@ -14,9 +14,9 @@
 namespace ad::actors {
 
 // The plan as JSON text (messages::run_quota_probes), "" when no probe is
-// needed.
+// needed; now: the clock reading the pass decided on.
 std::string admission_probe_plan(const run_context& ctx, const std::vector<task_spec>& specs,
-                                 const runtime::state_model& model);
+                                 const runtime::state_model& model, runtime::millis now);
 
 // Every worker spec gets the snapshot as its admission quota.
 void attach_admission_quota(std::vector<task_spec>& specs, const runtime::probe_snapshot& snap);

@@ -7,6 +7,7 @@
 #include "actors/scheduler/task_actor.hpp"
 #include "actors/scheduler/trace_points.hpp"
 #include "runtime/run/crash_point.hpp"
+#include "runtime/replay/decision_records.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -16,6 +17,20 @@ namespace {
 using self_ptr = messages::scheduler_actor::stateful_pointer<scheduler_state>;
 
 void request_pass(self_ptr self);
+
+// Every message the scheduler handles reads the clock once, and its steps
+// use that reading; when tracing, the message enters the trace as
+// scheduler.inbound in the order the actor handles it.
+void inbound(self_ptr self, std::string_view message,
+             const std::function<runtime::json()>& detail = {}) {
+  auto& s = self->state;
+  s.now = s.ctx->clk->now();
+  s.inbound_seq = trace_scheduler_inbound(*s.ctx, message, s.now, detail);
+}
+
+runtime::json error_detail(self_ptr self, const caf::error& err) {
+  return runtime::json{{"error", self->system().render(err)}};
+}
 
 void finish_if_idle(self_ptr self) {
   auto& s = self->state;
@@ -38,10 +53,12 @@ void apply(self_ptr self, std::vector<runtime::state_change> changes, std::funct
                 messages::apply_state_changes{std::move(changes)})
     .then(
       [self, k](const messages::state_changes_applied& r) {
+        inbound(self, "applied", [&r] { return runtime::json{{"seq", r.seq}}; });
         self->state.applied_seq = std::max(self->state.applied_seq, r.seq);
         k();
       },
       [self](caf::error& err) {
+        inbound(self, "applied", [&] { return error_detail(self, err); });
         auto& s = self->state;
         s.terminal_error = "state store refused a change: " + self->system().render(err);
         s.pass_in_flight = false;
@@ -63,12 +80,15 @@ void with_admission_quota(self_ptr self, const std::string& probes, std::vector<
   }
   if (!s.prober)
     s.prober = s.io->start_quota_prober(self);
-  auto now = s.ctx->clk->now();
+  auto now = s.now;
   auto id = "admission-" + std::to_string(now) + "-" + std::to_string(++s.quota_batches);
   self->request(s.prober, std::chrono::seconds(120),
                 messages::run_quota_probes{probes, s.ctx->workspace, id, now})
     .then(
       [self, start, k](const messages::quota_probes_done& done) mutable {
+        inbound(self, "quota", [&] {
+          return runtime::json{{"snapshot", runtime::json_or_text(done.snapshot_json)}};
+        });
         auto doc = runtime::parse_json(done.snapshot_json, "quota_probes_done");
         auto snap = doc ? runtime::probe_snapshot_from_json(*doc)
                         : runtime::result<runtime::probe_snapshot>(doc.error());
@@ -78,7 +98,10 @@ void with_admission_quota(self_ptr self, const std::string& probes, std::vector<
         }
         k(std::move(start));
       },
-      [start, k](caf::error&) mutable { k(std::move(start)); });
+      [self, start, k](caf::error& err) mutable {
+        inbound(self, "quota", [&] { return error_detail(self, err); });
+        k(std::move(start));
+      });
 }
 
 // The pass proper, over the state mirror.
@@ -105,7 +128,7 @@ void pass_over_mirror(self_ptr self) {
     return;
   }
   auto decided = decide_pass(s, s.mirror);
-  auto probes = admission_probe_plan(*s.ctx, decided.start, s.mirror);
+  auto probes = admission_probe_plan(*s.ctx, decided.start, s.mirror, s.now);
   apply(self, std::move(decided.changes), [self, decided, probes] {
     with_admission_quota(self, probes, decided.start, [self](std::vector<task_spec> start) {
     auto& s = self->state;
@@ -141,6 +164,9 @@ void run_pass(self_ptr self) {
   self->request(s.ctx->store, s.ctx->state_timeout, messages::subscribe_state_changes{})
     .then(
       [self](const messages::state_snapshot_reply& r) {
+        inbound(self, "snapshot", [&r] {
+          return runtime::json{{"seq", r.seq}, {"state", runtime::json_or_text(r.state_json)}};
+        });
         auto& s = self->state;
         auto model = runtime::state_from_json_text(r.state_json, "state snapshot");
         if (!model.is_ok()) {
@@ -155,6 +181,7 @@ void run_pass(self_ptr self) {
         pass_over_mirror(self);
       },
       [self](caf::error& err) {
+        inbound(self, "snapshot", [&] { return error_detail(self, err); });
         auto& s = self->state;
         s.terminal_error = "state store unavailable: " + self->system().render(err);
         s.pass_in_flight = false;
@@ -185,8 +212,12 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
   self->state.io = c.scheduler_io_factory ? c.scheduler_io_factory(c) : make_file_scheduler_io(c);
   self->send(self, messages::sch_pass_atom::value);
   return {
-    [self](messages::sch_pass_atom) { request_pass(self); },
+    [self](messages::sch_pass_atom) {
+      inbound(self, "pass");
+      request_pass(self);
+    },
     [self](messages::sch_poll_atom) {
+      inbound(self, "poll");
       self->state.poll_scheduled = false;
       trace_scheduler_poll(*self->state.ctx, self->state.survivors.size(),
                            self->state.paused.size());
@@ -194,12 +225,22 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
         request_pass(self);
     },
     [self](messages::task_ended& ended) {
+      inbound(self, "task_ended", [&ended] {
+        return runtime::json{{"task", ended.task},
+                             {"stage", ended.stage},
+                             {"outcome", ended.outcome},
+                             {"reason", ended.reason},
+                             {"pause_ms", ended.pause_ms}};
+      });
       auto& s = self->state;
       s.running.erase(ended.task);
       note_task_ended(s, ended);
       request_pass(self);
     },
     [self](messages::state_changes_published& p) {
+      inbound(self, "published", [&p] {
+        return runtime::json{{"seq", p.seq}, {"changes", runtime::changes_body(p.changes)}};
+      });
       auto& s = self->state;
       note_state_published(s, p);
       if (s.pass_deferred && s.mirror_seq >= s.applied_seq) {
@@ -208,6 +249,7 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
       }
     },
     [self](messages::shutdown_requested&) {
+      inbound(self, "shutdown");
       auto& s = self->state;
       if (s.stopping)
         return;

@@ -75,6 +75,10 @@ struct scheduler_state {
   bool interrupted = false;
   std::string terminal_error; // stops admissions
   bool finished = false;
+  // The clock read once per message handled: every step of that message
+  // uses this reading (replay feeds it back from the message's record).
+  runtime::millis now = 0;
+  int64_t inbound_seq = 0; // the message's scheduler.inbound edge (0: not tracing)
 };
 
 messages::scheduler_actor::behavior_type scheduler_impl(

@@ -96,7 +96,7 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
       changes.push_back(runtime::clear_active_stage{task});
       s.io->remove_attempt_logs(task);
       ++s.completed;
-      emit(*s.ctx, messages::task_finished{s.ctx->clk->now(), task, "", "complete",
+      emit(*s.ctx, messages::task_finished{s.now, task, "", "complete",
                                            "archived at " + archive});
     }
     for (const auto& [task, why] : out.errors)
@@ -150,7 +150,7 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
 }
 
 void emit_reasons(scheduler_state& s, const runtime::admission_plan& examined) {
-  auto now = s.ctx->clk->now();
+  auto now = s.now;
   for (const auto& e : s.reasons.changes(examined)) {
     auto stage = std::string(runtime::to_string(e.stage));
     if (e.kind == runtime::admission_kind::blocked)
@@ -178,7 +178,7 @@ std::string status_of(runtime::admission_kind k) {
 std::vector<runtime::state_change> startup_changes(scheduler_state& s,
                                                    const runtime::state_model& model) {
   std::vector<runtime::state_change> changes;
-  auto now = s.ctx->clk->now();
+  auto now = s.now;
   if (s.ctx->retry_blocked) {
     changes = runtime::retry_blocked_changes(model.tasks, now);
     trace_retry_blocked(*s.ctx, model.tasks, now, changes);
@@ -187,14 +187,14 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
-  trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, changes, {});
+  trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, s.inbound_seq, changes, {});
   return changes;
 }
 
 pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model) {
   pass_decision out;
   const auto& ctx = *s.ctx;
-  auto now = ctx.clk->now();
+  auto now = s.now;
   // Survivors that ended are cleared; their task resumes.
   if (!s.survivors.empty()) {
     runtime::state_model only;
@@ -220,6 +220,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
 
   auto refreshed = s.io->refresh_scan(s.ended_dirs);
   s.ended_dirs.clear();
+  trace_scan(ctx, refreshed, s.io->scan());
   if (!refreshed.is_ok()) {
     s.terminal_error = "workspace scan failed: " + refreshed.error().message();
     return out;
@@ -309,7 +310,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     s.shown.erase(name);
   if (!scanned.tasks.empty() || in.full)
     emit(ctx, std::move(scanned));
-  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, out.changes, out.start);
+  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, s.inbound_seq, out.changes, out.start);
   return out;
 }
 
@@ -333,7 +334,7 @@ void note_state_published(scheduler_state& s, const messages::state_changes_publ
 }
 
 void note_task_ended(scheduler_state& s, const messages::task_ended& ended) {
-  auto now = s.ctx->clk->now();
+  auto now = s.now;
   // Its folder, its dependents and the capacity waiters are looked at again.
   s.touched.insert(ended.task);
   s.ended_dirs.push_back(std::filesystem::path(s.ctx->task_root) / ended.task);
@@ -374,7 +375,7 @@ messages::run_finished finish_run(scheduler_state& s) {
   for (const auto& e : last.admission.entries)
     ++counts[status_of(e.kind)];
   counts["complete"] += std::max(s.completed, recorded_complete);
-  messages::run_summary summary{s.ctx->clk->now(), {}, exit.code, exit.summary};
+  messages::run_summary summary{s.now, {}, exit.code, exit.summary};
   for (const auto& [status, n] : counts)
     summary.counts.push_back({status, n});
   emit(*s.ctx, std::move(summary));

@@ -10,6 +10,7 @@
 #include "runtime/workspace/checklist.hpp"
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/replay/output_replay.hpp"
+#include "runtime/replay/scan_records.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"
 #include "runtime/trace/trace_writer.hpp"
@@ -395,7 +396,7 @@ void trace_attempt_cancel(const task_actor_state& s, int64_t cause) {
     s.ctx->trace->decision(d.kind, cause, d.body);
 }
 
-void trace_scheduler(const run_context& ctx, std::string_view kind,
+void trace_scheduler(const run_context& ctx, std::string_view kind, int64_t cause,
                      const std::vector<runtime::state_change>& changes,
                      const std::vector<task_spec>& start) {
   if (!ctx.trace)
@@ -403,8 +404,40 @@ void trace_scheduler(const run_context& ctx, std::string_view kind,
   json started = json::array();
   for (const auto& spec : start)
     started.push_back(json{{"task", spec.name}, {"stage", spec.stage}});
-  ctx.trace->decision(kind, 0,
+  ctx.trace->decision(kind, cause,
                       json{{"changes", runtime::changes_body(changes)}, {"start", started}});
+}
+
+int64_t trace_scheduler_inbound(const run_context& ctx, std::string_view message,
+                                runtime::millis now, const std::function<json()>& detail) {
+  if (!ctx.trace)
+    return 0;
+  json body = detail ? detail() : json::object();
+  body["message"] = message;
+  body["now"] = now;
+  return ctx.trace->edge(kinds::scheduler_inbound, body);
+}
+
+void trace_scan(const run_context& ctx, const runtime::result<runtime::scan_refresh>& refreshed,
+                const runtime::task_scan_view& scan) {
+  if (!ctx.trace)
+    return;
+  if (!refreshed.is_ok()) {
+    ctx.trace->edge(kinds::scheduler_scan, json{{"error", refreshed.error().message()}});
+    return;
+  }
+  json tasks = json::array();
+  if (refreshed->full) {
+    for (const auto& [name, t] : scan.tasks())
+      tasks.push_back(runtime::scanned_task_to_json(t));
+  } else {
+    for (const auto& name : refreshed->changed)
+      if (const auto* t = scan.find(name))
+        tasks.push_back(runtime::scanned_task_to_json(*t));
+  }
+  ctx.trace->edge(kinds::scheduler_scan, json{{"full", refreshed->full},
+                                              {"changed", refreshed->changed},
+                                              {"tasks", std::move(tasks)}});
 }
 
 void trace_admission(const run_context& ctx, const runtime::planner_result& planned) {

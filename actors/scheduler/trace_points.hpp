@@ -10,6 +10,7 @@
 // rebuilt from the recorded edges with the same decision functions.
 // Synchronous, never throws; trace write errors surface at the writer's stop().
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "runtime/schedule/admission.hpp"
 #include "runtime/schedule/exit_code.hpp"
 #include "runtime/trace/trace_replay.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
 
 namespace ad::actors {
 
@@ -78,10 +80,24 @@ void trace_scheduler_poll(const run_context& ctx, std::size_t survivors, std::si
 // attempt.cancel: the running attempt is told to stop (caused by task.stop).
 void trace_attempt_cancel(const task_actor_state& s, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable and the
-// tasks started.
-void trace_scheduler(const run_context& ctx, std::string_view kind,
+// tasks started, caused by the scheduler.inbound edge of the message whose
+// handling decided them.
+void trace_scheduler(const run_context& ctx, std::string_view kind, int64_t cause,
                      const std::vector<runtime::state_change>& changes,
                      const std::vector<task_spec>& start);
+// scheduler.inbound: a message the scheduler actor handles, in the order it
+// handles them ("pass", "poll", "task_ended", "published", "shutdown", and
+// the replies "snapshot", "applied", "quota"), with the clock reading its
+// steps use and what `detail` makes of it (called only when tracing).
+// Returns its seq (0 when not tracing).
+int64_t trace_scheduler_inbound(const run_context& ctx, std::string_view message,
+                                runtime::millis now,
+                                const std::function<runtime::json()>& detail = {});
+// scheduler.scan: a pass's workspace refresh (full or not, the names it
+// reports changed, or its error) with every scanned task after a full
+// refresh, else the changed ones still scanned.
+void trace_scan(const run_context& ctx, const runtime::result<runtime::scan_refresh>& refreshed,
+                const runtime::task_scan_view& scan);
 // scheduler.sightings (the examined tasks' work units as scanned and as
 // durable, and first sightings with their archive baselines) ->
 // scheduler.sighted (the planner's begin_work_unit and

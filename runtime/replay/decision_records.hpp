@@ -42,6 +42,8 @@ inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // 
 inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
 inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's closing inputs
 inline constexpr std::string_view scheduler_retry_blocked = "scheduler.retry_blocked"; // start-up
+inline constexpr std::string_view scheduler_inbound = "scheduler.inbound"; // a message it handles
+inline constexpr std::string_view scheduler_scan = "scheduler.scan"; // a pass's workspace refresh
 // Decisions.
 inline constexpr std::string_view supervisor_step = "supervisor.step";
 inline constexpr std::string_view task_target = "task.target";
@@ -102,8 +104,7 @@ result<retry_blocked_input> retry_blocked_input_from_json(const json& j);
 result<reconcile_input> reconcile_input_from_json(const json& j);
 json reconcile_outcome_body(const reconcile_outcome& out);
 
-// (runtime/run/active_probe.hpp; not included here: its attempt_identity
-// function would hide the attempt_identity type of the headers above.)
+// (runtime/run/active_probe.hpp)
 struct active_stage_reading;
 struct active_review;
 
