@@ -62,10 +62,16 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
       ? last_edge
       : nullptr;
 
+  // The first divergence is the earliest recorded decision that differs.
+  // An edge's decisions may be recorded after later edges (a scheduler
+  // pass's own record comes after the edges its steps read), so once a
+  // difference is found the walk goes on over the edges before it.
   std::deque<const trace_record*> window;
   for (const auto& r : trace.records) {
     if (r.dir != trace_direction::edge)
       continue;
+    if (out.divergence && r.seq >= out.divergence->seq)
+      break;
     ++out.edges;
     window.push_back(&r);
     if (window.size() > recent)
@@ -119,8 +125,10 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
     for (std::size_t i = 0; i < n; ++i) {
       if (i >= expected.size() || i >= actual.size() || actual[i].kind != expected[i]->kind ||
           actual[i].body != expected[i]->body) {
-        diverge(i);
-        return out;
+        auto at = i < expected.size() ? expected[i]->seq : r.seq;
+        if (!out.divergence || at < out.divergence->seq)
+          diverge(i);
+        break;
       }
       ++out.compared;
     }

@@ -3,8 +3,10 @@
 // order, feeds every edge that has a handler to it (with the trace's path
 // tokens expanded to the replay roots), and compares each decision the
 // handler produces with the decisions recorded for that edge (same cause,
-// a kind the handler declares), in order. The first difference stops the
-// walk and is reported with the edges that led to it. Handlers carry all
+// a kind the handler declares), in order. The earliest recorded decision
+// that differs is reported, with the edges that led to it (an edge's
+// decisions can come after later edges: the walk goes on over the edges
+// before a difference, then stops). Handlers carry all
 // decision logic and any state (cool-downs, ...) between edges; they are
 // called in edge order, one at a time. Decisions of kinds no handler
 // produces, and those of edges a handler does not decide (its `decides`),

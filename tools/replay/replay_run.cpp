@@ -7,6 +7,7 @@
 #include "actors/scheduler/trace_points.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/replay/pure_replay.hpp"
+#include "tools/replay/scheduler_replay.hpp"
 #include "tools/replay/supervisor_replay.hpp"
 #include "tools/replay/task_actor_replay.hpp"
 
@@ -34,7 +35,7 @@ runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trac
 
 runtime::result<runtime::replay_report> replay_recorded_run(
   const runtime::trace_file& trace, const runtime::policy& pol,
-  const std::function<void(runtime::replay_handlers&)>& customize, task_decisions tasks) {
+  const std::function<void(runtime::replay_handlers&)>& customize, replay_by how) {
   // The zone recorded with the trace when the policy names it; another
   // policy's zone comes from this machine's tz database.
   auto zone = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty()
@@ -51,6 +52,8 @@ runtime::result<runtime::replay_report> replay_recorded_run(
     ctx.task_group = options["task_group"].get<std::string>();
   if (options.contains("max_parallel") && options["max_parallel"].is_number_integer())
     ctx.max_parallel = options["max_parallel"].get<int>();
+  if (options.contains("retry_blocked") && options["retry_blocked"].is_boolean())
+    ctx.retry_blocked = options["retry_blocked"].get<bool>();
   ctx.pol = pol;
   ctx.zone = *zone;
   ctx.clk = std::make_shared<runtime::manual_clock>(0);
@@ -59,10 +62,13 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   add_supervisor_actor_replay(handlers, pol, *zone);
   actors::add_attempt_replay_handlers(handlers, ctx);
   auto roots = replay_roots();
-  if (tasks == task_decisions::by_actor)
+  if (how == replay_by::actors) {
     add_task_actor_replay(handlers, trace, ctx, roots);
-  else
+    if (scheduler_replayable(trace))
+      add_scheduler_actor_replay(handlers, trace, ctx, roots);
+  } else {
     actors::add_task_replay_handlers(handlers, ctx);
+  }
   if (customize)
     customize(handlers);
   return runtime::replay_trace(trace, handlers, roots);

@@ -343,6 +343,38 @@ TEST(trace_replay, reports_the_first_divergence_with_its_message_and_history) {
   EXPECT_EQ(report.compared, 1);
 }
 
+TEST(trace_replay, reports_the_earliest_recorded_decision_that_differs) {
+  // Edge 1's decision is written after edge 3 and its own decision (as a
+  // scheduler pass's record comes after the edges its steps read). Both
+  // differ: the one written first (seq 4) is reported, not the one of the
+  // earlier edge (seq 5).
+  trace_file t;
+  t.header = sample_header();
+  auto add = [&t](int64_t seq, int n) {
+    t.records.push_back({seq, trace_direction::edge, "add", 0,
+                         json{{"n", n}, {"path", "${workspace}/x"}}});
+  };
+  auto total_of = [&t](int64_t seq, int64_t cause, int total) {
+    t.records.push_back({seq, trace_direction::decision, "total", cause,
+                         json{{"total", total}, {"path", "${workspace}/x"}}});
+  };
+  add(1, 1);
+  t.records.push_back({2, trace_direction::edge, "other", 0, json::object()});
+  add(3, 2);
+  total_of(4, 3, 99);
+  total_of(5, 1, 98);
+  add(6, 3);
+  total_of(7, 6, 0);
+  int total = 0;
+  auto report = replay_trace(t, counter_handlers(total, 0), replay_roots());
+  ASSERT_TRUE(report.divergence);
+  EXPECT_EQ(report.divergence->seq, 4);
+  EXPECT_EQ(report.divergence->cause, 3);
+  EXPECT_EQ(report.divergence->actual["total"], 3);
+  // The walk stops there: the edge after the difference is not fed.
+  EXPECT_EQ(report.edges_fed, 2);
+}
+
 TEST(trace_replay, a_missing_or_extra_decision_and_a_handler_error_diverge) {
   auto t = counter_trace({1}, {1});
   t.records.erase(t.records.begin() + 1); // the recorded total is gone

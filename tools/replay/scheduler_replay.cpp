@@ -1,0 +1,559 @@
+#include "tools/replay/scheduler_replay.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/scheduler/scheduler_io.hpp"
+#include "runtime/replay/decision_records.hpp"
+#include "runtime/replay/scan_records.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/schedule/admission_json.hpp"
+#include "runtime/state/change.hpp"
+#include "runtime/trace/trace_writer.hpp"
+#include "tools/replay/deterministic_system.hpp"
+
+namespace ad::tools {
+
+namespace {
+
+namespace kinds = runtime::trace_kinds;
+using runtime::json;
+using decisions = std::vector<runtime::replayed_decision>;
+
+// Tells the stand-in to deliver an answer replay prepared.
+using answer_atom = caf::atom_constant<caf::atom("rp_answer")>;
+
+// Every edge the scheduler actor records, in the order it records them.
+constexpr std::array<std::string_view, 10> scheduler_edges{
+  kinds::scheduler_inbound,   kinds::scheduler_scan,      kinds::scheduler_poll,
+  kinds::scheduler_liveness,  kinds::scheduler_sightings, kinds::scheduler_admission,
+  kinds::scheduler_reconcile, kinds::scheduler_group,     kinds::scheduler_retry_blocked,
+  kinds::run_end};
+
+bool is_scheduler_edge(std::string_view kind) {
+  return std::find(scheduler_edges.begin(), scheduler_edges.end(), kind) != scheduler_edges.end();
+}
+
+// The edges replay compares at (all but the poll, which is recorded, not fed:
+// the poll's scheduler.inbound is what replay delivers).
+bool is_compared(std::string_view kind) {
+  return is_scheduler_edge(kind) && kind != kinds::scheduler_poll;
+}
+
+// The recorded scheduler and what the replayed one has done so far.
+// cursor(): how many edges the replayed actor recorded, i.e. the index of
+// the recorded edge it is about to reach.
+struct feed {
+  std::vector<const runtime::trace_record*> edges;
+  std::vector<json> bodies; // expanded to the replay roots
+  bool ended = false;       // the trace holds the run's end (run.end)
+  std::shared_ptr<runtime::trace_writer> mem;
+  std::shared_ptr<runtime::manual_clock> clk;
+  caf::actor env;
+  std::optional<caf::response_promise> subscribe, apply, quota;
+  std::function<void()> answer_now; // run by the stand-in (a promise is kept by its actor)
+  bool finished = false;      // the waiter got run_finished
+  std::string problem;        // the first read the trace could not answer
+  std::size_t problem_at = 0; // the cursor then
+
+  std::size_t cursor() const { return mem->kept_edges(); }
+
+  // The body of the next recorded edge of `kind` (that `match` accepts)
+  // that the message being handled recorded: at or after the cursor, before
+  // the next scheduler.inbound. Null when there is none.
+  const json* ahead(std::string_view kind,
+                    const std::function<bool(const json&)>& match = {}) const {
+    for (auto i = cursor(); i < edges.size(); ++i) {
+      if (edges[i]->kind == kinds::scheduler_inbound)
+        break;
+      if (edges[i]->kind == kind && (!match || match(bodies[i])))
+        return &bodies[i];
+    }
+    return nullptr;
+  }
+
+  void fail(std::string what) {
+    if (problem.empty()) {
+      problem = std::move(what);
+      problem_at = cursor();
+    }
+  }
+};
+
+std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& v) {
+  return {v.begin(), v.end()};
+}
+
+// The scan as scheduler.scan recorded it, kept up to date edge by edge;
+// the completed folders of a predecessor as the admission ahead saw them.
+class recorded_scan final : public runtime::task_scan_view {
+public:
+  recorded_scan(std::shared_ptr<feed> f, std::filesystem::path root)
+      : f_(std::move(f)), root_(std::move(root)) {}
+
+  const std::filesystem::path& task_root() const override { return root_; }
+  const std::map<std::string, runtime::scanned_task>& tasks() const override { return tasks_; }
+
+  std::vector<std::filesystem::path> completed_folders(
+    std::string_view group, std::string_view predecessor) const override {
+    const json* body = f_->ahead(kinds::scheduler_admission);
+    if (!body) {
+      f_->fail("the completed folders of " + std::string(group) + "/" + std::string(predecessor) +
+               " were looked up with no scheduler.admission ahead");
+      return {};
+    }
+    if (body != decoded_body_) {
+      auto in = runtime::admission_input_from_json(*body);
+      if (!in.is_ok()) {
+        f_->fail(in.error().message());
+        return {};
+      }
+      decoded_ = std::move(*in);
+      decoded_body_ = body;
+    }
+    for (const auto& v : decoded_.tasks)
+      if (v.group == group)
+        for (const auto& p : v.predecessors)
+          if (runtime::two_digit(p.index) == predecessor)
+            return paths_of(p.complete_matches);
+    return {};
+  }
+
+  // Applies one scheduler.scan body; its error, as the refresh returned it.
+  runtime::result<runtime::scan_refresh> apply(const json& body) {
+    if (body.contains("error"))
+      return runtime::status::io_error(body.value("error", std::string()));
+    try {
+      runtime::scan_refresh out;
+      out.full = runtime::json_member<bool>(body, "full");
+      out.changed = runtime::json_member<std::vector<std::string>>(body, "changed");
+      std::map<std::string, runtime::scanned_task> read;
+      for (const auto& t : runtime::json_array_member(body, "tasks")) {
+        auto task = runtime::scanned_task_from_json(t);
+        if (!task.is_ok())
+          return task.error().with_context("scheduler.scan");
+        read.emplace(task->name, std::move(*task));
+      }
+      if (out.full)
+        tasks_.clear();
+      else
+        for (const auto& name : out.changed)
+          tasks_.erase(name);
+      for (auto& [name, t] : read)
+        tasks_.insert_or_assign(name, std::move(t));
+      return out;
+    } catch (const std::exception& e) {
+      return runtime::status::invalid_argument(std::string("scheduler.scan: ") + e.what());
+    }
+  }
+
+private:
+  std::shared_ptr<feed> f_;
+  std::filesystem::path root_;
+  std::map<std::string, runtime::scanned_task> tasks_;
+  mutable const json* decoded_body_ = nullptr;
+  mutable runtime::admission_input decoded_;
+};
+
+// What the scheduler reads, from the trace; what it starts, the stand-in.
+class recorded_scheduler_io final : public actors::scheduler_io {
+public:
+  recorded_scheduler_io(std::shared_ptr<feed> f, std::filesystem::path task_root)
+      : f_(f), scan_(f, std::move(task_root)) {}
+
+  runtime::result<runtime::scan_refresh> refresh_scan(
+    const std::vector<std::filesystem::path>&) override {
+    const json* body = f_->ahead(kinds::scheduler_scan);
+    if (!body) {
+      f_->fail("a pass scanned the workspace with no scheduler.scan ahead");
+      return runtime::status::internal("replay: no scheduler.scan ahead");
+    }
+    auto out = scan_.apply(*body);
+    if (!out.is_ok() && !body->contains("error"))
+      f_->fail(out.error().message());
+    return out;
+  }
+
+  const runtime::task_scan_view& scan() const override { return scan_; }
+
+  std::vector<std::filesystem::path> archived_task_folders(const std::string& task) const override {
+    if (const json* r = f_->ahead(kinds::scheduler_reconcile, [&](const json& b) {
+          return b.contains("archives") && b["archives"].contains(task);
+        }))
+      return paths_of((*r)["archives"][task].get<std::vector<std::string>>());
+    const json* s = f_->ahead(kinds::scheduler_sightings, [&](const json& b) {
+      if (!b.contains("tasks") || !b["tasks"].is_array())
+        return false;
+      const auto& tasks = b["tasks"];
+      return std::any_of(tasks.begin(), tasks.end(),
+                         [&](const json& t) { return t.value("task", "") == task; });
+    });
+    if (!s) {
+      f_->fail("the archive folders of " + task +
+               " were looked up with no scheduler.reconcile or scheduler.sightings naming it "
+               "ahead");
+      return {};
+    }
+    for (const auto& t : (*s)["tasks"])
+      if (t.value("task", "") == task)
+        return paths_of(t.value("archive_baseline", std::vector<std::string>()));
+    return {};
+  }
+
+  actors::work_log_move archive_work_log(const std::string& group) override {
+    const json* g = f_->ahead(kinds::scheduler_group,
+                              [&](const json& b) { return b.value("scope", "") == group; });
+    if (!g || !g->contains("archive")) {
+      f_->fail("the work log of " + group + " was moved with no scheduler.group ahead");
+      return {};
+    }
+    const auto& a = (*g)["archive"];
+    return {a.value("ok", false), a.value("not_found", false), a.value("error", "")};
+  }
+
+  void remove_attempt_logs(const std::string&) override {}
+
+  std::vector<runtime::active_stage_reading> read_active_stages(
+    const runtime::state_model&) override {
+    const json* l = f_->ahead(kinds::scheduler_liveness);
+    if (!l) {
+      f_->fail("active stages were probed with no scheduler.liveness ahead");
+      return {};
+    }
+    auto readings = runtime::active_stage_readings_from_json(*l);
+    if (!readings.is_ok()) {
+      f_->fail(readings.error().message());
+      return {};
+    }
+    return std::move(*readings);
+  }
+
+  messages::task_actor start_task(messages::scheduler_actor::pointer,
+                                  const actors::run_context_ptr&,
+                                  const actors::task_spec&) override {
+    return caf::actor_cast<messages::task_actor>(f_->env);
+  }
+
+  messages::quota_prober_actor start_quota_prober(messages::scheduler_actor::pointer) override {
+    return caf::actor_cast<messages::quota_prober_actor>(f_->env);
+  }
+
+private:
+  std::shared_ptr<feed> f_;
+  recorded_scan scan_;
+};
+
+// The state store, supervisor, quota prober, task actors and waiter: holds
+// each request open until replay delivers its recorded answer.
+caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
+  return {
+    [self, f](messages::subscribe_state_changes&) -> caf::result<messages::state_snapshot_reply> {
+      f->subscribe = self->make_response_promise();
+      return caf::delegated<messages::state_snapshot_reply>{};
+    },
+    [self, f](messages::apply_state_changes&) -> caf::result<messages::state_changes_applied> {
+      f->apply = self->make_response_promise();
+      return caf::delegated<messages::state_changes_applied>{};
+    },
+    [self, f](messages::run_quota_probes&) -> caf::result<messages::quota_probes_done> {
+      f->quota = self->make_response_promise();
+      return caf::delegated<messages::quota_probes_done>{};
+    },
+    [](messages::quota_batch_taken&) {},
+    [](messages::stop_run&) {},
+    [](messages::task_wake_atom) {},
+    [f](messages::run_finished&) { f->finished = true; },
+    [f](answer_atom) {
+      if (auto answer = std::exchange(f->answer_now, nullptr))
+        answer();
+    },
+  };
+}
+
+std::string text_of(const json& j) {
+  return j.is_string() ? j.get<std::string>() : runtime::dump_json(j);
+}
+
+// The scheduler actor of one trace, replayed once, and per recorded edge
+// what it decided there.
+class scheduler_actor_replay {
+public:
+  scheduler_actor_replay(const runtime::trace_file& trace, const actors::run_context& base,
+                         const runtime::trace_paths& roots)
+      : base_(base), roots_(roots), f_(std::make_shared<feed>()) {
+    for (const auto& r : trace.records) {
+      if (r.dir == runtime::trace_direction::decision) {
+        by_cause_[r.cause].push_back(&r);
+        continue;
+      }
+      if (!is_scheduler_edge(r.kind))
+        continue;
+      f_->edges.push_back(&r);
+      f_->bodies.push_back(roots_.expand(r.body));
+      f_->ended = f_->ended || r.kind == kinds::run_end;
+    }
+  }
+
+  runtime::result<decisions> at(int64_t seq, const std::vector<std::string>& wanted) {
+    if (!done_) {
+      done_ = true;
+      run();
+    }
+    if (auto e = errors_.find(seq); e != errors_.end())
+      return runtime::status::internal(e->second);
+    decisions out;
+    if (auto it = decided_.find(seq); it != decided_.end())
+      for (const auto& d : it->second)
+        if (std::find(wanted.begin(), wanted.end(), d.kind) != wanted.end())
+          out.push_back(d);
+    // An edge of a run the trace cut off whose decisions the replay made
+    // past the trace's last scheduler edge: only as many as were recorded
+    // before the cut are compared.
+    if (past_the_cut_.count(seq)) {
+      std::size_t recorded = 0;
+      if (auto it = by_cause_.find(seq); it != by_cause_.end())
+        for (const auto* d : it->second)
+          recorded += std::find(wanted.begin(), wanted.end(), d->kind) != wanted.end();
+      if (out.size() > recorded)
+        out.resize(recorded);
+    }
+    return out;
+  }
+
+private:
+  // Delivers the recorded inbound message at edge index i; false when the
+  // replayed actor has no request open that it answers.
+  bool deliver(const messages::scheduler_actor& actor, std::size_t i) {
+    auto& f = *f_;
+    const auto& b = f.bodies[i];
+    f.clk->set(b.value("now", int64_t{0}));
+    auto message = b.value("message", "");
+    std::optional<caf::error> error;
+    if (b.contains("error"))
+      error = caf::error(1, replay_error_category, caf::make_message(b.value("error", "")));
+    auto answer = [&](std::optional<caf::response_promise>& held, auto reply) {
+      if (!held) {
+        f.fail("the trace answers a request (" + message + ") the replayed scheduler did not make");
+        return false;
+      }
+      f.answer_now = [promise = std::move(*held), error, reply]() mutable {
+        if (error)
+          promise.deliver(*error);
+        else
+          promise.deliver(std::move(reply));
+      };
+      held.reset();
+      caf::anon_send(f.env, answer_atom::value);
+      return true;
+    };
+    try {
+      if (message == "poll") {
+        caf::anon_send(actor, messages::sch_poll_atom::value);
+      } else if (message == "shutdown") {
+        caf::anon_send(actor, messages::shutdown_requested{});
+      } else if (message == "task_ended") {
+        caf::anon_send(actor, messages::task_ended{
+                                runtime::json_member<std::string>(b, "task"),
+                                runtime::json_member<std::string>(b, "stage"),
+                                runtime::json_member<std::string>(b, "outcome"),
+                                runtime::json_member<std::string>(b, "reason"),
+                                runtime::json_member<int64_t>(b, "pause_ms")});
+      } else if (message == "published") {
+        auto changes = runtime::changes_from_json_text(
+          runtime::dump_json(runtime::json_array_member(b, "changes")), "scheduler.inbound");
+        if (!changes.is_ok()) {
+          f.fail(changes.error().message());
+          return false;
+        }
+        caf::anon_send(actor, messages::state_changes_published{
+                                runtime::json_member<uint64_t>(b, "seq"), std::move(*changes)});
+      } else if (message == "snapshot") {
+        return answer(f.subscribe,
+                      error ? messages::state_snapshot_reply{}
+                            : messages::state_snapshot_reply{
+                                runtime::json_member<uint64_t>(b, "seq"), text_of(b.at("state"))});
+      } else if (message == "applied") {
+        return answer(f.apply, messages::state_changes_applied{
+                                 error ? 0 : runtime::json_member<uint64_t>(b, "seq"), {}});
+      } else if (message == "quota") {
+        return answer(f.quota, messages::quota_probes_done{
+                                 error ? std::string() : text_of(b.at("snapshot"))});
+      } else {
+        f.fail("the replayed scheduler is idle where the trace has it handle \"" + message + "\"");
+        return false;
+      }
+    } catch (const std::exception& e) {
+      f.fail(std::string("scheduler.inbound: ") + e.what());
+      return false;
+    }
+    return true;
+  }
+
+  void run() {
+    auto& f = *f_;
+    deterministic_config cfg;
+    caf::actor_system sys{cfg};
+    auto& sched = test_scheduler(sys);
+    f.mem = runtime::trace_writer::in_memory(roots_);
+    f.clk = std::make_shared<runtime::manual_clock>(0);
+    if (!f.bodies.empty())
+      f.clk->set(f.bodies.front().value("now", int64_t{0}));
+    auto ctx = std::make_shared<actors::run_context>(base_);
+    f.env = sys.spawn(stand_in, f_);
+    ctx->store = caf::actor_cast<messages::state_store_actor>(f.env);
+    ctx->supervisor = caf::actor_cast<messages::supervisor_actor>(f.env);
+    ctx->host = caf::actor_cast<messages::attempt_host_actor>(f.env);
+    ctx->out = nullptr;
+    ctx->trace = f.mem;
+    ctx->clk = f.clk;
+    auto task_root = std::filesystem::path(base_.task_root);
+    std::weak_ptr<feed> weak = f_;
+    ctx->scheduler_io_factory = [weak, task_root](const actors::run_context&) {
+      return std::make_unique<recorded_scheduler_io>(weak.lock(), task_root);
+    };
+    auto actor = sys.spawn(actors::scheduler_impl, actors::run_context_ptr(ctx),
+                           caf::actor_cast<messages::run_waiter_actor>(f.env));
+    // Run until the actor is idle, then deliver the message the trace has
+    // it handle next; stop at the run's end, the trace's end, or a message
+    // the replayed actor cannot take.
+    while (true) {
+      sched.run();
+      if (f.finished || !f.problem.empty())
+        break;
+      auto i = f.cursor();
+      if (i >= f.edges.size() || f.edges[i]->kind != kinds::scheduler_inbound)
+        break;
+      if (!deliver(actor, i))
+        break;
+    }
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(f.env, caf::exit_reason::user_shutdown);
+    sched.run();
+    collect();
+    f.subscribe.reset();
+    f.apply.reset();
+    f.quota.reset();
+    f.answer_now = nullptr;
+    f.env = nullptr;
+  }
+
+  // Maps the replayed actor's n-th edge to the recorded n-th scheduler
+  // edge and files the decisions it caused there, up to the first edge of
+  // another kind (where the difference is reported).
+  void collect() {
+    const auto& f = *f_;
+    auto kept = f.mem->kept_records();
+    std::map<int64_t, std::size_t> index; // replayed edge seq -> n
+    std::vector<std::string> replayed;
+    for (const auto& r : kept)
+      if (r.dir == runtime::trace_direction::edge) {
+        index[r.seq] = replayed.size();
+        replayed.push_back(r.kind);
+      }
+    std::size_t split = 0;
+    while (split < replayed.size() && split < f.edges.size() &&
+           replayed[split] == f.edges[split]->kind)
+      ++split;
+    std::size_t edges_before = 0;
+    for (const auto& r : kept) {
+      if (r.dir == runtime::trace_direction::edge) {
+        ++edges_before;
+        continue;
+      }
+      if (r.cause == 0)
+        continue;
+      if (auto i = index.find(r.cause); i != index.end() && i->second < split) {
+        auto seq = f.edges[i->second]->seq;
+        decided_[seq].push_back({r.kind, r.body});
+        if (!f.ended && edges_before >= f.edges.size())
+          past_the_cut_.insert(seq);
+      }
+    }
+    auto name = [](const std::vector<std::string>& kinds, std::size_t i) {
+      return i < kinds.size() ? kinds[i] : std::string("nothing more");
+    };
+    std::vector<std::string> recorded;
+    for (const auto* e : f.edges)
+      recorded.push_back(e->kind);
+    // A run the trace cut off may go on in replay: only a different edge
+    // there is a difference, not one more.
+    bool differs = f.ended ? split < f.edges.size() || split < replayed.size()
+                           : split < replayed.size() && split < f.edges.size();
+    if (f.edges.empty())
+      return;
+    // A read past the cut of a run the trace cut off asks for what the
+    // trace ends before: not a difference.
+    bool after_the_cut = !f.ended && f.problem_at >= f.edges.size();
+    if (!f.problem.empty() && f.problem_at <= split && !after_the_cut)
+      fail_from(f.problem_at, "scheduler replay: " + f.problem);
+    else if (differs)
+      fail_from(split, "scheduler replay: the scheduler recorded " + name(replayed, split) +
+                         " where the trace has " + name(recorded, split));
+  }
+
+  // Replay stopped matching the trace at edge index i: every compared edge
+  // from there on (else the last one) reports why, so whichever of their
+  // decisions was recorded first shows it.
+  void fail_from(std::size_t i, const std::string& why) {
+    const auto& edges = f_->edges;
+    bool any = false;
+    for (auto j = i; j < edges.size(); ++j)
+      if (is_compared(edges[j]->kind)) {
+        errors_.emplace(edges[j]->seq, why);
+        any = true;
+      }
+    for (auto j = edges.size(); !any && j-- > 0;)
+      if (is_compared(edges[j]->kind)) {
+        errors_.emplace(edges[j]->seq, why);
+        any = true;
+      }
+  }
+
+  actors::run_context base_;
+  const runtime::trace_paths& roots_;
+  std::shared_ptr<feed> f_;
+  std::map<int64_t, std::vector<const runtime::trace_record*>> by_cause_;
+  bool done_ = false;
+  std::map<int64_t, decisions> decided_;
+  std::set<int64_t> past_the_cut_; // edges with decisions made past the trace's cut
+  std::map<int64_t, std::string> errors_;
+};
+
+} // namespace
+
+bool scheduler_replayable(const runtime::trace_file& trace) {
+  return std::any_of(trace.records.begin(), trace.records.end(), [](const auto& r) {
+    return r.dir == runtime::trace_direction::edge && r.kind == kinds::scheduler_inbound;
+  });
+}
+
+void add_scheduler_actor_replay(runtime::replay_handlers& handlers,
+                                const runtime::trace_file& trace, const actors::run_context& base,
+                                const runtime::trace_paths& roots) {
+  auto replay = std::make_shared<scheduler_actor_replay>(trace, base, roots);
+  auto by_actor = [&handlers, replay](std::string_view edge, std::vector<std::string> produces) {
+    handlers[std::string(edge)] = {
+      produces, nullptr, [replay, produces](int64_t seq, const json&) {
+        return replay->at(seq, produces);
+      }};
+  };
+  by_actor(kinds::scheduler_inbound,
+           {std::string(kinds::scheduler_startup), std::string(kinds::scheduler_pass)});
+  by_actor(kinds::scheduler_scan, {});
+  by_actor(kinds::scheduler_liveness, {std::string(kinds::scheduler_active_stages)});
+  by_actor(kinds::scheduler_sightings, {std::string(kinds::scheduler_sighted)});
+  by_actor(kinds::scheduler_admission, {std::string(kinds::scheduler_admitted)});
+  by_actor(kinds::scheduler_reconcile, {std::string(kinds::scheduler_reconciled)});
+  by_actor(kinds::scheduler_group, {std::string(kinds::scheduler_group_close)});
+  by_actor(kinds::scheduler_retry_blocked, {std::string(kinds::scheduler_retry_cleared)});
+  by_actor(kinds::run_end, {std::string(kinds::run_exit)});
+}
+
+} // namespace ad::tools
