@@ -1205,6 +1205,42 @@ TEST(scheduler_replay, a_task_end_that_never_reached_the_scheduler_stops_it_shor
     << d.actual.dump();
 }
 
+TEST(scheduler_replay, a_refused_change_ends_the_run_as_the_replayed_scheduler_decides) {
+  // clean, cut where the store answered the first pass's changes, with an
+  // error as that answer and the clean run's end after it: the replayed
+  // scheduler starts nothing, ends the run at once (its run.end is where
+  // the trace has it) and decides exit 2 naming the refusal, where the
+  // recorded end says 0.
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  auto* applied = first_record(trace, "scheduler.inbound",
+                               [](const json& b) { return b["message"] == "applied"; });
+  ASSERT_NE(applied, nullptr);
+  auto end = trace.records.end() - 2;
+  ASSERT_EQ(end->kind, "run.end");
+  auto run_end = *end, run_exit = *(end + 1);
+  auto at = applied->seq;
+  applied->body = json{{"message", "applied"},
+                       {"now", applied->body["now"]},
+                       {"error", "system_error(request_timeout)"}};
+  std::erase_if(trace.records, [at](const runtime::trace_record& r) { return r.seq > at; });
+  run_end.seq = at + 1;
+  run_exit.seq = at + 2;
+  run_exit.cause = at + 1;
+  trace.records.push_back(run_end);
+  trace.records.push_back(run_exit);
+
+  const auto d = first_divergence(trace, *pol);
+  EXPECT_EQ(d.seq, at + 2);
+  EXPECT_EQ(d.kind, "run.exit");
+  EXPECT_EQ(d.expected["code"], 0);
+  EXPECT_EQ(d.actual["code"], 2) << d.actual.dump();
+  EXPECT_NE(d.actual.dump().find("state store refused a change: system_error(request_timeout)"),
+            std::string::npos)
+    << d.actual.dump();
+}
+
 // Removes the edge `seq` and the decisions it caused.
 void erase_edge(runtime::trace_file& t, int64_t seq) {
   std::erase_if(t.records, [seq](const runtime::trace_record& r) {
