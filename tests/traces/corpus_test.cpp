@@ -954,6 +954,16 @@ TEST(trace_mutation, a_review_that_left_no_verdict_diverges_at_its_review_step) 
   EXPECT_NE(report->divergence->actual["next"], "complete");
 }
 
+// The first scheduler.admitted whose pass ran two agents at once or kept a
+// task waiting for capacity: where --max-parallel 1 decides otherwise.
+runtime::trace_record* first_pass_that_ran_two(runtime::trace_file& trace) {
+  return first_record(trace, "scheduler.admitted", [](const json& b) {
+    bool capacity = std::any_of(b["entries"].begin(), b["entries"].end(),
+                                [](const json& e) { return e["cause"] == "capacity"; });
+    return capacity || b["occupied"].get<int>() + b["admitted"].size() > 1;
+  });
+}
+
 TEST(trace_mutation, one_agent_at_a_time_diverges_at_the_first_pass_that_ran_two) {
   // The admission rule changed, in this test only: the admission function
   // decides under --max-parallel 1. Passes
@@ -962,11 +972,7 @@ TEST(trace_mutation, one_agent_at_a_time_diverges_at_the_first_pass_that_ran_two
   auto trace = load("clean");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* two = first_record(trace, "scheduler.admitted", [](const json& b) {
-    bool capacity = std::any_of(b["entries"].begin(), b["entries"].end(),
-                                [](const json& e) { return e["cause"] == "capacity"; });
-    return capacity || b["occupied"].get<int>() + b["admitted"].size() > 1;
-  });
+  auto* two = first_pass_that_ran_two(trace);
   ASSERT_NE(two, nullptr);
 
   auto report = replay_recorded_run(
@@ -1109,11 +1115,7 @@ TEST(scheduler_replay, one_agent_at_a_time_diverges_at_the_first_pass_that_ran_t
   auto trace = load("clean");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* two = first_record(trace, "scheduler.admitted", [](const json& b) {
-    bool capacity = std::any_of(b["entries"].begin(), b["entries"].end(),
-                                [](const json& e) { return e["cause"] == "capacity"; });
-    return capacity || b["occupied"].get<int>() + b["admitted"].size() > 1;
-  });
+  auto* two = first_pass_that_ran_two(trace);
   ASSERT_NE(two, nullptr);
   trace.header.options["max_parallel"] = 1;
 

@@ -18,6 +18,7 @@
 #include "runtime/state/change.hpp"
 #include "runtime/trace/trace_writer.hpp"
 #include "tools/replay/deterministic_system.hpp"
+#include "tools/replay/edge_match.hpp"
 
 namespace ad::tools {
 
@@ -308,23 +309,9 @@ public:
     }
     if (auto e = errors_.find(seq); e != errors_.end())
       return runtime::status::internal(e->second);
-    decisions out;
-    if (auto it = decided_.find(seq); it != decided_.end())
-      for (const auto& d : it->second)
-        if (std::find(wanted.begin(), wanted.end(), d.kind) != wanted.end())
-          out.push_back(d);
     // An edge of a run the trace cut off whose decisions the replay made
-    // past the trace's last scheduler edge: only as many as were recorded
-    // before the cut are compared.
-    if (past_the_cut_.count(seq)) {
-      std::size_t recorded = 0;
-      if (auto it = by_cause_.find(seq); it != by_cause_.end())
-        for (const auto* d : it->second)
-          recorded += std::find(wanted.begin(), wanted.end(), d->kind) != wanted.end();
-      if (out.size() > recorded)
-        out.resize(recorded);
-    }
-    return out;
+    // past the trace's last scheduler edge.
+    return decisions_at(decided_, by_cause_, seq, wanted, past_the_cut_.count(seq) != 0);
   }
 
 private:
@@ -450,17 +437,8 @@ private:
   void collect() {
     const auto& f = *f_;
     auto kept = f.mem->kept_records();
-    std::map<int64_t, std::size_t> index; // replayed edge seq -> n
-    std::vector<std::string> replayed;
-    for (const auto& r : kept)
-      if (r.dir == runtime::trace_direction::edge) {
-        index[r.seq] = replayed.size();
-        replayed.push_back(r.kind);
-      }
-    std::size_t split = 0;
-    while (split < replayed.size() && split < f.edges.size() &&
-           replayed[split] == f.edges[split]->kind)
-      ++split;
+    auto m = match_edges(kept, f.edges);
+    const auto split = m.split;
     std::size_t edges_before = 0;
     for (const auto& r : kept) {
       if (r.dir == runtime::trace_direction::edge) {
@@ -469,23 +447,17 @@ private:
       }
       if (r.cause == 0)
         continue;
-      if (auto i = index.find(r.cause); i != index.end() && i->second < split) {
+      if (auto i = m.index.find(r.cause); i != m.index.end() && i->second < split) {
         auto seq = f.edges[i->second]->seq;
         decided_[seq].push_back({r.kind, r.body});
         if (!f.ended && edges_before >= f.edges.size())
           past_the_cut_.insert(seq);
       }
     }
-    auto name = [](const std::vector<std::string>& kinds, std::size_t i) {
-      return i < kinds.size() ? kinds[i] : std::string("nothing more");
-    };
-    std::vector<std::string> recorded;
-    for (const auto* e : f.edges)
-      recorded.push_back(e->kind);
     // A run the trace cut off may go on in replay: only a different edge
     // there is a difference, not one more.
-    bool differs = f.ended ? split < f.edges.size() || split < replayed.size()
-                           : split < replayed.size() && split < f.edges.size();
+    bool differs = f.ended ? split < f.edges.size() || split < m.replayed.size()
+                           : split < m.replayed.size() && split < f.edges.size();
     if (f.edges.empty())
       return;
     // A read past the cut of a run the trace cut off asks for what the
@@ -494,8 +466,7 @@ private:
     if (!f.problem.empty() && f.problem_at <= split && !after_the_cut)
       fail_from(f.problem_at, "scheduler replay: " + f.problem);
     else if (differs)
-      fail_from(split, "scheduler replay: the scheduler recorded " + name(replayed, split) +
-                         " where the trace has " + name(recorded, split));
+      fail_from(split, "scheduler replay: the scheduler " + m.difference());
   }
 
   // Replay stopped matching the trace at edge index i: every compared edge
@@ -519,9 +490,9 @@ private:
   actors::run_context base_;
   const runtime::trace_paths& roots_;
   std::shared_ptr<feed> f_;
-  std::map<int64_t, std::vector<const runtime::trace_record*>> by_cause_;
+  records_by_cause by_cause_;
   bool done_ = false;
-  std::map<int64_t, decisions> decided_;
+  decisions_by_edge decided_;
   std::set<int64_t> past_the_cut_; // edges with decisions made past the trace's cut
   std::map<int64_t, std::string> errors_;
 };

@@ -13,6 +13,7 @@
 #include "actors/scheduler/task_steps.hpp"
 #include "actors/scheduler/trace_points.hpp"
 #include "tools/replay/deterministic_system.hpp"
+#include "tools/replay/edge_match.hpp"
 #include "runtime/replay/decision_records.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/attempt_snapshots.hpp"
@@ -354,24 +355,12 @@ public:
       run(l->second);
     if (auto e = errors_.find(seq); e != errors_.end())
       return runtime::status::internal(e->second);
-    decisions out;
-    if (auto it = decided_.find(seq); it != decided_.end())
-      for (const auto& d : it->second)
-        if (std::find(wanted.begin(), wanted.end(), d.kind) != wanted.end())
-          out.push_back(d);
     // The last edge of a lifetime the trace cut off: what the actor decided
     // there after the cut (its decisions wait on a request) is not in the
-    // trace, so only as many as were recorded are compared.
+    // trace.
     const auto& life = lives_[l->second];
-    if (!life.ended && life.edges.back()->seq == seq) {
-      std::size_t recorded = 0;
-      if (auto it = by_cause_.find(seq); it != by_cause_.end())
-        for (const auto* d : it->second)
-          recorded += std::find(wanted.begin(), wanted.end(), d->kind) != wanted.end();
-      if (out.size() > recorded)
-        out.resize(recorded);
-    }
-    return out;
+    return decisions_at(decided_, by_cause_, seq, wanted,
+                        !life.ended && life.edges.back()->seq == seq);
   }
 
 private:
@@ -434,17 +423,8 @@ private:
   // does a request the stand-ins could not answer.
   void collect(const lifetime& life, const feed& f) {
     auto kept = f.mem->kept_records();
-    std::map<int64_t, std::size_t> index; // replayed edge seq -> n
-    std::vector<std::string> replayed;
-    for (const auto& r : kept)
-      if (r.dir == runtime::trace_direction::edge) {
-        index[r.seq] = replayed.size();
-        replayed.push_back(r.kind);
-      }
-    std::size_t split = 0;
-    while (split < replayed.size() && split < life.edges.size() &&
-           replayed[split] == life.edges[split]->kind)
-      ++split;
+    auto m = match_edges(kept, life.edges);
+    const auto split = m.split;
     // A lifetime the trace cut off (no task.end: the run stopped or
     // crashed) may go on in replay, and may stop short of recorded edges
     // that no request of the actor's decides (an attempt.exit whose result
@@ -457,19 +437,13 @@ private:
           return true;
       return false;
     };
-    bool differs = life.ended ? split < life.edges.size() || split < replayed.size()
-                              : (split < replayed.size() && split < life.edges.size()) ||
+    bool differs = life.ended ? split < life.edges.size() || split < m.replayed.size()
+                              : (split < m.replayed.size() && split < life.edges.size()) ||
                                   (split < life.edges.size() && compared_from(split));
     for (const auto& r : kept)
       if (r.dir == runtime::trace_direction::decision && r.cause != 0)
-        if (auto i = index.find(r.cause); i != index.end() && i->second < split)
+        if (auto i = m.index.find(r.cause); i != m.index.end() && i->second < split)
           decided_[life.edges[i->second]->seq].push_back({r.kind, r.body});
-    auto name = [](const std::vector<std::string>& kinds, std::size_t i) {
-      return i < kinds.size() ? kinds[i] : std::string("nothing more");
-    };
-    std::vector<std::string> recorded;
-    for (const auto* e : life.edges)
-      recorded.push_back(e->kind);
     // A cut lifetime may ask for what comes after the cut (the result of an
     // attempt that ran when the run stopped): the trace ends there.
     bool after_the_cut = !life.ended && !compared_from(f.problem_at);
@@ -477,9 +451,7 @@ private:
       errors_.emplace(anchor(life, f.problem_at), "task actor replay: " + f.problem);
     else if (differs)
       errors_.emplace(anchor(life, split),
-                      "task actor replay: the task actor of " + life.task + " recorded " +
-                        name(replayed, split) + " where the trace has " +
-                        name(recorded, split));
+                      "task actor replay: the task actor of " + life.task + " " + m.difference());
   }
 
   // The first edge at or after index i that replay compares for the task
@@ -501,9 +473,9 @@ private:
   const runtime::trace_paths& roots_;
   std::vector<lifetime> lives_;
   std::map<int64_t, std::size_t> life_of_;
-  std::map<int64_t, std::vector<const runtime::trace_record*>> by_cause_;
+  records_by_cause by_cause_;
   std::set<std::size_t> done_;
-  std::map<int64_t, decisions> decided_;
+  decisions_by_edge decided_;
   std::map<int64_t, std::string> errors_;
 };
 
