@@ -31,7 +31,7 @@ using decisions = std::vector<runtime::replayed_decision>;
 // Tells the stand-in to deliver an answer replay prepared.
 using answer_atom = caf::atom_constant<caf::atom("rp_answer")>;
 
-// Every edge the scheduler actor records, in the order it records them.
+// The kinds of edge the scheduler actor records.
 constexpr std::array<std::string_view, 10> scheduler_edges{
   kinds::scheduler_inbound,   kinds::scheduler_scan,      kinds::scheduler_poll,
   kinds::scheduler_liveness,  kinds::scheduler_sightings, kinds::scheduler_admission,
