@@ -1243,6 +1243,33 @@ TEST(scheduler_replay, a_refused_change_ends_the_run_as_the_replayed_scheduler_d
     << d.actual.dump();
 }
 
+TEST(scheduler_replay, a_trace_without_the_schedulers_messages_replays_it_by_its_functions) {
+  // A trace recorded before scheduler.inbound and scheduler.scan existed
+  // (here: clean with both removed, and the pass records caused by
+  // nothing, as they were then) still replays: the scheduler's decisions
+  // through their functions, its pass and start-up records recorded only.
+  auto trace = load("clean");
+  auto pol = recorded_policy(trace);
+  ASSERT_TRUE(pol.is_ok());
+  std::erase_if(trace.records, [](const runtime::trace_record& r) {
+    return r.kind == "scheduler.inbound" || r.kind == "scheduler.scan";
+  });
+  int64_t passes = 0;
+  for (auto& r : trace.records)
+    if (r.kind == "scheduler.pass" || r.kind == "scheduler.startup") {
+      r.cause = 0;
+      ++passes;
+    }
+  ASSERT_GT(passes, 0);
+  auto report = replay_recorded_run(trace, *pol);
+  ASSERT_TRUE(report.is_ok()) << report.error().message();
+  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
+  EXPECT_EQ(report->not_replayed["scheduler.pass"] + report->not_replayed["scheduler.startup"],
+            passes);
+  EXPECT_EQ(report->not_replayed.count("scheduler.admitted"), 0u);
+  EXPECT_EQ(report->not_replayed.count("run.exit"), 0u);
+}
+
 // Removes the edge `seq` and the decisions it caused.
 void erase_edge(runtime::trace_file& t, int64_t seq) {
   std::erase_if(t.records, [seq](const runtime::trace_record& r) {
