@@ -4,11 +4,10 @@
 // point and does nothing when ctx.trace is null, so recording cannot change
 // a decision: the target choice runs the same choose_target, with the clock
 // reading it records frozen for the call (replay feeds that reading back).
-// Also the replay side of the task actor's decisions (task.begin ->
-// task.target, task.launch -> attempt.launch, attempt.exit ->
-// attempt.classified, attempt.result -> stage or review step and task.end),
-// rebuilt from the recorded edges with the same decision functions.
-// Synchronous, never throws; trace write errors surface at the writer's stop().
+// Also the bodies of the task actor's decisions, which its replay by the
+// decision functions (actors/scheduler/decision_replay.hpp) builds the same
+// way. Synchronous, never throws; trace write errors surface at the
+// writer's stop().
 
 #include <functional>
 #include <map>
@@ -26,6 +25,21 @@
 namespace ad::actors {
 
 runtime::json task_spec_to_json(const task_spec& spec);
+// The decision bodies recording and replay build alike: attempt.launch
+// (argv with the attempt's own folder and session id as placeholders),
+// task.end, task.stage_step / task.review_step, and what a stop that
+// reaches a task decides (`during`: "attempt", "waiting" or "busy", which
+// the task actor alone decides after its open request's answer).
+runtime::json launch_body(const std::string& target, const messages::start_attempt& req);
+runtime::json task_end_body(const std::string& task, const std::string& stage,
+                            const std::string& outcome, const std::string& reason,
+                            int64_t pause_ms);
+runtime::json stage_step_body(const std::string& task, const std::string& stage,
+                              const runtime::stage_step& step);
+std::vector<runtime::replayed_decision> stop_decisions(const std::string& task,
+                                                       const std::string& stage,
+                                                       std::string_view during,
+                                                       const std::string& identity);
 runtime::result<task_spec> task_spec_from_json(const runtime::json& j);
 runtime::json target_choice_body(const target_choice& c);
 // The reading recorded as an attempt.result's "observed" (of a successful
@@ -128,19 +142,5 @@ void trace_retry_blocked(const run_context& ctx,
                          runtime::millis now, const std::vector<runtime::state_change>& changes);
 void trace_run_exit(const run_context& ctx, const runtime::run_observation& obs,
                     const runtime::run_exit& exit);
-
-// Adds the attempt.line, attempt.follow, attempt.silence and attempt.exit
-// handlers: an attempt's reading of its agent's output and silence, and its
-// classification under base's policy (from the replayed lines when the
-// trace holds them).
-void add_attempt_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
-
-// Adds the task.begin, task.launch, task.stop and attempt.result handlers,
-// which replay the task actor's decisions by its decision functions, and
-// wraps the supervisor.failure handler (add the supervisor's handlers
-// first) so a block step also ends its task. base supplies the policy,
-// time zone and the replay roots (workspace, task_root, runs_dir); its
-// clock is replaced per edge.
-void add_task_replay_handlers(runtime::replay_handlers& handlers, const run_context& base);
 
 } // namespace ad::actors

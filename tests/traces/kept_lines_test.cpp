@@ -4,6 +4,7 @@
 // (trace_attempt_result), and replay classifies the attempt from them.
 #include <gtest/gtest.h>
 
+#include "actors/scheduler/decision_replay.hpp"
 #include "actors/scheduler/trace_points.hpp"
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/failure_record.hpp"

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "actors/scheduler/trace_points.hpp"
+#include "actors/scheduler/decision_replay.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/replay/pure_replay.hpp"
 #include "tools/replay/scheduler_replay.hpp"
