@@ -217,10 +217,11 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
       request_pass(self);
     },
     [self](messages::sch_poll_atom) {
-      inbound(self, "poll");
+      inbound(self, "poll", [self] {
+        return runtime::json{{"survivors", self->state.survivors.size()},
+                             {"paused", self->state.paused.size()}};
+      });
       self->state.poll_scheduled = false;
-      trace_scheduler_poll(*self->state.ctx, self->state.survivors.size(),
-                           self->state.paused.size());
       if (!self->state.survivors.empty() || !self->state.paused.empty())
         request_pass(self);
     },

@@ -329,13 +329,6 @@ void trace_task_wake(const task_actor_state& s) {
                                               {"now", s.ctx->clk->now()}});
 }
 
-void trace_scheduler_poll(const run_context& ctx, std::size_t survivors, std::size_t paused) {
-  if (ctx.trace)
-    ctx.trace->edge(kinds::scheduler_poll, json{{"now", ctx.clk->now()},
-                                                {"survivors", survivors},
-                                                {"paused", paused}});
-}
-
 void trace_attempt_cancel(const task_actor_state& s, int64_t cause) {
   if (!s.ctx->trace)
     return;

@@ -89,8 +89,6 @@ int64_t trace_task_stop(const task_actor_state& s);
 // wait, a pause), with the clock reading. Recorded, not fed: what the task
 // then does is decided at its next task.begin or task.launch.
 void trace_task_wake(const task_actor_state& s);
-// scheduler.poll: the scheduler's survivor/pause poll fired.
-void trace_scheduler_poll(const run_context& ctx, std::size_t survivors, std::size_t paused);
 // attempt.cancel: the running attempt is told to stop (caused by task.stop).
 void trace_attempt_cancel(const task_actor_state& s, int64_t cause);
 // scheduler.startup / scheduler.pass: the changes made durable and the
@@ -100,7 +98,8 @@ void trace_scheduler(const run_context& ctx, std::string_view kind, int64_t caus
                      const std::vector<runtime::state_change>& changes,
                      const std::vector<task_spec>& start);
 // scheduler.inbound: a message the scheduler actor handles, in the order it
-// handles them ("pass", "poll", "task_ended", "published", "shutdown", and
+// handles them ("pass", "poll" (with the survivors and paused tasks it
+// finds), "task_ended", "published", "shutdown", and
 // the replies "snapshot", "applied", "quota"), with the clock reading its
 // steps use and what `detail` makes of it (called only when tracing).
 // Returns its seq (0 when not tracing).

@@ -34,7 +34,9 @@ inline constexpr std::string_view attempt_result = "attempt.result"; // the atte
 inline constexpr std::string_view task_stop = "task.stop";         // the run's stop reached a task
 inline constexpr std::string_view task_wake = "task.wake";         // a task's timer fired
 inline constexpr std::string_view task_error = "task.error";       // an error reply to a task
-inline constexpr std::string_view scheduler_poll = "scheduler.poll"; // the survivor poll fired
+// The survivor poll fired: in traces recorded before scheduler.inbound,
+// which now carries it (message "poll").
+inline constexpr std::string_view scheduler_poll = "scheduler.poll";
 inline constexpr std::string_view run_end = "run.end";             // final run observation
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks

@@ -51,16 +51,21 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         ++out.not_replayed[d->kind];
     }
 
-  // A trace cut off before run.end: its last edge may have lost decisions
-  // in the cut (they are recorded right after it).
+  // A trace cut off before run.end: its last edge, and every edge after
+  // its last decision (other actors' edges can come between an edge and
+  // its decisions), may have lost decisions in the cut.
   const trace_record* last_edge = nullptr;
-  for (const auto& r : trace.records)
+  int64_t last_decision = 0;
+  for (const auto& r : trace.records) {
     if (r.dir == trace_direction::edge)
       last_edge = &r;
-  const trace_record* cut_edge =
-    last_edge && (last_edge->kind != trace_final_edge || last_edge == &trace.records.back())
-      ? last_edge
-      : nullptr;
+    else
+      last_decision = r.seq;
+  }
+  bool cut = last_edge && (last_edge->kind != trace_final_edge || last_edge == &trace.records.back());
+  auto maybe_cut = [&](const trace_record& edge) {
+    return cut && (&edge == last_edge || edge.seq > last_decision);
+  };
 
   // The first divergence is the earliest recorded decision that differs.
   // An edge's decisions may be recorded after later edges (a scheduler
@@ -119,7 +124,7 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         d.recent.push_back(*w);
       out.divergence = std::move(d);
     };
-    if (&r == cut_edge && actual.size() > expected.size())
+    if (maybe_cut(r) && actual.size() > expected.size())
       actual.resize(expected.size());
     std::size_t n = std::max(expected.size(), actual.size());
     for (std::size_t i = 0; i < n; ++i) {

@@ -1494,6 +1494,34 @@ TEST(trace_corpus_cover, every_trace_cut_short_replays_what_it_holds) {
   }
 }
 
+TEST(trace_corpus_cover, a_trace_cut_between_a_supervisor_request_and_its_step_replays) {
+  // A crash right after the supervisor recorded a failure it was asked
+  // about, before its step was written: the trace ends with that
+  // supervisor.failure edge and whatever other actors recorded after it
+  // (in reset-wait-crash, a publication the scheduler handled). The task
+  // actor's request stays open, as it was when the run died, and the
+  // supervisor's step is not missed: nothing is a difference.
+  for (const auto& name : {"budget-block", "reset-wait-crash"}) {
+    auto trace = load(name);
+    auto pol = recorded_policy(trace);
+    ASSERT_TRUE(pol.is_ok());
+    const auto* failure =
+      first_record(trace, "supervisor.failure", [](const json&) { return true; });
+    ASSERT_NE(failure, nullptr) << name;
+    auto at = failure->seq;
+    const auto* step = first_record(trace, "supervisor.step",
+                                    [](const json&) { return true; });
+    ASSERT_NE(step, nullptr) << name;
+    ASSERT_EQ(step->cause, at) << name;
+    auto cut = step->seq;
+    std::erase_if(trace.records, [cut](const runtime::trace_record& r) { return r.seq >= cut; });
+    auto report = replay_recorded_run(trace, *pol);
+    ASSERT_TRUE(report.is_ok()) << report.error().message();
+    EXPECT_FALSE(report->divergence)
+      << name << ":\n" << runtime::render_divergence(*report->divergence);
+  }
+}
+
 TEST(trace_mutation, a_longer_stall_limit_does_not_stop_the_silent_agent) {
   auto trace = load("stall");
   auto pol = recorded_policy(trace);

@@ -5,9 +5,11 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/core/files.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -45,9 +47,26 @@ TEST(replay_command, an_identical_replay_exits_0) {
   EXPECT_NE(r.out.find("replay: identical:"), std::string::npos) << r.out;
 }
 
+// The policy recorded in a corpus trace's header, with `edit` applied.
+std::string recorded_policy_text(const std::string& name,
+                                 const std::function<void(nlohmann::json&)>& edit) {
+  auto text = runtime::read_file(corpus(name));
+  EXPECT_TRUE(text.is_ok());
+  if (!text.is_ok())
+    return "{}";
+  auto header = nlohmann::json::parse(text->substr(0, text->find('\n')));
+  auto pol = header.at("policy");
+  edit(pol);
+  return pol.dump();
+}
+
 TEST(replay_command, another_policy_prints_the_first_divergence_and_exits_1) {
+  // The recorded policy with a failure budget of 1: the first failure the
+  // recorded run failed over from now blocks.
   test::temp_dir dir;
-  auto pol = dir.write("policy.json", R"({"budgets": {"recovery_failures": 1}})");
+  auto pol = dir.write("policy.json", recorded_policy_text("failure-classes", [](auto& p) {
+                         p["budgets"]["recovery_failures"] = 1;
+                       }));
   auto r = run_replay(corpus("failure-classes") + " --policy " + pol.string());
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("divergence at record"), std::string::npos) << r.out;

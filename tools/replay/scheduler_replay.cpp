@@ -32,20 +32,13 @@ using decisions = std::vector<runtime::replayed_decision>;
 using answer_atom = caf::atom_constant<caf::atom("rp_answer")>;
 
 // The kinds of edge the scheduler actor records.
-constexpr std::array<std::string_view, 10> scheduler_edges{
-  kinds::scheduler_inbound,   kinds::scheduler_scan,      kinds::scheduler_poll,
-  kinds::scheduler_liveness,  kinds::scheduler_sightings, kinds::scheduler_admission,
-  kinds::scheduler_reconcile, kinds::scheduler_group,     kinds::scheduler_retry_blocked,
-  kinds::run_end};
+constexpr std::array<std::string_view, 9> scheduler_edges{
+  kinds::scheduler_inbound,   kinds::scheduler_scan,  kinds::scheduler_liveness,
+  kinds::scheduler_sightings, kinds::scheduler_admission, kinds::scheduler_reconcile,
+  kinds::scheduler_group,     kinds::scheduler_retry_blocked, kinds::run_end};
 
 bool is_scheduler_edge(std::string_view kind) {
   return std::find(scheduler_edges.begin(), scheduler_edges.end(), kind) != scheduler_edges.end();
-}
-
-// The edges replay compares at (all but the poll, which is recorded, not fed:
-// the poll's scheduler.inbound is what replay delivers).
-bool is_compared(std::string_view kind) {
-  return is_scheduler_edge(kind) && kind != kinds::scheduler_poll;
 }
 
 // The recorded scheduler and what the replayed one has done so far.
@@ -469,19 +462,19 @@ private:
       fail_from(split, "scheduler replay: the scheduler " + m.difference());
   }
 
-  // Replay stopped matching the trace at edge index i: every compared edge
-  // from there on (else the last one) reports why, so whichever of their
+  // Replay stopped matching the trace at edge index i: every edge from
+  // there on (else the last one) reports why, so whichever of their
   // decisions was recorded first shows it.
   void fail_from(std::size_t i, const std::string& why) {
     const auto& edges = f_->edges;
     bool any = false;
     for (auto j = i; j < edges.size(); ++j)
-      if (is_compared(edges[j]->kind)) {
+      if (is_scheduler_edge(edges[j]->kind)) {
         errors_.emplace(edges[j]->seq, why);
         any = true;
       }
     for (auto j = edges.size(); !any && j-- > 0;)
-      if (is_compared(edges[j]->kind)) {
+      if (is_scheduler_edge(edges[j]->kind)) {
         errors_.emplace(edges[j]->seq, why);
         any = true;
       }

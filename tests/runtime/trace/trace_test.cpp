@@ -421,6 +421,16 @@ TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisio
   ASSERT_TRUE(missing.divergence);
   EXPECT_EQ(missing.divergence->cause, 1);
   EXPECT_TRUE(missing.divergence->expected.is_null());
+  // Another actor's edge recorded after the second add, before the crash:
+  // the add's total may still have been lost in the cut, as nothing was
+  // decided after it.
+  auto interleaved = counter_trace({1, 2}, {1, 3});
+  interleaved.records.resize(interleaved.records.size() - 3);
+  interleaved.records.push_back({7, trace_direction::edge, "other", 0, json::object()});
+  total = 0;
+  auto later = replay_trace(interleaved, counter_handlers(total, 0), replay_roots());
+  EXPECT_FALSE(later.divergence) << render_divergence(*later.divergence);
+  EXPECT_EQ(later.compared, 1);
 }
 
 TEST(trace_replay, an_edge_the_handler_does_not_decide_is_not_fed_and_its_decisions_not_compared) {
