@@ -73,6 +73,36 @@ struct feed {
     return nullptr;
   }
 
+  // Whether the trace has the scheduler wait for `answer` ("snapshot",
+  // "applied" or "quota") next: its requests are answered one at a time, in
+  // the order it made them. Else fails naming what the trace has instead;
+  // in a trace cut off before any further answer, the request stays open.
+  bool answers_next(std::string_view answer) {
+    for (auto i = cursor(); i < edges.size(); ++i) {
+      if (edges[i]->kind != kinds::scheduler_inbound)
+        continue;
+      auto message = bodies[i].value("message", "");
+      if (message != "snapshot" && message != "applied" && message != "quota")
+        continue;
+      if (message == answer)
+        return true;
+      fail("the scheduler waits for " + request_of(answer) + " where the trace has it wait for " +
+           request_of(message));
+      return false;
+    }
+    if (ended)
+      fail("the scheduler waits for " + request_of(answer) + ", which the trace does not hold");
+    return !ended;
+  }
+
+  static std::string request_of(std::string_view answer) {
+    if (answer == "snapshot")
+      return "the state it subscribes to";
+    if (answer == "applied")
+      return "its changes to be made durable";
+    return "an admission quota batch";
+  }
+
   void fail(std::string what) {
     if (problem.empty()) {
       problem = std::move(what);
@@ -249,14 +279,17 @@ private:
 caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
   return {
     [self, f](messages::subscribe_state_changes&) -> caf::result<messages::state_snapshot_reply> {
+      f->answers_next("snapshot");
       f->subscribe = self->make_response_promise();
       return caf::delegated<messages::state_snapshot_reply>{};
     },
     [self, f](messages::apply_state_changes&) -> caf::result<messages::state_changes_applied> {
+      f->answers_next("applied");
       f->apply = self->make_response_promise();
       return caf::delegated<messages::state_changes_applied>{};
     },
     [self, f](messages::run_quota_probes&) -> caf::result<messages::quota_probes_done> {
+      f->answers_next("quota");
       f->quota = self->make_response_promise();
       return caf::delegated<messages::quota_probes_done>{};
     },
