@@ -1,0 +1,91 @@
+// The real claude (Claude Code 2.1.332) against the mock Messages API,
+// compared with the captures in tests/fixtures/realcli/claude.
+#include "tests/contract/contract_checks.hpp"
+
+namespace ad::contract {
+namespace {
+
+scenario claude(std::string script, std::vector<std::string> env_options = {}) {
+  scenario s;
+  s.which = cli::claude;
+  s.script = std::move(script);
+  s.prompt =
+      "Work in this folder. Create or update the file named in the task: hello.txt / notes.md.";
+  s.env_options = std::move(env_options);
+  return s;
+}
+
+std::vector<bool> streamed(const scenario_run& r) {
+  std::vector<bool> out;
+  for (const auto& j : r.requests) out.push_back(j.value("stream", false));
+  return out;
+}
+
+TEST(claude_contract, success_write_writes_the_file) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("success_write"));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "success_write", r);
+  EXPECT_EQ(file_text(r.ws / "hello.txt"), "hello from mock\n");
+  EXPECT_EQ(counted_requests(r), 2u);
+}
+
+TEST(claude_contract, rate_limit_429_then_ok_recovers_in_the_run) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("rate_limit_429_then_ok"));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "rate_limit_429_then_ok", r);
+}
+
+TEST(claude_contract, rate_limit_429_then_write_retries_and_writes_the_file) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("rate_limit_429_then_write"));
+  ASSERT_TRUE(ran(r));
+  EXPECT_EQ(r.outcome.exit_code, 0) << r.err;
+  EXPECT_EQ(file_text(r.ws / "hello.txt"), "hello from mock\n");
+  // A recovered run is the success_write capture with claude's own
+  // api_retry event after init.
+  auto want = capture_shape(cli::claude, "success_write");
+  want.types.insert(want.types.begin() + 1, "system/api_retry");
+  want.key["retry_statuses"] = nlohmann::json::array({429});
+  auto got = shape_of(cli::claude, r.out, r.outcome.exit_code);
+  EXPECT_EQ(joined(got.types), joined(want.types));
+  EXPECT_EQ(got.key.dump(1), want.key.dump(1));
+  EXPECT_EQ(counted_requests(r), 3u);
+}
+
+TEST(claude_contract, model_not_found_404_ends_with_an_api_error) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("model_not_found_404"));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "model_not_found_404", r);
+  // The streaming request, then the non-streaming fallback.
+  EXPECT_EQ(streamed(r), (std::vector<bool>{true, false}));
+}
+
+TEST(claude_contract, stream_cut_is_retried_then_falls_back_and_fails) {
+  AD_REQUIRE_CLIS();
+  // CLAUDE_CODE_MAX_RETRIES=1 instead of 10 (three minutes of backoff).
+  auto r = run_scenario(claude("stream_cut", {"--retries", "1"}));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "stream_cut", r);
+  EXPECT_EQ(streamed(r), (std::vector<bool>{true, true, false}));
+}
+
+TEST(claude_contract, sse_error_event_falls_back_to_a_whole_message) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("stream_sse_error_fallback_ok"));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "stream_sse_error_fallback_ok", r);
+  EXPECT_EQ(streamed(r), (std::vector<bool>{true, false}));
+}
+
+TEST(claude_contract, subscriber_usage_limit_names_the_reset_time) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(claude("rate_limit_429_unified_oauth", {"--oauth"}));
+  ASSERT_TRUE(ran(r));
+  expect_like_capture(cli::claude, "rate_limit_429_unified_oauth", r);
+}
+
+} // namespace
+} // namespace ad::contract
