@@ -51,9 +51,13 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         ++out.not_replayed[d->kind];
     }
 
-  // A trace cut off before run.end: its last edge, and every edge after
-  // its last decision (other actors' edges can come between an edge and
-  // its decisions), may have lost decisions in the cut.
+  // A trace cut off before run.end: its last edge, and every edge after its
+  // last decision (other actors' edges can come between an edge and its
+  // decisions), may have lost decisions in the cut. Without run.end the run
+  // stopped somewhere: records are written in order, so a lost decision
+  // would have come after every record the trace holds, and so can an
+  // edge's whose every later decision is its own (the run stopped while
+  // they were being written).
   const trace_record* last_edge = nullptr;
   int64_t last_decision = 0;
   for (const auto& r : trace.records) {
@@ -62,9 +66,25 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
     else
       last_decision = r.seq;
   }
-  bool cut = last_edge && (last_edge->kind != trace_final_edge || last_edge == &trace.records.back());
+  bool ended = last_edge && last_edge->kind == trace_final_edge;
+  bool cut = last_edge && (!ended || last_edge == &trace.records.back());
+  std::set<int64_t> open_at_cut; // edges whose decisions may run past the cut
+  if (cut && !ended) {
+    constexpr int64_t none = -1, mixed = -2;
+    int64_t cause_after = none; // the one cause of every decision after here
+    for (auto it = trace.records.rbegin(); it != trace.records.rend(); ++it) {
+      if (it->dir == trace_direction::edge) {
+        if (cause_after == none || cause_after == it->seq)
+          open_at_cut.insert(it->seq);
+      } else if (cause_after == none) {
+        cause_after = it->cause;
+      } else if (cause_after != it->cause) {
+        cause_after = mixed;
+      }
+    }
+  }
   auto maybe_cut = [&](const trace_record& edge) {
-    return cut && (&edge == last_edge || edge.seq > last_decision);
+    return cut && (&edge == last_edge || edge.seq > last_decision || open_at_cut.contains(edge.seq));
   };
 
   // The first divergence is the earliest recorded decision that differs.

@@ -433,6 +433,33 @@ TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisio
   EXPECT_EQ(later.compared, 1);
 }
 
+TEST(trace_replay, a_cut_can_fall_among_an_edges_decisions_after_another_actors_edge) {
+  // Each "pair" edge decides "a" then "b". The run stopped while the first
+  // pair's decisions were being written, after another actor's edge came
+  // between the pair and its decisions: its "b" was lost in the cut.
+  replay_handlers h;
+  h["pair"] = {{"a", "b"}, [](const json&) -> result<std::vector<replayed_decision>> {
+                 return std::vector<replayed_decision>{{"a", json{{"v", 1}}}, {"b", json{{"v", 2}}}};
+               }};
+  h["other"] = {{"o"}, [](const json&) -> result<std::vector<replayed_decision>> {
+                  return std::vector<replayed_decision>{{"o", json{{"v", 3}}}};
+                }};
+  trace_file t;
+  t.header = sample_header();
+  t.records.push_back({1, trace_direction::edge, "pair", 0, json::object()});
+  t.records.push_back({2, trace_direction::edge, "other", 0, json::object()});
+  t.records.push_back({3, trace_direction::decision, "a", 1, json{{"v", 1}}});
+  auto report = replay_trace(t, h, replay_roots());
+  EXPECT_FALSE(report.divergence) << render_divergence(*report.divergence);
+  // The other edge's decision written after the pair's "a": the pair's "b"
+  // would have come before it, so its absence is a divergence.
+  t.records.push_back({4, trace_direction::decision, "o", 2, json{{"v", 3}}});
+  auto mixed = replay_trace(t, h, replay_roots());
+  ASSERT_TRUE(mixed.divergence);
+  EXPECT_EQ(mixed.divergence->cause, 1);
+  EXPECT_EQ(mixed.divergence->kind, "b");
+}
+
 TEST(trace_replay, an_edge_the_handler_does_not_decide_is_not_fed_and_its_decisions_not_compared) {
   // The second add's recorded total is wrong, but this handler does not
   // decide edges with n == 2: no divergence, its total counted as recorded
