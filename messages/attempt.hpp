@@ -51,6 +51,35 @@ typename Inspector::result_type inspect(Inspector& f, attempt_failure_pattern& x
   return f(caf::meta::type_name("attempt_failure_pattern"), x.failure_class, x.regexes);
 }
 
+// What the installed CLI accepts (runtime::cli_capabilities), detected once
+// per binary before the run.
+struct cli_launch_caps {
+  bool detected = false;
+  std::string version;
+  bool pi_approve = false;
+  bool pi_session_id = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cli_launch_caps& x) {
+  return f(caf::meta::type_name("cli_launch_caps"), x.detected, x.version, x.pi_approve,
+           x.pi_session_id);
+}
+
+// The adapter's no-progress rule (runtime::no_progress_settings), in ms;
+// 0 turns a limit off.
+struct attempt_progress_rule {
+  int64_t network_wait_ms = 0;
+  int64_t retrying_ms = 0;
+  bool failover_available = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_progress_rule& x) {
+  return f(caf::meta::type_name("attempt_progress_rule"), x.network_wait_ms, x.retrying_ms,
+           x.failover_available);
+}
+
 // Starts one attempt: one agent process for one task and role.
 struct start_attempt {
   // identity: <safe task>__p<plan>__<role>__a<NN>; `attempt` is the
@@ -72,6 +101,9 @@ struct start_attempt {
   std::string prompt;
   std::string session_id;    // claude/pi; empty: a fresh UUID
   std::string native_session_file;  // pi resume
+  std::string resumed_from_locator; // pi resume: the locator of the attempt it continues
+  std::string provider;             // pi --provider; "" = the adapter's default
+  cli_launch_caps caps;             // what the installed CLI accepts
   std::string plan_path;
   std::string review_path;
   std::vector<std::string> command_template;  // adapter "command"
@@ -82,6 +114,7 @@ struct start_attempt {
   std::string retry_handoff_id;        // "" when none
   // policy
   std::vector<attempt_failure_pattern> failure_patterns;  // empty: defaults
+  attempt_progress_rule progress;
   attempt_timing timing;
   // An output line longer than this many bytes is cut (the rest is counted
   // and dropped by the process reactor, never buffered).
@@ -95,9 +128,10 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
   return f(caf::meta::type_name("start_attempt"), x.task, x.plan_number, x.role, x.attempt,
            x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
-           x.effort, x.prompt, x.session_id, x.native_session_file, x.plan_path, x.review_path,
-           x.command_template, x.env_additions, x.selector_evidence_json, x.stage_budget,
-           x.retry_handoff_id, x.failure_patterns, x.timing, x.line_cap, x.record_classification);
+           x.effort, x.prompt, x.session_id, x.native_session_file, x.resumed_from_locator,
+           x.provider, x.caps, x.plan_path, x.review_path, x.command_template, x.env_additions,
+           x.selector_evidence_json, x.stage_budget, x.retry_handoff_id, x.failure_patterns,
+           x.progress, x.timing, x.line_cap, x.record_classification);
 }
 
 // The classified end of an attempt (the same facts as its final locator).
@@ -147,7 +181,8 @@ typename Inspector::result_type inspect(Inspector& f, cancel_attempt& x) {
 }
 
 // Where a pi session lives: a known file, or the file in session_dir whose
-// name holds session_id (found once pi creates it).
+// name holds session_id, or without an id the newest file there (found once
+// pi creates it).
 struct pi_watch_target {
   std::string session_file;
   std::string session_dir;

@@ -44,7 +44,8 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
   runtime::silence_clock silence{settings, started};
   if (st.record_lines)
     st.lines->edge(runtime::trace_kinds::attempt_follow,
-                       runtime::attempt_follow_body(run.identity(), settings, started));
+                   runtime::attempt_follow_body(run.identity(), settings, started,
+                                                run.setup().progress));
   bool stopping = false;
   for (;;) {
     auto wait = milliseconds(std::max<int64_t>(0, silence.next_deadline() - now_ms(self)));
@@ -85,13 +86,21 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
                                   runtime::attempt_line_body(run.identity(), run.kind(),
                                                              run.setup().role, channel, line->text,
                                                              cut, line->dropped_bytes, at));
-      auto out = run.on_line(channel, line->text, cut, line->dropped_bytes);
+      auto out = run.on_line(channel, line->text, cut, line->dropped_bytes, at);
       if (out.review_control_tool && st.record_lines)
         st.lines->decision(runtime::trace_kinds::attempt_review_control, edge,
                                runtime::review_control_body(run.identity(),
                                                             *out.review_control_tool));
       if (out.review_control_tool && !stopping) {
         stopping = true;
+        terminate_child(self, t.terminate_grace_ms);
+      }
+      if (out.no_progress && st.record_lines)
+        st.lines->decision(runtime::trace_kinds::attempt_no_progress, edge,
+                           runtime::no_progress_body(run.identity(), *out.no_progress));
+      if (out.no_progress && !stopping) {
+        stopping = true;
+        end->stop = runtime::dispatcher_stop::no_progress;
         terminate_child(self, t.terminate_grace_ms);
       }
     } else if (auto* exit = std::get_if<messages::process_exit>(&*ev)) {

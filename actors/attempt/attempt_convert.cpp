@@ -25,6 +25,12 @@ runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_a
   s.launch.prompt = req.prompt;
   s.launch.session_id = req.session_id;
   s.launch.native_session_file = req.native_session_file;
+  s.launch.provider = req.provider;
+  s.launch.caps = {req.caps.detected, req.caps.version, req.caps.pi_approve,
+                   req.caps.pi_session_id};
+  s.resumed_from_locator = req.resumed_from_locator;
+  s.progress = {req.progress.network_wait_ms, req.progress.retrying_ms,
+                req.progress.failover_available};
   s.launch.plan_path = req.plan_path;
   s.launch.review_path = req.review_path;
   s.launch.command_template = req.command_template;

@@ -65,9 +65,12 @@ void add_attempt_replay_handlers(runtime::replay_handlers& handlers, const run_c
   } else {
     *patterns = runtime::compile_failure_patterns(pol.failure_patterns);
   }
-  auto lines = std::make_shared<runtime::output_replay>();
+  auto lines = std::shared_ptr<runtime::output_replay>(
+    new runtime::output_replay(patterns->is_ok() ? &patterns->value() : nullptr),
+    [patterns](runtime::output_replay* p) { delete p; }); // keeps the table alive
   handlers[std::string(runtime::trace_kinds::attempt_line)] = {
-    {std::string(runtime::trace_kinds::attempt_review_control)},
+    {std::string(runtime::trace_kinds::attempt_review_control),
+     std::string(runtime::trace_kinds::attempt_no_progress)},
     [lines](const json& body) { return lines->line(body); }};
   handlers[std::string(runtime::trace_kinds::attempt_follow)] = {
     {}, [lines](const json& body) { return lines->follow(body); }};

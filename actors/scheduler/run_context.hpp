@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "messages/run_events.hpp"
 #include "messages/state.hpp"
 #include "messages/supervisor.hpp"
+#include "runtime/agents/adapter.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
@@ -38,6 +40,10 @@ struct run_context {
   runtime::time_zone zone;
   std::shared_ptr<const runtime::clock> clk;
   messages::attempt_timing timing;
+  // What each adapter's installed CLI accepts, detected once before the run
+  // (runtime/agents/cli_probe.hpp), by adapter name; a missing entry: not
+  // detected.
+  std::map<std::string, runtime::cli_capabilities> cli_caps;
   messages::state_store_actor store;
   messages::supervisor_actor supervisor;
   messages::attempt_host_actor host;

@@ -148,6 +148,7 @@ void on_result(self_ptr self, messages::attempt_result r) {
   auto& s = self->state;
   s.attempt_running = false;
   emit_attempt_ended(s, r);
+  s.last_locator = r.locator_path;
   if (s.cancelled) {
     auto edge = trace_attempt_result(s, r, nullptr);
     persist(self, {runtime::clear_active_stage{s.spec.name}},

@@ -59,6 +59,7 @@ struct task_actor_state {
   messages::scheduler_actor scheduler;
   runtime::task_state st;
   std::string identity;  // of the running attempt
+  std::string last_locator; // of the attempt that ended last (a native resume continues it)
   std::string target;    // of the running attempt
   bool cancelled = false;
   bool attempt_running = false;

@@ -6,6 +6,7 @@
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/attempt/attempt_files.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/policy/launch_settings.hpp"
 #include "runtime/policy/selection.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
@@ -116,6 +117,8 @@ std::string supervisor_request_json(const task_spec& spec, const run_context& ct
   f.raw_log = (dir / "stream.log").string();
   f.normalized_output = (dir / "normalized-output.log").string();
   f.native_session_path = r.native_session_path;
+  if (r.has_reset_at)
+    f.reset_at = r.reset_at;
   auto tail = runtime::log_tail(f.raw_log);
   if (!tail.empty())
     f.stream_tail.push_back(tail);
@@ -210,16 +213,28 @@ messages::start_attempt make_start_attempt(const task_actor_state& s,
   req.model = target.model;
   req.effort = target.reasoning_effort;
   req.prompt = std::move(prompt);
+  if (!native_session.empty())
+    req.resumed_from_locator = s.last_locator;
   req.native_session_file = std::move(native_session);
+  req.provider = target.provider;
+  if (auto caps = ctx.cli_caps.find(target.adapter); caps != ctx.cli_caps.end())
+    req.caps = {caps->second.detected, caps->second.version, caps->second.pi_approve,
+                caps->second.pi_session_id};
   req.plan_path = s.spec.plan;
   req.review_path = s.spec.review;
   req.command_template = target.argv;
   req.retry_handoff_id = handoff_id;
+  const runtime::route_decision* decision = nullptr;
   if (auto d = s.st.decisions.find(s.spec.stage); d != s.st.decisions.end()) {
+    decision = &d->second;
     runtime::json j;
     runtime::to_json(j, d->second);
     req.selector_evidence_json = runtime::dump_json(j);
   }
+  auto settings = runtime::launch_settings_for(ctx.pol, target, decision, s.spec.stage);
+  req.env_additions = std::move(settings.env_additions);
+  req.progress = {settings.progress.network_wait_ms, settings.progress.retrying_ms,
+                  settings.progress.failover_available};
   auto budget = s.st.failure_budgets.find(s.spec.stage);
   req.stage_budget = budget == s.st.failure_budgets.end() ? 0 : budget->second;
   for (const auto& p : ctx.pol.failure_patterns)

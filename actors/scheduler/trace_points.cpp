@@ -113,6 +113,9 @@ json launch_body(const std::string& target, const messages::start_attempt& req) 
     launch.prompt = req.prompt;
     launch.session_id = req.session_id.empty() ? "<session-id>" : req.session_id;
     launch.native_session_file = req.native_session_file;
+    launch.provider = req.provider;
+    launch.caps = {req.caps.detected, req.caps.version, req.caps.pi_approve,
+                   req.caps.pi_session_id};
     launch.plan_path = req.plan_path;
     launch.review_path = req.review_path;
     launch.command_template = req.command_template;

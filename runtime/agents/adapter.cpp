@@ -120,20 +120,25 @@ result<std::vector<std::string>> agy_argv(const launch_spec& spec) {
 result<std::vector<std::string>> pi_argv(const launch_spec& spec) {
   if (auto st = require(!spec.model.empty(), "pi", "model"); !st)
     return st;
-  std::vector<std::string> argv{
-    executable_or(spec, "pi"), "-p", "--mode", "json", "--approve", "--provider", "iop",
-    "--model", spec.model, "--thinking", "high",
-  };
+  std::vector<std::string> argv{executable_or(spec, "pi"), "-p", "--mode", "json"};
+  if (spec.caps.pi_approve)
+    argv.push_back("--approve");
+  argv.insert(argv.end(), {"--provider",
+                           spec.provider.empty() ? std::string(default_pi_provider) : spec.provider,
+                           "--model", spec.model, "--thinking",
+                           spec.effort.empty() ? std::string(default_pi_thinking) : spec.effort});
   if (!spec.native_session_file.empty()) {
     argv.insert(argv.end(), {"--session", spec.native_session_file.string(), "--session-dir",
                              spec.native_session_file.parent_path().string()});
   } else {
-    if (auto st = require(!spec.session_id.empty(), "pi", "session id"); !st)
-      return st;
     if (auto st = require(!spec.attempt_dir.empty(), "pi", "attempt folder"); !st)
       return st;
-    argv.insert(argv.end(), {"--session-id", spec.session_id, "--session-dir",
-                             pi_session_dir(spec.attempt_dir).string()});
+    if (pi_takes_session_id(spec)) {
+      if (auto st = require(!spec.session_id.empty(), "pi", "session id"); !st)
+        return st;
+      argv.insert(argv.end(), {"--session-id", spec.session_id});
+    }
+    argv.insert(argv.end(), {"--session-dir", pi_session_dir(spec.attempt_dir).string()});
   }
   argv.push_back(spec.prompt);
   return argv;
@@ -172,6 +177,11 @@ result<adapter_kind> parse_adapter_kind(std::string_view name) {
       return k;
   return status::invalid_argument("unknown adapter '" + std::string(name)
                                   + "' (expected codex, claude, agy, pi or command)");
+}
+
+bool pi_takes_session_id(const launch_spec& spec) {
+  return spec.kind == adapter_kind::pi && spec.native_session_file.empty()
+         && spec.caps.pi_session_id;
 }
 
 std::string effective_effort(const launch_spec& spec) {

@@ -28,6 +28,19 @@ result<adapter_kind> parse_adapter_kind(std::string_view name);
 
 // Effort used when a launch_spec leaves it empty (codex and claude only).
 inline constexpr std::string_view default_reasoning_effort = "xhigh";
+// pi's --thinking level when a launch_spec leaves the effort empty.
+inline constexpr std::string_view default_pi_thinking = "high";
+// pi's --provider when a launch_spec leaves it empty (the original setup's).
+inline constexpr std::string_view default_pi_provider = "iop";
+
+// What the installed CLI accepts, as detected once per binary
+// (cli_probe.hpp). Not detected: the public releases' command lines.
+struct cli_capabilities {
+  bool detected = false;
+  std::string version;        // as the CLI prints it: "codex-cli 0.171.0"
+  bool pi_approve = false;    // pi accepts --approve (the original dispatcher's build)
+  bool pi_session_id = false; // pi accepts --session-id <uuid>
+};
 
 // Everything needed to build one attempt's command line.
 struct launch_spec {
@@ -40,7 +53,9 @@ struct launch_spec {
   std::filesystem::path workspace;
   std::filesystem::path attempt_dir;
   std::string prompt;
-  std::string session_id; // claude/pi: the UUID given to the CLI
+  std::string session_id; // claude, and pi when it takes --session-id: the UUID given
+  std::string provider;   // pi: --provider; empty means default_pi_provider
+  cli_capabilities caps;
   // pi: a native session file to resume (`--session <file> --session-dir
   // <its folder>`); empty starts a new session under <attempt_dir>/pi-sessions.
   std::filesystem::path native_session_file;
@@ -57,8 +72,15 @@ struct launch_spec {
 // The effort actually passed to codex/claude (spec.effort or the default).
 std::string effective_effort(const launch_spec& spec);
 
-// The argv for spec.kind, per SPEC section 5.
+// The argv for spec.kind, per SPEC section 5 and what the installed CLI
+// accepts: pi gets --approve and --session-id only when its capabilities say
+// it takes them; otherwise it names its session file itself in
+// --session-dir.
 result<std::vector<std::string>> build_argv(const launch_spec& spec);
+
+// Whether a pi launch passes its own session id (--session-id): a detected
+// pi that accepts it, starting a new session.
+bool pi_takes_session_id(const launch_spec& spec);
 
 // Expands one template element; invalid_argument naming an unknown
 // placeholder. Exposed for policy validation.

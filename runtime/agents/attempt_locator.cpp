@@ -134,6 +134,7 @@ json locator_to_json(const attempt_locator& l) {
   j["dispatcher_pid"] = l.dispatcher_pid;
   j["dispatcher_start_token"] = l.dispatcher_start_token;
   j["cli"] = l.cli;
+  j["cli_version"] = opt(l.cli_version);
   j["model"] = l.model;
   j["effort"] = opt(l.effort);
   j["process_marker"] = l.process_marker;
@@ -192,6 +193,7 @@ result<attempt_locator> locator_from_json(const json& value) {
   r.int_or_zero("dispatcher_pid", l.dispatcher_pid);
   r.string_or_empty("dispatcher_start_token", l.dispatcher_start_token);
   r.req_string("cli", l.cli);
+  r.opt_string("cli_version", l.cli_version);
   r.string_or_empty("model", l.model);
   r.opt_string("effort", l.effort);
   r.string_or_empty("process_marker", l.process_marker);

@@ -43,6 +43,7 @@ struct attempt_locator {
   std::string dispatcher_start_token;
   // what runs
   std::string cli; // adapter name
+  std::optional<std::string> cli_version; // as the CLI printed it, when detected
   std::string model;
   std::optional<std::string> effort;
   std::string process_marker; // AGENT_DISPATCH_EXECUTION_ID value

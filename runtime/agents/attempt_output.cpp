@@ -4,8 +4,11 @@
 
 namespace ad::runtime {
 
-attempt_output::attempt_output(adapter_kind kind, review_guard guard)
-    : kind_(kind), guard_(guard) {}
+attempt_output::attempt_output(adapter_kind kind, review_guard guard,
+                               no_progress_settings progress,
+                               const compiled_failure_patterns* table)
+    : kind_(kind), guard_(guard), outcome_(kind), progress_(kind, progress),
+      table_(table != nullptr ? table : &default_compiled_failure_patterns()) {}
 
 namespace {
 
@@ -31,7 +34,7 @@ output_event parse_output_event(adapter_kind kind, output_channel channel, std::
   return out;
 }
 
-output_step attempt_output::feed(output_channel channel, std::string_view line) {
+output_step attempt_output::feed(output_channel channel, std::string_view line, int64_t at) {
   output_step step;
   auto event = parse_output_event(kind_, channel, line);
   if (event.skipped) {
@@ -47,6 +50,13 @@ output_step attempt_output::feed(output_channel channel, std::string_view line) 
       violation_ = *tool;
       diagnostics_.add(review_control_diagnostic(*tool));
       step.collaboration_tool = std::move(tool);
+    }
+  }
+  if (parsed != nullptr) {
+    outcome_.on_event(*parsed);
+    if (auto stop = progress_.on_event(*parsed, at, *table_)) {
+      stopped_ = stop;
+      step.no_progress = std::move(stop);
     }
   }
   auto rendered = render_event(kind_, channel, line, parsed, render_);

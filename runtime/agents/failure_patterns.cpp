@@ -27,10 +27,14 @@ std::vector<failure_pattern> default_failure_patterns() {
        R"(usage limit)",
        R"(capacity limit)",
        R"(\bsession limit\b)",
+       R"(hit your .{0,20}limit)",
      }},
     {"model-unavailable",
      {
        R"(model.{0,40}(?:not found|unavailable))",
+       R"(model.{0,80}does not exist)",
+       R"(issue with the selected model)",
+       R"(\bat capacity\b)",
        R"(overloaded)",
        R"(temporarily unavailable)",
      }},
@@ -38,6 +42,11 @@ std::vector<failure_pattern> default_failure_patterns() {
      {
        R"(\bprovider[_ -]?tunnel[_ -]?error\b)",
        R"((?:provider|backend|/v1/chat/completions|/v1/responses).{0,160}(?:connection refused|dial tcp))",
+       R"(connection refused)",
+       R"(\bECONNREFUSED\b)",
+       R"(^connection error\.?$)",
+       R"(waiting for network)",
+       R"(connection failed: error sending request)",
      }},
     {"provider-stream-disconnect",
      {
@@ -47,6 +56,12 @@ std::vector<failure_pattern> default_failure_patterns() {
        R"(backend watchdog)",
        R"(model will be reloaded automatically on retry)",
        R"((?:provider|backend|sse).{0,160}curl error: failure when receiving data from the peer)",
+       R"(stream disconnected before completion)",
+       R"(stream closed before)",
+       R"(connection to the api was lost)",
+       R"(\bECONNRESET\b)",
+       R"(^terminated$)",
+       R"(socket hang up)",
      }},
   };
 }

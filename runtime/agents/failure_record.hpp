@@ -16,6 +16,14 @@ namespace ad::runtime {
 json diagnostics_to_json(const std::vector<terminal_diagnostic>& diagnostics);
 result<std::vector<terminal_diagnostic>> diagnostics_from_json(const json& j);
 
+// A CLI's typed end: {end, origin, code, message, reset_at, recovered_errors,
+// printed_events}.
+json cli_outcome_to_json(const cli_outcome& o);
+result<cli_outcome> cli_outcome_from_json(const json& j);
+
+// The inputs; cli, outcome, no_progress and utc_offset_s may be missing
+// (traces recorded before them): an unknown end under the command adapter's
+// rules.
 json failure_inputs_to_json(const failure_inputs& in);
 result<failure_inputs> failure_inputs_from_json(const json& j);
 

@@ -52,13 +52,89 @@ std::string claude_project_dir_name(const fs::path& cwd) {
   return out;
 }
 
-fs::path claude_session_path(const fs::path& home, const fs::path& workspace,
-                             std::string_view session_id) {
-  return home / ".claude" / "projects" / claude_project_dir_name(workspace)
-         / (std::string(session_id) + ".jsonl");
+std::string claude_project_folder(const fs::path& cwd) {
+  std::string name = claude_project_dir_name(cwd);
+  if (name.size() <= claude_project_name_limit)
+    return name;
+  // The path's Java-style string hash (h * 31 + c over its UTF-16 code
+  // units, 32-bit), its absolute value in base 36.
+  const std::string path = cwd.string();
+  int32_t h = 0;
+  auto add = [&](uint32_t unit) { h = static_cast<int32_t>(static_cast<uint32_t>(h) * 31u + unit); };
+  for (size_t i = 0; i < path.size();) {
+    unsigned char c = static_cast<unsigned char>(path[i]);
+    uint32_t cp = c;
+    size_t len = 1;
+    if (c >= 0xF0 && i + 3 < path.size()) {
+      cp = ((c & 0x07u) << 18) | ((path[i + 1] & 0x3Fu) << 12) | ((path[i + 2] & 0x3Fu) << 6)
+           | (path[i + 3] & 0x3Fu);
+      len = 4;
+    } else if (c >= 0xE0 && i + 2 < path.size()) {
+      cp = ((c & 0x0Fu) << 12) | ((path[i + 1] & 0x3Fu) << 6) | (path[i + 2] & 0x3Fu);
+      len = 3;
+    } else if (c >= 0xC0 && i + 1 < path.size()) {
+      cp = ((c & 0x1Fu) << 6) | (path[i + 1] & 0x3Fu);
+      len = 2;
+    }
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      add(0xD800 + (cp >> 10));
+      add(0xDC00 + (cp & 0x3FF));
+    } else {
+      add(cp);
+    }
+    i += len;
+  }
+  uint64_t v = h < 0 ? static_cast<uint64_t>(-static_cast<int64_t>(h)) : static_cast<uint64_t>(h);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36]);
+    v /= 36;
+  } while (v > 0);
+  return name.substr(0, claude_project_name_limit) + "-" + digits;
 }
 
-fs::path codex_sessions_root(const fs::path& home) { return home / ".codex" / "sessions"; }
+fs::path claude_projects_root(const fs::path& home, const fs::path& config_dir) {
+  if (!config_dir.empty())
+    return config_dir / "projects";
+  return home / ".claude" / "projects";
+}
+
+fs::path claude_session_path(const fs::path& projects_root, const fs::path& workspace,
+                             std::string_view session_id) {
+  return projects_root / claude_project_folder(workspace) / (std::string(session_id) + ".jsonl");
+}
+
+std::optional<fs::path> find_claude_session(const fs::path& projects_root,
+                                            const fs::path& workspace,
+                                            std::string_view session_id) {
+  std::string name = claude_project_dir_name(workspace);
+  std::string file = std::string(session_id) + ".jsonl";
+  std::error_code ec;
+  fs::path expected = projects_root / claude_project_folder(workspace) / file;
+  if (fs::is_regular_file(expected, ec))
+    return expected;
+  if (name.size() <= claude_project_name_limit)
+    return std::nullopt;
+  // Another release may hash differently: any folder of the cut name.
+  std::string prefix = name.substr(0, claude_project_name_limit) + "-";
+  fs::directory_iterator it(projects_root, ec);
+  if (ec)
+    return std::nullopt;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    std::string entry = it->path().filename().string();
+    if (!starts_with(entry, prefix) && entry != name)
+      continue;
+    fs::path p = it->path() / file;
+    if (fs::is_regular_file(p, ec))
+      return p;
+  }
+  return std::nullopt;
+}
+
+fs::path codex_sessions_root(const fs::path& codex_home) { return codex_home / "sessions"; }
 
 std::vector<fs::path> codex_day_dirs(const fs::path& home, millis from, millis to) {
   constexpr millis day = 86'400'000;

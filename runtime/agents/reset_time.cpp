@@ -1,5 +1,6 @@
 #include "runtime/agents/reset_time.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <regex>
 #include <string>
@@ -133,15 +134,96 @@ std::optional<millis> try_again_in(const std::string& text, millis observed_at) 
   return observed_at + static_cast<millis>(std::llround(total));
 }
 
+// Days since 1970-01-01 of a proleptic Gregorian date.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+int month_number(std::string name) {
+  static const char* names[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                "jul", "aug", "sep", "oct", "nov", "dec"};
+  for (char& c : name)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (int i = 0; i < 12; ++i)
+    if (name.rfind(names[i], 0) == 0)
+      return i + 1;
+  return 0;
+}
+
+// "try again at 6:33 PM", "try again at Dec 4th, 2026 6:33 PM",
+// "resets 6:06pm (UTC)", "resets 7pm": a local clock time.
+std::optional<millis> local_clock_time(const std::string& text, millis observed_at,
+                                       int32_t utc_offset_s) {
+  static const std::regex re(
+    R"((?:try again at|resets?(?: at)?)\s+)"
+    R"((?:([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:,|\s+at)?\s+)?)"
+    R"((\d{1,2})(?::(\d{2}))?\s*([ap])?\.?\s*(m\b\.?)?)"
+    R"((?:\s*\(([^)]{1,40})\))?)",
+    flags);
+  std::smatch m;
+  if (!std::regex_search(text, m, re))
+    return std::nullopt;
+  bool has_minutes = m[5].matched;
+  bool has_meridiem = m[6].matched && m[7].matched;
+  if (!has_minutes && !has_meridiem)
+    return std::nullopt; // a bare number is not a clock time
+  int hour = std::stoi(m[4].str());
+  int minute = has_minutes ? std::stoi(m[5].str()) : 0;
+  if (minute > 59)
+    return std::nullopt;
+  if (has_meridiem) {
+    if (hour < 1 || hour > 12)
+      return std::nullopt;
+    bool pm = std::tolower(static_cast<unsigned char>(m[6].str()[0])) == 'p';
+    hour = hour % 12 + (pm ? 12 : 0);
+  } else if (hour > 23) {
+    return std::nullopt;
+  }
+  int64_t offset_ms = static_cast<int64_t>(utc_offset_s) * 1000;
+  if (m[8].matched) {
+    std::string zone = m[8].str();
+    for (char& c : zone)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (zone == "UTC" || zone == "GMT" || zone == "Z")
+      offset_ms = 0;
+  }
+  constexpr int64_t day_ms = 86'400'000;
+  int64_t clock_ms = (static_cast<int64_t>(hour) * 60 + minute) * 60'000;
+  if (m[1].matched) {
+    int month = month_number(m[1].str());
+    int day = std::stoi(m[2].str());
+    if (month == 0 || day < 1 || day > 31)
+      return std::nullopt;
+    int64_t days = days_from_civil(std::stoi(m[3].str()), static_cast<unsigned>(month),
+                                   static_cast<unsigned>(day));
+    return days * day_ms + clock_ms - offset_ms;
+  }
+  // The next such time of day after observed_at, in local time.
+  int64_t local_now = observed_at + offset_ms;
+  int64_t local_day = local_now >= 0 ? local_now / day_ms : (local_now - day_ms + 1) / day_ms;
+  int64_t candidate = local_day * day_ms + clock_ms;
+  if (candidate <= local_now)
+    candidate += day_ms;
+  return candidate - offset_ms;
+}
+
 } // namespace
 
-std::optional<millis> extract_reset_at(std::string_view text, millis observed_at) {
+std::optional<millis> extract_reset_at(std::string_view text, millis observed_at,
+                                       int32_t utc_offset_s) {
   std::string scan(text.substr(0, max_scan));
   if (auto t = absolute_json_field(scan))
     return t;
   if (auto t = claude_limit_pipe(scan))
     return t;
   if (auto t = iso_after_reset_words(scan))
+    return t;
+  if (auto t = local_clock_time(scan, observed_at, utc_offset_s))
     return t;
   if (auto t = single_relative(scan, observed_at))
     return t;

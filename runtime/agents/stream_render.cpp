@@ -296,6 +296,19 @@ static rendered_lines render_claude_event(std::string_view line, const json* eve
                       + std::string(str(*event, "model")));
   } else if (type == "system" && subtype.substr(0, 5) == "error") {
     r.lines.push_back("system error: " + error_message(*event));
+  } else if (type == "system" && subtype == "api_retry") {
+    auto attempt = integer(*event, "attempt");
+    auto max = integer(*event, "max_retries");
+    auto status = integer(*event, "error_status");
+    auto delay = integer(*event, "retry_delay_ms");
+    std::string line_out = "api retry " + (attempt ? std::to_string(*attempt) : std::string("?"))
+                           + "/" + (max ? std::to_string(*max) : std::string("?")) + ": "
+                           + std::string(str(*event, "error"));
+    if (status)
+      line_out += " (status " + std::to_string(*status) + ")";
+    if (delay)
+      line_out += ", next in " + std::to_string(*delay) + " ms";
+    r.lines.push_back(std::move(line_out));
   } else if (type == "assistant") {
     render_claude_message(*event, true, state, r);
   } else if (type == "user") {
@@ -357,8 +370,22 @@ static rendered_lines render_pi_event(std::string_view line, const json* event,
     r.lines.push_back("retry " + (attempt ? std::to_string(*attempt) : std::string("?")) + "/"
                       + (max ? std::to_string(*max) : std::string("?")) + ": "
                       + clip(str(*event, "errorMessage")));
-  } else if (type == "auto_compaction_start") {
-    r.lines.push_back("compacting context");
+  } else if (type == "auto_retry_end") {
+    if (truthy(*event, "success"))
+      r.lines.push_back("retry succeeded");
+    else
+      r.lines.push_back("retries exhausted: " + clip(str(*event, "finalError")));
+  } else if (type == "compaction_start" || type == "auto_compaction_start") {
+    std::string_view reason = str(*event, "reason");
+    r.lines.push_back("compacting context" +
+                      (reason.empty() ? std::string() : " (" + std::string(reason) + ")"));
+  } else if (type == "compaction_end" || type == "auto_compaction_end") {
+    if (truthy(*event, "aborted"))
+      r.lines.push_back("compaction aborted");
+    else if (const json* result = member(*event, "result"); result && result->is_object())
+      r.lines.push_back("context compacted");
+    else
+      r.lines.push_back("compaction failed: " + clip(str(*event, "errorMessage")));
   }
   return r;
 }

@@ -79,12 +79,35 @@ std::optional<terminal_diagnostic> claude_event(const json& event, std::string_v
   } else if (type == "system") {
     if (subtype.substr(0, 5) == "error")
       return terminal_diagnostic{"claude:system", std::string(line)};
+    if (subtype == "api_retry") {
+      nlohmann::ordered_json out;
+      for (const char* key : {"subtype", "attempt", "max_retries", "error_status", "error"})
+        if (const json* v = member(event, key))
+          out[key] = *v;
+      return terminal_diagnostic{
+        "claude:api_retry",
+        out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
+    }
+  } else if (type == "assistant") {
+    std::string_view err = str(event, "error");
+    if (!err.empty()) {
+      std::string text;
+      if (const json* message = member(event, "message"))
+        if (const json* content = member(*message, "content"); content && content->is_array())
+          for (const auto& block : *content)
+            if (str(block, "type") == "text")
+              text = std::string(str(block, "text"));
+      return terminal_diagnostic{"claude:assistant", std::string(err) + ": " + text};
+    }
   }
   return std::nullopt;
 }
 
 std::optional<terminal_diagnostic> pi_event(const json& event) {
   std::string_view type = str(event, "type");
+  if (type == "auto_retry_end" && !agent_json::truthy(event, "success"))
+    return terminal_diagnostic{"pi:auto_retry_end",
+                               "retries exhausted: " + std::string(str(event, "finalError"))};
   if (type != "message_end")
     return std::nullopt;
   const json* message = member(event, "message");

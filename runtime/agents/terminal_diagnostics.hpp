@@ -10,13 +10,22 @@
 //                          is_error, api_error_status, error, result) so
 //                          metrics such as duration_ms cannot match a pattern
 //   claude:system          a `system` event with subtype error*
+//   claude:api_retry       a `system/api_retry` event (the CLI retries a
+//                          request), kept as its typed fields
+//   claude:assistant       the CLI's synthetic assistant message about a
+//                          failed request: "<error>: <text>"
 //   agy:event              agy JSON events of type error/fatal/... or severity error
 //   agy:stdout             agy plain lines starting with error/fatal/...
 //   pi:message_end         a pi assistant message that stopped with an error
+//   pi:auto_retry_end      pi gave up retrying ("retries exhausted: <error>")
+//   codex:rollout          the rollout's final task_complete error as JSON
+//                          {code, message} (read from the file at the end)
 //   agy-cli.log            agy CLI log lines matching a failure class (quota
 //                          lines only when they truly mean quota)
 //   dispatcher:review-control  a codex review that started a collaboration tool
-// diagnostic_log keeps the newest 50 for classification. Pure functions and
+// Diagnostics explain a failure; whether there was one is decided by the
+// CLI's typed end first (cli_outcome.hpp). diagnostic_log keeps the newest
+// 50 for classification. Pure functions and
 // a plain container: no I/O except read_file_tail, never throw, not shared
 // between threads.
 

@@ -7,6 +7,7 @@
 #include "runtime/agents/native_sessions.hpp"
 #include "runtime/attempt/pi_watch.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/policy/time_zone.hpp"
 #include "runtime/worklog/work_log.hpp"
 
 namespace ad::runtime {
@@ -18,14 +19,32 @@ std::string task_group(std::string_view task) {
   return std::string{slash == std::string_view::npos ? task : task.substr(0, slash)};
 }
 
-// The agent's home folder: a HOME= environment addition for the child wins
-// over the dispatcher's own HOME (the native sessions are written there).
-std::filesystem::path home_dir(const std::vector<std::string>& env_additions) {
+// A variable of the agent's environment: a NAME= addition for the child
+// wins over the dispatcher's own value; "" when neither is set.
+std::string agent_env(const std::vector<std::string>& env_additions, std::string_view name) {
+  std::string prefix = std::string(name) + "=";
   for (auto it = env_additions.rbegin(); it != env_additions.rend(); ++it)
-    if (it->rfind("HOME=", 0) == 0)
-      return std::filesystem::path{it->substr(5)};
-  const char* home = std::getenv("HOME");
-  return home != nullptr ? std::filesystem::path{home} : std::filesystem::path{};
+    if (it->rfind(prefix, 0) == 0)
+      return it->substr(prefix.size());
+  const char* value = std::getenv(std::string(name).c_str());
+  return value != nullptr ? std::string{value} : std::string{};
+}
+
+// The agent's UTC offset now: its TZ (a zone name, ":name" or unset for the
+// system's /etc/localtime); 0 when the zone cannot be read.
+int32_t agent_utc_offset(const std::vector<std::string>& env_additions, millis now) {
+  std::string tz = agent_env(env_additions, "TZ");
+  if (!tz.empty() && tz.front() == ':')
+    tz.erase(0, 1);
+  if (!tz.empty()) {
+    auto zone = load_time_zone(tz);
+    return zone ? zone->utc_offset_s(now) : 0;
+  }
+  auto bytes = read_file("/etc/localtime");
+  if (!bytes)
+    return 0;
+  auto zone = parse_tzif(*bytes, "localtime");
+  return zone ? zone->utc_offset_s(now) : 0;
 }
 
 } // namespace
@@ -75,8 +94,9 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
       return compiled.error();
     run->patterns_ = std::move(*compiled);
   }
-  run->output_.emplace(launch.kind, setup.role == "review" ? review_guard::codex_review
-                                                           : review_guard::off);
+  run->output_.emplace(launch.kind,
+                       setup.role == "review" ? review_guard::codex_review : review_guard::off,
+                       setup.progress, &run->patterns_);
 
   auto open_file = [&](const char* name, line_file& out) -> status {
     auto f = line_file::create(run->attempt_dir_ / name);
@@ -113,16 +133,26 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
     loc.review_path = launch.review_path.string();
   if (!launch.session_id.empty())
     loc.session_id = launch.session_id;
-  run->home_ = home_dir(setup.env_additions);
+  run->home_ = agent_env(setup.env_additions, "HOME");
+  std::string codex_home = agent_env(setup.env_additions, "CODEX_HOME");
+  run->codex_home_ = codex_home.empty() ? run->home_ / ".codex" : std::filesystem::path{codex_home};
+  run->claude_projects_ =
+    claude_projects_root(run->home_, agent_env(setup.env_additions, "CLAUDE_CONFIG_DIR"));
+  if (!launch.caps.version.empty())
+    loc.cli_version = launch.caps.version;
   if (launch.kind == adapter_kind::claude)
     loc.native_session_path =
-      claude_session_path(run->home_, setup.workspace, launch.session_id).string();
+      claude_session_path(run->claude_projects_, setup.workspace, launch.session_id).string();
   if (launch.kind == adapter_kind::agy)
     run->agy_before_ = list_files(agy_conversations_dir(run->home_), ".db");
   if (launch.kind == adapter_kind::pi && !launch.native_session_file.empty()) {
     loc.native_session_path = launch.native_session_file.string();
-    loc.resumed_from_locator = std::nullopt;
+    if (!setup.resumed_from_locator.empty())
+      loc.resumed_from_locator = setup.resumed_from_locator;
   }
+  // A pi that names its session file itself: the id comes from its stream.
+  if (launch.kind == adapter_kind::pi && !pi_takes_session_id(launch))
+    loc.session_id = std::nullopt;
   loc.stream_log = run->stream_.path().string();
   loc.normalized_output_log = run->normalized_.path().string();
   loc.heartbeat_log = run->heartbeat_.path().string();
@@ -179,7 +209,7 @@ void attempt_run::on_started(int pid, std::string start_token) {
 }
 
 line_outcome attempt_run::on_line(output_channel channel, std::string_view text, bool truncated,
-                                  uint64_t dropped_bytes) {
+                                  uint64_t dropped_bytes, std::optional<int64_t> at) {
   line_outcome out;
   std::string line = channel == output_channel::out ? "[stdout] " : "[stderr] ";
   line.append(text);
@@ -187,17 +217,18 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
     line += " [line cut: " + std::to_string(dropped_bytes) + " bytes dropped]";
   (void)stream_.append_line(line);
 
-  auto step = output_->feed(channel, text);
+  auto step = output_->feed(channel, text, at.value_or(clock_->now()));
   for (auto& shown : step.rendered)
     if (!shown.empty())
       (void)normalized_.append_line(shown);
   out.review_control_tool = std::move(step.collaboration_tool);
+  out.no_progress = std::move(step.no_progress);
 
   if (step.discovered_session_id && locator_.session_id != step.discovered_session_id) {
     locator_.session_id = *step.discovered_session_id;
     if (kind() == adapter_kind::claude)
       locator_.native_session_path =
-        claude_session_path(home_, setup_.workspace, *locator_.session_id).string();
+        claude_session_path(claude_projects_, setup_.workspace, *locator_.session_id).string();
     resolve_native_session();
     write_locator();
     out.session_discovered = true;
@@ -222,13 +253,26 @@ void attempt_run::resolve_native_session() {
   const std::string id = locator_.session_id.value_or("");
   switch (kind()) {
     case adapter_kind::pi:
-      if (!path && !id.empty())
-        if (auto found = find_pi_session(list_files(pi_session_folder(), ".jsonl"), id))
+      if (!path) {
+        auto files = list_files(pi_session_folder(), ".jsonl");
+        auto found = id.empty() ? newest_jsonl(files) : find_pi_session(files, id);
+        if (found)
           path = found->string();
+      }
+      break;
+    case adapter_kind::claude:
+      // The expected path may not exist: a long workspace path gets a cut
+      // folder name with a hash.
+      if (!id.empty()) {
+        std::error_code ec;
+        if (!path || !std::filesystem::exists(*path, ec))
+          if (auto found = find_claude_session(claude_projects_, setup_.workspace, id))
+            path = found->string();
+      }
       break;
     case adapter_kind::codex:
       if (!path && !id.empty())
-        for (const auto& day : codex_day_dirs(home_, locator_.started_at, clock_->now()))
+        for (const auto& day : codex_day_dirs(codex_home_, locator_.started_at, clock_->now()))
           if (auto found = find_codex_rollout(list_files(day, ".jsonl"), id)) {
             path = found->string();
             break;
@@ -339,11 +383,29 @@ failure_verdict attempt_run::fail_before_start(std::string failure_class,
   return v;
 }
 
+void attempt_run::read_codex_rollout() {
+  resolve_native_session();
+  if (!locator_.native_session_path)
+    return;
+  auto text = read_file_tail(*locator_.native_session_path, 256 * 1024);
+  if (!text)
+    return;
+  auto err = last_codex_rollout_error(*text);
+  if (!err)
+    return;
+  terminal_diagnostic d{"codex:rollout", dump_json(json{{"code", err->code},
+                                                         {"message", err->message}})};
+  output_->add_diagnostic(d);
+  file_diagnostics_.push_back(std::move(d));
+}
+
 failure_verdict attempt_run::finish(const attempt_end& end) {
   if (kind() == adapter_kind::agy && locator_.cli_log) {
     if (auto text = read_file_tail(*locator_.cli_log, 256 * 1024))
       file_diagnostics_ = output_->add_agy_cli_log(*text, patterns_);
   }
+  if (kind() == adapter_kind::codex && output_->outcome().end == cli_end::failed)
+    read_codex_rollout();
   // Aggregate-initialized on purpose (see attempt_end).
   failure_inputs in{
     .launch = end.launch,
@@ -352,18 +414,22 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
                                                        : agent_exit_status::how::exited,
                          end.exit_code, end.exit_signal},
     .stop = end.stop,
+    .no_progress = output_->no_progress().value_or(no_progress_stop{}),
     .review_control_tool = output_->review_violation(),
+    .kind = kind(),
+    .outcome = output_->outcome(),
     .diagnostics_newest_first = output_->diagnostics().newest_first(),
     .observed_at = clock_->now(),
+    .utc_offset_s = agent_utc_offset(setup_.env_additions, clock_->now()),
   };
   auto v = classify_attempt(in, patterns_);
   classified_ = true;
   classification_inputs_ = in;
   classification_ = v;
   resolve_native_session();
-  if (kind() == adapter_kind::pi && locator_.native_session_path &&
-      (pi_phase_.empty() || pi_phase_reason_ == "native-session-file-missing")) {
-    // The watcher never saw the file (a short attempt): one final reading.
+  if (kind() == adapter_kind::pi && locator_.native_session_path) {
+    // The watcher's last reading may be a poll old: the final phase is read
+    // again at the end.
     auto reading = read_pi_target(*locator_.native_session_path, {}, {});
     on_pi_phase(reading.file.string(), std::string{to_string(reading.state.phase)},
                 reading.state.reason, reading.state.pending_tool_call_ids);
@@ -412,6 +478,11 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
     locator_.termination_signal_inferred = v.termination_signal_inferred;
     locator_.termination_initiator =
       end.stop != dispatcher_stop::none || output_->review_violation() ? "dispatcher" : "unknown";
+  }
+  if (output_->outcome().recovered_errors > 0)
+    locator_.extra["cli_recovered_errors"] = output_->outcome().recovered_errors;
+  if (output_->outcome().end != cli_end::unknown) {
+    locator_.extra["cli_end"] = std::string{to_string(output_->outcome().end)};
   }
   finish_line(v);
   write_locator();

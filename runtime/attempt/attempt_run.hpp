@@ -59,6 +59,8 @@ struct attempt_setup {
   int64_t stage_budget = 0;
   std::string retry_handoff_id;
   std::vector<failure_pattern> failure_patterns; // empty: the default table
+  no_progress_settings progress;  // the adapter's no-progress rule (progress_watch.hpp)
+  std::string resumed_from_locator; // pi native resume: the attempt it continues
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
 };
@@ -67,6 +69,7 @@ struct attempt_setup {
 struct line_outcome {
   bool session_discovered = false; // the locator was rewritten with it
   std::optional<std::string> review_control_tool; // terminate the agent
+  std::optional<no_progress_stop> no_progress;    // terminate the agent
 };
 
 // What the attempt knows at the end.
@@ -110,9 +113,10 @@ public:
   void on_started(int pid, std::string start_token);
 
   // One output line: stream.log, normalized output, diagnostics, session
-  // discovery, review control.
+  // discovery, review control, the no-progress rule (measured with `at`,
+  // the ms the line arrived; unset: clk's time now).
   line_outcome on_line(output_channel channel, std::string_view text, bool truncated,
-                       uint64_t dropped_bytes);
+                       uint64_t dropped_bytes, std::optional<int64_t> at = std::nullopt);
 
   // A pi phase reading (recorded in the locator at the next write).
   void on_pi_phase(std::string session_file, std::string phase, std::string reason,
@@ -182,9 +186,14 @@ private:
   // folder, the newest agy conversation changed since the attempt opened.
   // Looked up at session discovery, at every heartbeat and at the end, so
   // even an attempt that ends before the pi watcher's first reading records
-  // its session. home_ is the agent's HOME (an env addition wins over ours).
+  // its session. The folders follow the agent's environment (an env
+  // addition wins over ours): HOME, CODEX_HOME, CLAUDE_CONFIG_DIR.
   void resolve_native_session();
+  // codex: the rollout's final typed error, as the diagnostic codex:rollout.
+  void read_codex_rollout();
   std::filesystem::path home_;
+  std::filesystem::path codex_home_;
+  std::filesystem::path claude_projects_;
   std::vector<file_entry> agy_before_;
   std::string pi_phase_;
   std::string pi_phase_reason_;

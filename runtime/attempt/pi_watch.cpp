@@ -9,8 +9,12 @@ pi_session_reading read_pi_target(const std::filesystem::path& known_file,
                                   std::string_view session_id) {
   pi_session_reading out;
   out.file = known_file;
-  if (out.file.empty() && !session_dir.empty() && !session_id.empty()) {
-    if (auto found = find_pi_session(list_files(session_dir, ".jsonl"), session_id))
+  if (out.file.empty() && !session_dir.empty()) {
+    // A pi that names its session file itself: the attempt's own session
+    // folder holds only that file.
+    auto files = list_files(session_dir, ".jsonl");
+    auto found = session_id.empty() ? newest_jsonl(files) : find_pi_session(files, session_id);
+    if (found)
       out.file = *found;
   }
   if (out.file.empty()) {

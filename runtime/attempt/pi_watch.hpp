@@ -1,7 +1,8 @@
 #pragma once
 // One observation of a pi session for the pi session watcher: resolves the
-// session file (a known file, or the *.jsonl in the session folder whose
-// name holds the session id, once pi has created it) and reads its phase
+// session file (a known file; else, once pi has created it, the *.jsonl in
+// the session folder whose name holds the session id, or without an id the
+// newest *.jsonl there: the public pi names the file itself) and reads its phase
 // from the end with read_pi_session_state. Reads the file system only; no
 // state between calls. Never throws: a missing folder or file reads as
 // starting with reason native-session-file-missing.

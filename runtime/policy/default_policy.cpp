@@ -45,6 +45,7 @@ constexpr std::string_view default_policy_text = R"json({
   "backoff": {"initial_s": 2, "coefficient": 2, "max_s": 30},
   "timeouts": {"heartbeat_s": 30, "silence_inspection_s": 180, "stall_limit_s": 0,
                "reset_wait_max_s": 3600, "quota_cooldown_s": 1800},
+  "no_progress": {"network_wait_s": 180, "retrying_s": 120, "cli_max_retries": 3},
   "tactical_patterns": [
     {"id": "file-already-exists",
      "regexes": ["file already exists", "\\bFileExistsError\\b", "\\bEEXIST\\b",

@@ -39,6 +39,8 @@ struct policy_target {
   bool native_resume = false;      // pi: continue the same native session
   std::vector<std::string> argv;   // command adapter: argument template
   std::vector<std::string> quota_probe; // optional probe argv ({adapter}, {model}, {target})
+  std::string provider;            // pi: --provider ("" = iop, the original setup's)
+  std::map<std::string, std::string> env; // set in the agent's environment
 };
 
 // Local time-of-day window; end < start wraps past midnight. Days empty = every day.
@@ -80,6 +82,15 @@ struct policy_timeouts {
   double quota_cooldown_s = 1800; // shared cool-down when no reset time is known
 };
 
+// The adapters' rule for an agent that makes no progress while it keeps
+// printing (runtime/agents/progress_watch.hpp), and the CLI's own retry
+// count while another candidate could take over.
+struct policy_no_progress {
+  double network_wait_s = 180; // codex waiting for network this long ends the attempt (0 = never)
+  double retrying_s = 120;     // a CLI retrying one error this long, with a failover candidate
+  int cli_max_retries = 3;     // claude CLAUDE_CODE_MAX_RETRIES with a failover candidate (0 = the CLI's own)
+};
+
 struct tactical_pattern {
   std::string id;
   std::vector<std::string> regexes;
@@ -107,6 +118,7 @@ struct policy {
   policy_budgets budgets;
   policy_backoff backoff;
   policy_timeouts timeouts;
+  policy_no_progress no_progress;
   std::vector<failure_pattern> failure_patterns;
   std::vector<tactical_pattern> tactical_patterns;
   policy_prompts prompts;

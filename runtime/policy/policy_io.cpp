@@ -27,6 +27,10 @@ json policy_to_json(const policy& p) {
       j["argv"] = t.argv;
     if (!t.quota_probe.empty())
       j["quota_probe"] = t.quota_probe;
+    if (!t.provider.empty())
+      j["provider"] = t.provider;
+    if (!t.env.empty())
+      j["env"] = t.env;
     targets.push_back(std::move(j));
   }
   json rules = json::array();
@@ -82,6 +86,10 @@ json policy_to_json(const policy& p) {
       {"stall_limit_s", p.timeouts.stall_limit_s},
       {"reset_wait_max_s", p.timeouts.reset_wait_max_s},
       {"quota_cooldown_s", p.timeouts.quota_cooldown_s}}},
+    {"no_progress",
+     {{"network_wait_s", p.no_progress.network_wait_s},
+      {"retrying_s", p.no_progress.retrying_s},
+      {"cli_max_retries", p.no_progress.cli_max_retries}}},
     {"failure_patterns", fps},
     {"tactical_patterns", tps},
     {"prompts",

@@ -182,7 +182,7 @@ bool parse_hhmm(const std::string& s, int& minutes) {
 void parse_target(checker& c, const json& v, const std::string& p, policy_target& t) {
   if (!c.object(v, p,
                 {"id", "adapter", "model", "execution_class", "selfcheck_required",
-                 "reasoning_effort", "native_resume", "argv", "quota_probe"},
+                 "reasoning_effort", "native_resume", "argv", "quota_probe", "provider", "env"},
                 {"id", "adapter", "model", "execution_class"}))
     return;
   c.string(v["id"], p + "/id", t.id);
@@ -218,6 +218,28 @@ void parse_target(checker& c, const json& v, const std::string& p, policy_target
   }
   if (v.contains("quota_probe"))
     c.strings(v["quota_probe"], p + "/quota_probe", t.quota_probe, false);
+  if (v.contains("provider")) {
+    if (c.string(v["provider"], p + "/provider", t.provider) && t.adapter != "pi")
+      c.fail(p + "/provider", "no provider (only pi takes --provider)", &v["provider"]);
+  }
+  if (v.contains("env")) {
+    const json& env = v["env"];
+    if (!env.is_object()) {
+      c.fail(p + "/env", "an object of environment variable names to string values", &env);
+    } else {
+      static const std::regex name_re(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
+      for (auto it = env.begin(); it != env.end(); ++it) {
+        std::string ptr = p + "/env/" + escape_pointer_token(it.key());
+        if (!std::regex_match(it.key(), name_re)) {
+          c.fail(ptr, "an environment variable name (letters, digits, _)", nullptr);
+          continue;
+        }
+        std::string value;
+        if (c.string(it.value(), ptr, value, true))
+          t.env[it.key()] = value;
+      }
+    }
+  }
 }
 
 void parse_window(checker& c, const json& v, const std::string& p, time_window& w) {
@@ -300,6 +322,18 @@ void parse_backoff(checker& c, const json& v, const std::string& p, policy_backo
     c.number(v["coefficient"], p + "/coefficient", b.coefficient, 1, "a number >= 1");
   if (v.contains("max_s"))
     c.number(v["max_s"], p + "/max_s", b.max_s, 0, "a number of seconds >= 0");
+}
+
+void parse_no_progress(checker& c, const json& v, const std::string& p, policy_no_progress& n) {
+  if (!c.object(v, p, {"network_wait_s", "retrying_s", "cli_max_retries"}, {}))
+    return;
+  if (v.contains("network_wait_s"))
+    c.number(v["network_wait_s"], p + "/network_wait_s", n.network_wait_s, 0,
+             "a number of seconds >= 0");
+  if (v.contains("retrying_s"))
+    c.number(v["retrying_s"], p + "/retrying_s", n.retrying_s, 0, "a number of seconds >= 0");
+  if (v.contains("cli_max_retries"))
+    c.integer(v["cli_max_retries"], p + "/cli_max_retries", n.cli_max_retries, 0, 100);
 }
 
 void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
@@ -388,7 +422,8 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   policy pol;
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
-                 "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"},
+                 "backoff", "timeouts", "no_progress", "failure_patterns", "tactical_patterns",
+                 "prompts"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
     return c.result();
@@ -434,6 +469,9 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   parse_budgets(c, doc["budgets"], "/budgets", pol.budgets);
   parse_backoff(c, doc["backoff"], "/backoff", pol.backoff);
   parse_timeouts(c, doc["timeouts"], "/timeouts", pol.timeouts);
+  // Optional: documents written before it (message traces) keep the defaults.
+  if (doc.contains("no_progress"))
+    parse_no_progress(c, doc["no_progress"], "/no_progress", pol.no_progress);
   const json& fps = doc["failure_patterns"];
   if (!fps.is_array()) {
     c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);

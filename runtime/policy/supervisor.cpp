@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "runtime/agents/cli_outcome.hpp"
+#include "runtime/agents/failure_classifier.hpp"
 #include "runtime/core/hash.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -46,6 +48,13 @@ public:
     const std::string& fc = f_.failure_class;
     if (is_work_log_failure(fc))
       return block("work log failure blocks the task at once (" + fc + ")", 0);
+    if (fc == launch_refused_class) {
+      const policy_target* t = pol_.find_target(target_id_);
+      std::string cli = t != nullptr ? t->adapter : std::string("the agent CLI");
+      return block(cli + " refused to start (" + f_.evidence + "): "
+                     + launch_refusal_fix(cli, f_.evidence),
+                   0);
+    }
 
     analyse();
 
@@ -135,9 +144,8 @@ private:
   }
 
   void note_quota_exhausted() {
-    std::vector<std::string> lines{f_.evidence};
-    lines.insert(lines.end(), f_.diagnostics.rbegin(), f_.diagnostics.rend());
-    reset_at_ = extract_reset_time(lines, now_);
+    if (f_.reset_at && *f_.reset_at > now_)
+      reset_at_ = f_.reset_at;
     out_.cooldowns.mark_exhausted(target_id_, now_, reset_at_, pol_.timeouts.quota_cooldown_s,
                                   "provider-quota on " + f_.task);
     quota_.status_by_target[target_id_] = std::string(quota_exhausted_for_work_unit);

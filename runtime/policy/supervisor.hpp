@@ -6,8 +6,9 @@
 // block) plus the state changes that must be durable before the step is
 // taken (budget counts, decisions, quota marks, intervention context, block
 // record) and the tactical diagnostic events. It also owns the success reset,
-// the `--retry-blocked` clearing with its retry handoff, backoff, reset-time
-// extraction and prompt rendering. Everything is pure: no clock, no files
+// the `--retry-blocked` clearing with its retry handoff, backoff and prompt
+// rendering. A CLI that refused its command line (launch-refused) blocks at
+// once with the fix, like a work-log failure. Everything is pure: no clock, no files
 // (verify_context_package is the one effect, kept separate), no threads.
 // Errors: decide_after_failure never fails; every problem becomes a
 // block{reason, evidence} step. The JSON readers return invalid_argument.
@@ -39,10 +40,6 @@ bool is_promotable(std::string_view failure_class); // + provider-connection, st
 // 2, 2, 30 gives 2, 4, 8, 16, 30, 30 s.
 millis backoff_delay(const policy_backoff& b, int64_t n);
 
-// The first reset time or retry-after carried by the lines (forms of
-// runtime/agents/reset_time.hpp) that lies after now.
-std::optional<millis> extract_reset_time(const std::vector<std::string>& lines, millis now);
-
 // {name} placeholders replaced from vars; unknown ones stay as written.
 std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars);
 
@@ -71,6 +68,10 @@ struct failure_report {
   std::string raw_log;           // its stream.log
   std::string normalized_output; // its normalized-output.log
   std::string native_session_path;
+  // provider-quota: when the quota resets, as the attempt's classification
+  // found it (the CLI's typed value or its text read in the agent's time
+  // zone). Never read again from the evidence here.
+  std::optional<millis> reset_at;
 };
 json to_json(const failure_report& f);
 result<failure_report> failure_report_from_json(const json& j);

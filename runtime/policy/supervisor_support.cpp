@@ -29,13 +29,6 @@ millis backoff_delay(const policy_backoff& b, int64_t n) {
   return static_cast<millis>(std::llround(s * 1000));
 }
 
-std::optional<millis> extract_reset_time(const std::vector<std::string>& lines, millis now) {
-  for (const auto& l : lines)
-    if (auto t = extract_reset_at(l, now); t && *t > now)
-      return t;
-  return std::nullopt;
-}
-
 std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars) {
   std::string out;
   size_t i = 0;
@@ -84,7 +77,8 @@ json to_json(const failure_report& f) {
           {"locator", f.locator},
           {"raw_log", f.raw_log},
           {"normalized_output", f.normalized_output},
-          {"native_session_path", f.native_session_path}};
+          {"native_session_path", f.native_session_path},
+          {"reset_at", f.reset_at ? json(*f.reset_at) : json()}};
 }
 
 namespace {
@@ -136,6 +130,11 @@ result<failure_report> failure_report_from_json(const json& j) {
             read_str(j, "native_session_path", f.native_session_path, err);
   if (!ok)
     return status::invalid_argument("failure report: " + err);
+  if (j.contains("reset_at") && !j["reset_at"].is_null()) {
+    if (!j["reset_at"].is_number_integer())
+      return status::invalid_argument("failure report: reset_at is not an integer");
+    f.reset_at = j["reset_at"].get<millis>();
+  }
   return f;
 }
 

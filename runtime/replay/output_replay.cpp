@@ -21,12 +21,15 @@ json attempt_line_body(std::string_view identity, adapter_kind kind, std::string
 }
 
 json attempt_follow_body(std::string_view identity, const silence_settings& settings,
-                         int64_t at) {
+                         int64_t at, const no_progress_settings& progress) {
   return json{{"attempt", identity},
               {"at", at},
               {"heartbeat_ms", settings.heartbeat_ms},
               {"inspection_ms", settings.inspection_ms},
-              {"stall_limit_ms", settings.stall_limit_ms}};
+              {"stall_limit_ms", settings.stall_limit_ms},
+              {"progress", json{{"network_wait_ms", progress.network_wait_ms},
+                                {"retrying_ms", progress.retrying_ms},
+                                {"failover_available", progress.failover_available}}}};
 }
 
 json attempt_silence_body(std::string_view identity, int64_t at) {
@@ -52,6 +55,13 @@ json review_control_body(std::string_view identity, std::string_view tool) {
   return json{{"attempt", identity}, {"tool", tool}};
 }
 
+json no_progress_body(std::string_view identity, const no_progress_stop& stop) {
+  return json{{"attempt", identity},
+              {"class", stop.failure_class},
+              {"evidence", stop.evidence},
+              {"origin", stop.origin}};
+}
+
 json pi_phase_body(std::string_view identity, std::string_view session_file,
                    std::string_view phase, std::string_view reason,
                    const std::vector<std::string>& pending_tool_call_ids) {
@@ -73,13 +83,26 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
     if (body.contains("at"))
       if (auto clock = clocks_.find(identity); clock != clocks_.end())
         clock->second.on_output(json_member<int64_t>(body, "at"));
-    auto it = outputs_.try_emplace(identity, *kind, guard).first;
+    auto it = outputs_.find(identity);
+    if (it == outputs_.end()) {
+      auto rule = progress_.find(identity);
+      it = outputs_
+             .emplace(identity, attempt_output(*kind, guard,
+                                               rule == progress_.end() ? no_progress_settings{}
+                                                                       : rule->second,
+                                               table_))
+             .first;
+    }
     auto step = it->second.feed(channel == "out" ? output_channel::out : output_channel::err,
-                                json_member<std::string>(body, "text"));
+                                json_member<std::string>(body, "text"),
+                                body.value("at", int64_t{0}));
     std::vector<replayed_decision> out;
     if (step.collaboration_tool)
       out.push_back({std::string(trace_kinds::attempt_review_control),
                      review_control_body(identity, *step.collaboration_tool)});
+    if (step.no_progress)
+      out.push_back({std::string(trace_kinds::attempt_no_progress),
+                     no_progress_body(identity, *step.no_progress)});
     return out;
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string("attempt.line: ") + e.what());
@@ -92,6 +115,12 @@ result<std::vector<replayed_decision>> output_replay::follow(const json& body) {
                               json_member<int64_t>(body, "inspection_ms"),
                               json_member<int64_t>(body, "stall_limit_ms")};
     auto identity = json_member<std::string>(body, "attempt");
+    if (body.contains("progress")) {
+      const json& p = json_member<json>(body, "progress");
+      progress_[identity] = {json_member<int64_t>(p, "network_wait_ms"),
+                             json_member<int64_t>(p, "retrying_ms"),
+                             json_member<bool>(p, "failover_available")};
+    }
     clocks_.erase(identity);
     clocks_.emplace(identity, silence_clock(settings, json_member<int64_t>(body, "at")));
     return std::vector<replayed_decision>{};
@@ -130,6 +159,7 @@ failure_inputs output_replay::finish(const std::string& identity, failure_inputs
   // An attempt that printed nothing has no output yet: one without lines.
   clocks_.erase(identity);
   phases_.erase(identity);
+  progress_.erase(identity);
   auto node = outputs_.extract(identity);
   attempt_output output = node ? std::move(node.mapped())
                                : attempt_output(adapter_kind::codex, review_guard::off);
@@ -137,6 +167,12 @@ failure_inputs output_replay::finish(const std::string& identity, failure_inputs
     output.add_diagnostic(d);
   recorded.diagnostics_newest_first = output.diagnostics().newest_first();
   recorded.review_control_tool = output.review_violation();
+  if (node) {
+    recorded.kind = output.kind();
+    recorded.outcome = output.outcome();
+    if (output.no_progress())
+      recorded.no_progress = *output.no_progress();
+  }
   return recorded;
 }
 

@@ -35,6 +35,7 @@ namespace trace_kinds {
 inline constexpr std::string_view attempt_line = "attempt.line";   // one line of agent output
 inline constexpr std::string_view attempt_phase = "attempt.phase"; // a pi phase report
 inline constexpr std::string_view attempt_review_control = "attempt.review_control";
+inline constexpr std::string_view attempt_no_progress = "attempt.no_progress";
 inline constexpr std::string_view attempt_follow = "attempt.follow";   // the agent runs
 inline constexpr std::string_view attempt_silence = "attempt.silence"; // a silence timer fired
 inline constexpr std::string_view attempt_silence_due = "attempt.silence_due";
@@ -47,9 +48,9 @@ json attempt_line_body(std::string_view identity, adapter_kind kind, std::string
                        output_channel channel, std::string_view text, bool truncated,
                        uint64_t dropped_bytes, int64_t at);
 // The agent started and the attempt follows it from `at` with these
-// silence settings (attempt.follow).
+// silence settings and no-progress rule (attempt.follow).
 json attempt_follow_body(std::string_view identity, const silence_settings& settings,
-                         int64_t at);
+                         int64_t at, const no_progress_settings& progress = {});
 // A silence timer fired at `at` (attempt.silence), and what was due then
 // with the agent's tools `activity` (attempt.silence_due: a stall
 // terminates the agent; a running tool call defers the inspection).
@@ -60,15 +61,24 @@ json silence_due_body(std::string_view identity, tool_activity activity,
 // in phase "tool-running" (no report yet: idle).
 tool_activity tool_activity_of_pi_phase(std::string_view phase);
 json review_control_body(std::string_view identity, std::string_view tool);
+// A line at which the agent had made no progress too long: it is stopped
+// and classified with the stop's class (attempt.no_progress).
+json no_progress_body(std::string_view identity, const no_progress_stop& stop);
 json pi_phase_body(std::string_view identity, std::string_view session_file,
                    std::string_view phase, std::string_view reason,
                    const std::vector<std::string>& pending_tool_call_ids);
 
 class output_replay {
 public:
+  // table: the replayed policy's failure patterns (the no-progress rule
+  // classes a retried error with them); null: the default table. Must
+  // outlive the replay.
+  explicit output_replay(const compiled_failure_patterns* table = nullptr) : table_(table) {}
+
   // attempt.line: feeds the line to its attempt's output (created at the
   // attempt's first line); the decision attempt.review_control when the
-  // line starts a collaboration tool in a codex review.
+  // line starts a collaboration tool in a codex review, attempt.no_progress
+  // when it crosses the no-progress rule.
   result<std::vector<replayed_decision>> line(const json& body);
 
   // attempt.follow: the attempt's silence clock starts.
@@ -81,14 +91,17 @@ public:
 
   // The classification inputs of `identity` rebuilt from its recorded
   // lines: `recorded` with the collected diagnostics, then file_diagnostics
-  // (read from files after the last line, in that order), and the review
-  // violation. Forgets the attempt.
+  // (read from files after the last line, in that order), the review
+  // violation, the CLI's typed end and the no-progress stop. Forgets the
+  // attempt.
   failure_inputs finish(const std::string& identity, failure_inputs recorded,
                         const std::vector<terminal_diagnostic>& file_diagnostics);
 
   std::size_t open_attempts() const noexcept { return outputs_.size(); }
 
 private:
+  const compiled_failure_patterns* table_;
+  std::map<std::string, no_progress_settings> progress_;
   std::map<std::string, attempt_output> outputs_;
   std::map<std::string, silence_clock> clocks_;
   std::map<std::string, std::string> phases_;

@@ -1,14 +1,9 @@
 #include "runtime/run/admission_quota.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "runtime/policy/selection.hpp"
-#include "runtime/process/spawn.hpp"
+#include "runtime/process/run_captured.hpp"
 
 namespace ad::runtime {
 
@@ -86,62 +81,11 @@ result<std::vector<planned_probe>> probe_plan_from_json(const json& j) {
 }
 
 quota_probe_runner::output process_probe_runner::run(const std::vector<std::string>& argv) {
-  output out;
-  spawn_request req;
-  req.argv = argv;
-  req.cwd = cwd_;
-  auto spawned = spawn_child(req);
-  if (std::holds_alternative<launch_failure>(spawned)) {
-    out.exit_code = 127;
-    return out;
-  }
-  auto child = std::get<spawned_child>(spawned);
-  auto deadline = std::chrono::steady_clock::now() + timeout_;
-  pollfd fds[2] = {{child.stdout_fd, POLLIN, 0}, {child.stderr_fd, POLLIN, 0}};
-  int open_fds = 2;
-  bool timed_out = false;
-  char buf[4096];
-  constexpr size_t cap = 1 << 20;
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    int n = ::poll(fds, 2, static_cast<int>(left.count()));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0)
-        continue;
-      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        if (i == 0 && out.stdout_text.size() < cap)
-          out.stdout_text.append(buf, static_cast<size_t>(got));
-      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  if (timed_out)
-    ::kill(-child.pid, SIGKILL);
-  for (auto& p : fds)
-    if (p.fd >= 0)
-      ::close(p.fd);
-  int status = 0;
-  // The pipes closed: the probe is ending; a timed-out one was just killed.
-  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out)
-    out.exit_code = 124;
-  else
-    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return out;
+  capture_options options;
+  options.cwd = cwd_;
+  options.timeout = timeout_;
+  auto run = run_captured(argv, options);
+  return {run.exit_code, std::move(run.stdout_text)};
 }
 
 } // namespace ad::runtime

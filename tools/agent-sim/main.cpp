@@ -3,6 +3,7 @@
 // runs one of the simulator's own modes (check-registry, validate-scenario,
 // demo-scenario, --help).
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -17,8 +18,46 @@
 namespace ad::agent_sim {
 namespace {
 
+// What the real CLI prints for `--version` (the versions the captures in
+// tests/fixtures/realcli come from).
+std::string version_text(persona as) {
+  switch (as) {
+    case persona::codex: return "codex-cli 0.171.0";
+    case persona::claude: return "2.1.332 (Claude Code)";
+    case persona::pi: return "0.73.1";
+    case persona::agy: return "agy 0.0.0-agent-sim";
+    case persona::command: break;
+  }
+  return "agent-sim";
+}
+
+// The options `--help` lists, as far as an adapter reads them: pi lists
+// --approve and --session-id only as the original dispatcher's build
+// (AGENT_SIM_PI_FLAVOR=dispatcher).
+std::string help_of(persona as) {
+  std::string out = "Usage: " + std::string(to_string(as)) + " [options] [prompt]\n\nOptions:\n";
+  if (as == persona::pi) {
+    const char* flavor = std::getenv("AGENT_SIM_PI_FLAVOR");
+    bool dispatcher = flavor != nullptr && std::string_view(flavor) == "dispatcher";
+    out += "  --provider <name>\n  --model <id>\n  --thinking <level>\n  --mode <mode>\n"
+           "  --print, -p\n  --session <path>\n  --session-dir <dir>\n";
+    if (dispatcher)
+      out += "  --approve\n  --session-id <uuid>\n";
+  }
+  out += "  --help, -h\n  --version, -v\n";
+  return out;
+}
+
 int impersonate(persona as, std::vector<std::string> argv, std::size_t skip) {
   std::vector<std::string> args(argv.begin() + static_cast<long>(skip), argv.end());
+  if (args.size() == 1 && (args[0] == "--version" || args[0] == "-v" || args[0] == "-V")) {
+    std::cout << version_text(as) << std::endl;
+    return 0;
+  }
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << help_of(as);
+    return 0;
+  }
   auto inv = parse_invocation(as, args);
   if (!inv) {
     std::cerr << "agent-sim: " << inv.error().message() << std::endl;

@@ -1,6 +1,7 @@
 #include "tools/cli/run_loop.hpp"
 
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "actors/state/spawn.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/types.hpp"
+#include "runtime/agents/cli_probe.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
@@ -103,6 +105,27 @@ int run_loop(const run_loop_options& opt) {
     trace = *opened;
   }
 
+  // What each agent CLI the policy names accepts, learned once per binary
+  // before any attempt (docs/agents.md).
+  std::map<std::string, runtime::cli_capabilities> cli_caps;
+  {
+    runtime::cli_probe_cache probes;
+    for (const auto& t : pol->value.targets) {
+      auto kind = runtime::parse_adapter_kind(t.adapter);
+      if (!kind.is_ok() || cli_caps.contains(t.adapter) || *kind == runtime::adapter_kind::agy
+          || *kind == runtime::adapter_kind::command)
+        continue;
+      const auto& probe = probes.get(*kind, runtime::cli_executable_name(*kind));
+      if (!probe.found)
+        continue;
+      for (const auto& problem : probe.problems)
+        spdlog::warn("run: {}: {}", t.adapter, problem);
+      spdlog::info("run: {} is {} ({})", t.adapter, probe.resolved.string(),
+                   probe.caps.version.empty() ? "no version" : probe.caps.version);
+      cli_caps[t.adapter] = probe.caps;
+    }
+  }
+
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
   // Attempt and state actors block on fsync; with only two workers they
@@ -125,6 +148,7 @@ int run_loop(const run_loop_options& opt) {
   ctx->pol = pol->value;
   ctx->zone = *zone;
   ctx->clk = clk;
+  ctx->cli_caps = std::move(cli_caps);
   ctx->timing.heartbeat_ms = static_cast<int64_t>(pol->value.timeouts.heartbeat_s * 1000);
   ctx->timing.silence_inspection_ms =
     static_cast<int64_t>(pol->value.timeouts.silence_inspection_s * 1000);

@@ -44,21 +44,32 @@ TEST_F(agents_sim, argv_goldens_follow_spec_section_5) {
                                 "--print-timeout", "8h", "--model", "gemini-2.5-pro",
                                 "--dangerously-skip-permissions", "--log-file",
                                 (attempt_dir_ / "agy-cli.log").string()));
+  // The public pi: no --approve, no --session-id (docs/agents.md).
   auto pi = build_argv(spec_for(adapter_kind::pi));
   ASSERT_TRUE(pi);
   EXPECT_THAT(*pi, ElementsAre(sim_executable(adapter_kind::pi), "-p", "--mode", "json",
-                               "--approve", "--provider", "iop", "--model", "qwen3-coder",
-                               "--thinking", "high", "--session-id", session_uuid,
-                               "--session-dir", (attempt_dir_ / "pi-sessions").string(), prompt));
+                               "--provider", "iop", "--model", "qwen3-coder", "--thinking",
+                               "high", "--session-dir", (attempt_dir_ / "pi-sessions").string(),
+                               prompt));
   auto resumed_spec = spec_for(adapter_kind::pi);
   resumed_spec.native_session_file = tmp_.path() / "old/pi-sessions/s.jsonl";
   auto resumed = build_argv(resumed_spec);
   ASSERT_TRUE(resumed);
   EXPECT_THAT(*resumed,
-              ElementsAre(sim_executable(adapter_kind::pi), "-p", "--mode", "json", "--approve",
-                          "--provider", "iop", "--model", "qwen3-coder", "--thinking", "high",
-                          "--session", (tmp_.path() / "old/pi-sessions/s.jsonl").string(),
-                          "--session-dir", (tmp_.path() / "old/pi-sessions").string(), prompt));
+              ElementsAre(sim_executable(adapter_kind::pi), "-p", "--mode", "json", "--provider",
+                          "iop", "--model", "qwen3-coder", "--thinking", "high", "--session",
+                          (tmp_.path() / "old/pi-sessions/s.jsonl").string(), "--session-dir",
+                          (tmp_.path() / "old/pi-sessions").string(), prompt));
+  // A pi whose --help lists them (the original dispatcher's build).
+  auto original_spec = spec_for(adapter_kind::pi);
+  original_spec.caps = {true, "0.9.0", true, true};
+  auto original = build_argv(original_spec);
+  ASSERT_TRUE(original);
+  EXPECT_THAT(*original, ElementsAre(sim_executable(adapter_kind::pi), "-p", "--mode", "json",
+                                     "--approve", "--provider", "iop", "--model", "qwen3-coder",
+                                     "--thinking", "high", "--session-id", session_uuid,
+                                     "--session-dir", (attempt_dir_ / "pi-sessions").string(),
+                                     prompt));
   auto command = build_argv(spec_for(adapter_kind::command));
   ASSERT_TRUE(command);
   EXPECT_THAT(*command, ElementsAre(sim_executable(adapter_kind::command), "--as", "command",
@@ -123,7 +134,7 @@ TEST_F(agents_sim, codex_thread_id_is_discovered_and_names_its_rollout) {
   EXPECT_TRUE(is_uuid(thread)) << thread;
   EXPECT_EQ(seen->output.session_id(), thread);
   std::optional<fs::path> rollout;
-  for (const auto& day : codex_day_dirs(home_, observed_at(), observed_at()))
+  for (const auto& day : codex_day_dirs(home_ / ".codex", observed_at(), observed_at()))
     if (!rollout)
       rollout = find_codex_rollout(list_files(day, ".jsonl"), thread);
   ASSERT_TRUE(rollout.has_value()) << "no rollout for " << thread;
@@ -134,14 +145,17 @@ TEST_F(agents_sim, claude_session_id_is_the_one_given_and_names_its_project_file
   auto seen = attempt(spec_for(adapter_kind::claude), scenario("worker", R"([{"kind": "work"}])"));
   EXPECT_THAT(seen->discovered_ids, ElementsAre(session_uuid));
   EXPECT_EQ(seen->output.session_id(), session_uuid);
-  fs::path native = claude_session_path(home_, ws_, session_uuid);
+  fs::path native = claude_session_path(claude_projects_root(home_, ""), ws_, session_uuid);
   EXPECT_TRUE(fs::is_regular_file(native)) << native;
 }
 
 TEST_F(agents_sim, pi_session_is_discovered_and_its_file_reads_finishing_then_resumes) {
   auto seen = attempt(spec_for(adapter_kind::pi), scenario("worker", R"([{"kind": "work"}])"));
-  EXPECT_THAT(seen->discovered_ids, ElementsAre(session_uuid));
-  auto file = find_pi_session(list_files(pi_session_dir(attempt_dir_), ".jsonl"), session_uuid);
+  // pi names its session: the id of its `session` event names the file.
+  ASSERT_EQ(seen->discovered_ids.size(), 1u);
+  std::string id = seen->discovered_ids.front();
+  EXPECT_TRUE(is_uuid(id)) << id;
+  auto file = find_pi_session(list_files(pi_session_dir(attempt_dir_), ".jsonl"), id);
   ASSERT_TRUE(file.has_value());
   auto state = read_pi_session_state(*file);
   EXPECT_EQ(to_string(state.phase), "finishing") << state.reason;
@@ -153,7 +167,7 @@ TEST_F(agents_sim, pi_session_is_discovered_and_its_file_reads_finishing_then_re
   auto resumed = attempt(resumed_spec, scenario("worker", R"([{"kind": "events", "count": 1}])"));
   EXPECT_EQ(resumed->run.exit_code, 0);
   EXPECT_FALSE(resumed->verdict.failed());
-  EXPECT_THAT(resumed->discovered_ids, ElementsAre(session_uuid));
+  EXPECT_THAT(resumed->discovered_ids, ElementsAre(id));
   EXPECT_EQ(list_files(pi_session_dir(attempt_dir_), ".jsonl").size(), 1u);
   pi_read_stats stats;
   state = read_pi_session_state(*file, &stats);
@@ -164,7 +178,9 @@ TEST_F(agents_sim, pi_native_resume_prompt_names_no_task_and_continues_the_sessi
   auto first = attempt(spec_for(adapter_kind::pi),
                        scenario("worker", R"([{"kind": "events", "count": 1}])"));
   ASSERT_EQ(first->run.exit_code, 0);
-  auto file = find_pi_session(list_files(pi_session_dir(attempt_dir_), ".jsonl"), session_uuid);
+  ASSERT_EQ(first->discovered_ids.size(), 1u);
+  std::string id = first->discovered_ids.front();
+  auto file = find_pi_session(list_files(pi_session_dir(attempt_dir_), ".jsonl"), id);
   ASSERT_TRUE(file.has_value());
 
   // The policy's native_resume prompt: the task is only in the session.
@@ -176,7 +192,7 @@ TEST_F(agents_sim, pi_native_resume_prompt_names_no_task_and_continues_the_sessi
   EXPECT_EQ(resumed->run.exit_code, 0);
   EXPECT_FALSE(resumed->verdict.failed())
     << resumed->verdict.failure_class << ": " << resumed->verdict.evidence;
-  EXPECT_THAT(resumed->discovered_ids, ElementsAre(session_uuid));
+  EXPECT_THAT(resumed->discovered_ids, ElementsAre(id));
   auto records = registry_records();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1]["task"], task_name);
@@ -207,7 +223,7 @@ TEST_F(agents_sim, pi_hang_in_tool_call_reads_tool_running_with_the_pending_call
   ASSERT_TRUE(run.terminated_by_test);
   EXPECT_TRUE(run.signaled);
   EXPECT_EQ(run.signal, SIGTERM);
-  auto file = find_pi_session(list_files(pi_session_dir(attempt_dir_), ".jsonl"), session_uuid);
+  auto file = newest_jsonl(list_files(pi_session_dir(attempt_dir_), ".jsonl"));
   ASSERT_TRUE(file.has_value());
   auto state = read_pi_session_state(*file);
   EXPECT_EQ(to_string(state.phase), "tool-running") << state.reason;

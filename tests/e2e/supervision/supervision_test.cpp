@@ -6,6 +6,8 @@
 // durable state through `agent-dispatch status --json`, and locator files.
 #include <algorithm>
 #include <gtest/gtest.h>
+
+#include "runtime/agents/adapter.hpp"
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -142,14 +144,21 @@ TEST(supervision, context_limit_on_a_native_resume_pi_model_resumes_the_same_ses
   EXPECT_EQ(clis(workers), (std::vector<std::string>{"pi", "pi"}));
   EXPECT_EQ(value_after(workers[0].argv, "--model"), "laguna-s");
   EXPECT_EQ(value_after(workers[1].argv, "--model"), "laguna-s");
-  std::string session_id = value_after(workers[0].argv, "--session-id");
+  // The public pi names its session file in the folder it was given.
+  EXPECT_TRUE(value_after(workers[0].argv, "--session-id").empty());
   std::string session_dir = value_after(workers[0].argv, "--session-dir");
-  ASSERT_FALSE(session_id.empty());
+  ASSERT_FALSE(session_dir.empty());
   std::string resumed = value_after(workers[1].argv, "--session");
   ASSERT_FALSE(resumed.empty()) << "the second run must resume a native session";
   EXPECT_TRUE(value_after(workers[1].argv, "--session-id").empty());
   EXPECT_EQ(fs::path(resumed).parent_path(), fs::path(session_dir));
-  EXPECT_TRUE(has(fs::path(resumed).filename().string(), session_id)) << resumed;
+  // <stamp>_<session id>.jsonl, as pi names it (the attempt logs are gone
+  // once the task completes).
+  std::string name = fs::path(resumed).filename().string();
+  ASSERT_TRUE(name.ends_with(".jsonl")) << name;
+  auto underscore = name.rfind('_');
+  ASSERT_NE(underscore, std::string::npos) << name;
+  EXPECT_TRUE(runtime::is_uuid(name.substr(underscore + 1, name.size() - underscore - 7))) << name;
   EXPECT_FALSE(has(workers[1].prompt, "PLAN-local-G05.md"))
     << "a native resume continues the session, not the plan: " << workers[1].prompt;
   EXPECT_EQ(workers[1].exit_code, 0);

@@ -63,8 +63,22 @@ TEST(adapter_argv, agy_puts_prompt_right_after_print) {
                           "/state/runs/20261129T130000Z__auth__p2__worker__a01/agy-cli.log"));
 }
 
-TEST(adapter_argv, pi_new_session_uses_attempt_session_dir) {
+TEST(adapter_argv, public_pi_names_its_session_file_in_the_attempt_session_dir) {
+  // The public pi (0.73) has neither --approve nor --session-id.
   auto argv = build_argv(base(adapter_kind::pi));
+  ASSERT_TRUE(argv) << argv.error().to_string();
+  EXPECT_THAT(*argv,
+              ElementsAre("pi", "-p", "--mode", "json", "--provider", "iop", "--model", "m-1",
+                          "--thinking", "high", "--session-dir",
+                          "/state/runs/20261129T130000Z__auth__p2__worker__a01/pi-sessions",
+                          "Read /work/repo/agent-task/g/auth/PLAN.md and complete the task."));
+  EXPECT_FALSE(pi_takes_session_id(base(adapter_kind::pi)));
+}
+
+TEST(adapter_argv, a_pi_that_accepts_approve_and_session_id_gets_them) {
+  auto spec = base(adapter_kind::pi);
+  spec.caps = {true, "0.9.0-iop", true, true};
+  auto argv = build_argv(spec);
   ASSERT_TRUE(argv) << argv.error().to_string();
   EXPECT_THAT(*argv,
               ElementsAre("pi", "-p", "--mode", "json", "--approve", "--provider", "iop",
@@ -72,6 +86,17 @@ TEST(adapter_argv, pi_new_session_uses_attempt_session_dir) {
                           "--session-dir",
                           "/state/runs/20261129T130000Z__auth__p2__worker__a01/pi-sessions",
                           "Read /work/repo/agent-task/g/auth/PLAN.md and complete the task."));
+  EXPECT_TRUE(pi_takes_session_id(spec));
+}
+
+TEST(adapter_argv, pi_provider_and_thinking_come_from_the_target) {
+  auto spec = base(adapter_kind::pi);
+  spec.provider = "anthropic";
+  spec.effort = "low";
+  auto argv = build_argv(spec);
+  ASSERT_TRUE(argv) << argv.error().to_string();
+  EXPECT_THAT(*argv, ::testing::IsSupersetOf({"anthropic", "low"}));
+  EXPECT_THAT(*argv, ::testing::Not(::testing::Contains("iop")));
 }
 
 TEST(adapter_argv, pi_resume_names_the_session_file_and_its_folder) {
@@ -80,11 +105,16 @@ TEST(adapter_argv, pi_resume_names_the_session_file_and_its_folder) {
   auto argv = build_argv(spec);
   ASSERT_TRUE(argv) << argv.error().to_string();
   EXPECT_THAT(*argv,
-              ElementsAre("pi", "-p", "--mode", "json", "--approve", "--provider", "iop",
-                          "--model", "m-1", "--thinking", "high", "--session",
+              ElementsAre("pi", "-p", "--mode", "json", "--provider", "iop", "--model", "m-1",
+                          "--thinking", "high", "--session",
                           "/state/runs/old/pi-sessions/2026-11-29T12-00-00_abc.jsonl",
                           "--session-dir", "/state/runs/old/pi-sessions",
                           "Read /work/repo/agent-task/g/auth/PLAN.md and complete the task."));
+  spec.caps = {true, "0.9.0-iop", true, true};
+  argv = build_argv(spec);
+  ASSERT_TRUE(argv);
+  EXPECT_THAT(*argv, ::testing::Contains("--approve"));
+  EXPECT_THAT(*argv, ::testing::Not(::testing::Contains("--session-id")));
 }
 
 TEST(adapter_argv, executable_override_replaces_only_argv0) {
@@ -161,8 +191,9 @@ TEST(adapter_argv, missing_fields_are_named) {
   EXPECT_FALSE(build_argv(spec));
 
   spec = base(adapter_kind::pi);
+  spec.caps.pi_session_id = true;
   spec.session_id.clear();
-  EXPECT_FALSE(build_argv(spec));
+  EXPECT_FALSE(build_argv(spec)); // a pi that takes --session-id needs one
   spec.native_session_file = "/s/x.jsonl"; // resuming needs no new id
   EXPECT_TRUE(build_argv(spec));
 }

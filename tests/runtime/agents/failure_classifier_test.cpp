@@ -3,6 +3,7 @@
 #include <csignal>
 #include <gtest/gtest.h>
 
+#include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/reset_time.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
@@ -20,8 +21,8 @@ failure_verdict replay(const json& c) {
   std::string name = c["name"];
   auto text = read_file(fixtures / (name + ".stream.log"));
   EXPECT_TRUE(text) << text.error().to_string();
-  diagnostic_log diags;
-  std::optional<std::string> collab;
+  attempt_output output(*kind, c["role"] == "review" ? review_guard::codex_review
+                                                     : review_guard::off);
   size_t pos = 0;
   while (pos < text->size()) {
     size_t nl = text->find('\n', pos);
@@ -30,18 +31,10 @@ failure_verdict replay(const json& c) {
     output_channel channel = line.starts_with("[stderr] ") ? output_channel::err
                                                            : output_channel::out;
     line.remove_prefix(9);
-    if (auto d = detect_terminal_diagnostic(*kind, channel, line))
-      diags.add(*d);
-    if (*kind == adapter_kind::codex && c["role"] == "review" && channel == output_channel::out
-        && !collab) {
-      collab = codex_collaboration_tool(line);
-      if (collab)
-        diags.add(review_control_diagnostic(*collab));
-    }
+    output.feed(channel, line);
   }
   if (auto log = read_file(fixtures / (name + ".agy-cli.log")))
-    for (auto& d : agy_log_diagnostics(*log, default_compiled_failure_patterns()))
-      diags.add(d);
+    output.add_agy_cli_log(*log, default_compiled_failure_patterns());
   failure_inputs in;
   int signal = c["signal"];
   if (signal != 0) {
@@ -50,8 +43,10 @@ failure_verdict replay(const json& c) {
   } else {
     in.exit.code = c["exit_code"];
   }
-  in.review_control_tool = collab;
-  in.diagnostics_newest_first = diags.newest_first();
+  in.kind = *kind;
+  in.outcome = output.outcome();
+  in.review_control_tool = output.review_violation();
+  in.diagnostics_newest_first = output.diagnostics().newest_first();
   in.observed_at = *parse_utc_iso(c["observed_at"].get<std::string>());
   return classify_attempt(in, default_compiled_failure_patterns());
 }
@@ -248,6 +243,32 @@ TEST(reset_time, understands_the_provider_forms) {
   EXPECT_EQ(iso("HTTP 429 Too Many Requests"), "none");
   EXPECT_EQ(iso("try again in a moment"), "none");
   EXPECT_EQ(iso(std::string(100000, '\xff')), "none");
+}
+
+TEST(reset_time, reads_clock_times_in_the_agents_time_zone) {
+  millis now = *parse_utc_iso("2026-12-01T17:20:00Z");
+  auto iso = [&](std::string_view text, int32_t offset = 0) {
+    auto t = extract_reset_at(text, now, offset);
+    return t ? format_utc_iso(*t) : std::string("none");
+  };
+  // codex: the next 6:33 PM local time; a time already past is tomorrow's.
+  EXPECT_EQ(iso("You've hit your usage limit. ... or try again at 6:33 PM."),
+            "2026-12-01T18:33:00.000Z");
+  EXPECT_EQ(iso("try again at 5:10 PM."), "2026-12-02T17:10:00.000Z");
+  // Seoul (+09:00): 02:20 local now, so 3:33 AM is 18:33 UTC today.
+  EXPECT_EQ(iso("try again at 3:33 AM.", 9 * 3600), "2026-12-01T18:33:00.000Z");
+  EXPECT_EQ(iso("try again at Dec 4th, 2026 6:33 PM."), "2026-12-04T18:33:00.000Z");
+  EXPECT_EQ(iso("try again at Dec 4th, 2026 6:33 PM.", -5 * 3600), "2026-12-04T23:33:00.000Z");
+  EXPECT_EQ(iso("try again at 12:05 AM"), "2026-12-02T00:05:00.000Z");
+  // claude: a named UTC wins over the agent's zone; "7pm" without minutes.
+  EXPECT_EQ(iso("You've hit your 5-hour limit · resets 6:06pm (UTC)", 9 * 3600),
+            "2026-12-01T18:06:00.000Z");
+  EXPECT_EQ(iso("You've hit your limit · resets 7pm (Asia/Seoul)", 9 * 3600),
+            "2026-12-02T10:00:00.000Z");
+  // Not clock times.
+  EXPECT_EQ(iso("resets 5 tokens"), "none");
+  EXPECT_EQ(iso("try again at 13:75"), "none");
+  EXPECT_EQ(iso("try again at 13 PM"), "none");
 }
 
 TEST(failure_classifier, quota_reset_is_taken_from_older_diagnostics_when_evidence_has_none) {

@@ -1,6 +1,8 @@
 #include "runtime/agents/failure_record.hpp"
 
 #include <csignal>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "runtime/core/clock.hpp"
@@ -31,6 +33,14 @@ failure_inputs everything_set() {
   in.diagnostics_newest_first = {{"stderr", "rate limit exceeded; resets at 2026-11-29T15:30:00Z"},
                                  {"claude:result", "context window exceeded"}};
   in.observed_at = at("2026-11-29T13:00:00Z");
+  in.kind = adapter_kind::claude;
+  in.outcome.end = cli_end::failed;
+  in.outcome.failure = {"claude:result", "rate_limit_error", "API Error: Request rejected (429)"};
+  in.outcome.reset_at = at("2026-11-29T15:00:00Z");
+  in.outcome.recovered_errors = 2;
+  in.outcome.printed_events = true;
+  in.no_progress = {"provider-quota", "no progress for 120 s", "claude:api_retry"};
+  in.utc_offset_s = 32400;
   return in;
 }
 
@@ -48,6 +58,18 @@ void expect_same_inputs(const failure_inputs& a, const failure_inputs& b) {
     EXPECT_EQ(a.diagnostics_newest_first[i].text, b.diagnostics_newest_first[i].text) << i;
   }
   EXPECT_EQ(a.observed_at, b.observed_at);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.outcome.end, b.outcome.end);
+  EXPECT_EQ(a.outcome.failure.origin, b.outcome.failure.origin);
+  EXPECT_EQ(a.outcome.failure.code, b.outcome.failure.code);
+  EXPECT_EQ(a.outcome.failure.message, b.outcome.failure.message);
+  EXPECT_EQ(a.outcome.reset_at, b.outcome.reset_at);
+  EXPECT_EQ(a.outcome.recovered_errors, b.outcome.recovered_errors);
+  EXPECT_EQ(a.outcome.printed_events, b.outcome.printed_events);
+  EXPECT_EQ(a.no_progress.failure_class, b.no_progress.failure_class);
+  EXPECT_EQ(a.no_progress.evidence, b.no_progress.evidence);
+  EXPECT_EQ(a.no_progress.origin, b.no_progress.origin);
+  EXPECT_EQ(a.utc_offset_s, b.utc_offset_s);
 }
 
 void expect_same_verdict(const failure_verdict& a, const failure_verdict& b) {
@@ -121,6 +143,23 @@ TEST(failure_record, inputs_with_every_field_set_round_trip_and_classify_the_sam
   }
   in.exit = {};
   in.exit.code = 1;
+  {
+    SCOPED_TRACE("the typed end decides, with its typed reset");
+    auto v = round_trip(in);
+    EXPECT_EQ(v.failure_class, "provider-quota");
+    EXPECT_EQ(v.evidence_origin, "claude:result");
+    EXPECT_EQ(v.reset_at, at("2026-11-29T15:00:00Z"));
+  }
+  in.stop = dispatcher_stop::no_progress;
+  {
+    SCOPED_TRACE("no progress");
+    auto v = round_trip(in);
+    EXPECT_EQ(v.failure_class, "provider-quota");
+    EXPECT_EQ(v.failure_source, "dispatcher-no-progress");
+    EXPECT_EQ(v.evidence_origin, "claude:api_retry");
+  }
+  in.stop = dispatcher_stop::none;
+  in.outcome = {};
   {
     SCOPED_TRACE("diagnostics decide, newest first");
     auto v = round_trip(in);
@@ -198,12 +237,24 @@ TEST(failure_record, unknown_enum_values_are_invalid_arguments_naming_them) {
 
 TEST(failure_record, missing_fields_are_invalid_arguments_naming_them) {
   const json good = failure_inputs_to_json(everything_set());
+  // Written before typed outcomes: without them a trace still reads.
+  const std::set<std::string> optional{"cli", "outcome", "no_progress", "utc_offset_s"};
   for (const auto& [key, value] : good.items()) {
     SCOPED_TRACE(key);
     json j = good;
     j.erase(key);
+    if (optional.contains(key)) {
+      EXPECT_TRUE(failure_inputs_from_json(j).is_ok());
+      continue;
+    }
     expect_rejected(j, {key.c_str()});
   }
+  json bad_end = good;
+  bad_end["outcome"]["end"] = "maybe";
+  expect_rejected(bad_end, {"end", "maybe"});
+  json bad_cli = good;
+  bad_cli["cli"] = "gemini";
+  expect_rejected(bad_cli, {"gemini"});
   json no_text = good;
   no_text["diagnostics_newest_first"][1].erase("text");
   expect_rejected(no_text, {"text"});

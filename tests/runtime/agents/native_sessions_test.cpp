@@ -1,5 +1,7 @@
 #include "runtime/agents/native_sessions.hpp"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -11,16 +13,63 @@ namespace fs = std::filesystem;
 
 TEST(native_sessions, claude_project_folder_escapes_every_non_alphanumeric_byte) {
   EXPECT_EQ(claude_project_dir_name("/home/u/my_repo.git"), "-home-u-my-repo-git");
-  EXPECT_EQ(claude_session_path("/home/u", "/work/a b", "5d3f3c1e-6b7a-4c8e-9f10-2a3b4c5d6e7f"),
+  EXPECT_EQ(claude_session_path(claude_projects_root("/home/u", ""), "/work/a b",
+                                "5d3f3c1e-6b7a-4c8e-9f10-2a3b4c5d6e7f"),
             fs::path("/home/u/.claude/projects/-work-a-b/5d3f3c1e-6b7a-4c8e-9f10-2a3b4c5d6e7f.jsonl"));
+}
+
+TEST(native_sessions, claude_config_dir_moves_the_projects_folder) {
+  EXPECT_EQ(claude_projects_root("/home/u", "/etc/claude-cfg"), fs::path("/etc/claude-cfg/projects"));
+  EXPECT_EQ(claude_projects_root("/home/u", ""), fs::path("/home/u/.claude/projects"));
+}
+
+TEST(native_sessions, claude_hashes_a_long_path_into_its_folder_name) {
+  // Observed with Claude Code 2.1.332 for this 278-character workspace.
+  std::string ws =
+    "/tmp/probe/long-workspace-path/segment-one-segment-one-segment-one-segment-one-segment-one-/"
+    "segment_two.segment_two.segment_two.segment_two.segment_two./Segment Three Segment Three "
+    "Segment Three Segment Three /deep-folder-for-the-task-"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/ws";
+  EXPECT_EQ(claude_project_folder(ws),
+            "-tmp-probe-long-workspace-path-segment-one-segment-one-segment-one-segment-one-"
+            "segment-one--segment-two-segment-two-segment-two-segment-two-segment-two--Segment-"
+            "Three-Segment-Three-Segment-Three-Segme-dr0zy");
+  EXPECT_EQ(claude_project_folder("/home/u/repo"), "-home-u-repo");
+  EXPECT_EQ(claude_session_path("/p", ws, "id").parent_path().filename().string(),
+            claude_project_folder(ws));
+}
+
+TEST(native_sessions, a_long_workspace_path_is_found_under_claudes_cut_folder_name) {
+  test::temp_dir tmp;
+  std::string ws = "/work/" + std::string(240, 'a') + "/repo";
+  std::string full = claude_project_dir_name(ws);
+  ASSERT_GT(full.size(), claude_project_name_limit);
+  std::string id = "5d3f3c1e-6b7a-4c8e-9f10-2a3b4c5d6e7f";
+  fs::path projects = tmp.path() / "projects";
+  // claude keeps the first 200 bytes and appends a hash of the path.
+  fs::path folder = projects / (full.substr(0, claude_project_name_limit) + "-1x2y3z");
+  fs::create_directories(folder);
+  fs::create_directories(projects / (full.substr(0, claude_project_name_limit) + "-other"));
+  std::ofstream(folder / (id + ".jsonl")) << "{}\n";
+  auto found = find_claude_session(projects, ws, id);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(*found, folder / (id + ".jsonl"));
+  EXPECT_FALSE(find_claude_session(projects, ws, "00000000-0000-0000-0000-000000000000"));
+  // A short path is looked up directly.
+  fs::create_directories(projects / "-w");
+  std::ofstream(projects / "-w" / (id + ".jsonl")) << "{}\n";
+  EXPECT_EQ(find_claude_session(projects, "/w", id), projects / "-w" / (id + ".jsonl"));
 }
 
 TEST(native_sessions, codex_day_folders_cover_the_run_with_a_day_of_margin) {
   millis start = *parse_utc_iso("2026-11-29T23:30:00Z");
   millis end = *parse_utc_iso("2026-11-30T00:10:00Z");
-  auto dirs = codex_day_dirs("/h", start, end);
+  auto dirs = codex_day_dirs("/h/.codex", start, end);
   std::vector<fs::path> expected = {"/h/.codex/sessions/2026/11/28", "/h/.codex/sessions/2026/11/29",
                                     "/h/.codex/sessions/2026/11/30", "/h/.codex/sessions/2026/12/01"};
+  // CODEX_HOME replaces <home>/.codex.
+  EXPECT_EQ(codex_day_dirs("/srv/codex", start, start).front(),
+            fs::path("/srv/codex/sessions/2026/11/28"));
   EXPECT_EQ(dirs, expected);
 }
 

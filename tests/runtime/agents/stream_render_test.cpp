@@ -133,3 +133,44 @@ TEST(stream_render, garbage_never_throws_and_passes_through) {
 
 } // namespace
 } // namespace ad::runtime
+
+namespace ad::runtime {
+namespace {
+
+// Every line of a real capture, rendered (tests/fixtures/realcli).
+std::vector<std::string> render_capture(adapter_kind kind, std::string_view folder) {
+  auto text = read_file(test::source_dir() / "tests/fixtures/realcli" / folder / "stdout.jsonl");
+  EXPECT_TRUE(text);
+  render_state state;
+  std::vector<std::string> out;
+  for (const auto& line : split_lines(*text))
+    for (auto& shown : render_stream_line(kind, output_channel::out, line, state).lines)
+      out.push_back(shown);
+  return out;
+}
+
+bool shows(const std::vector<std::string>& lines, std::string_view part) {
+  for (const auto& l : lines)
+    if (l.find(part) != std::string::npos)
+      return true;
+  return false;
+}
+
+TEST(stream_render, the_clis_own_retries_and_compactions_are_shown) {
+  auto claude = render_capture(adapter_kind::claude, "claude/connection_refused");
+  EXPECT_TRUE(shows(claude, "api retry 1/10: unknown, next in 578 ms")) << claude.front();
+  EXPECT_TRUE(shows(claude, "api retry 10/10"));
+  auto pi = render_capture(adapter_kind::pi, "pi/rate_limit_429_then_ok");
+  EXPECT_TRUE(shows(pi, "retry 1/3: 429 Rate limit reached"));
+  EXPECT_TRUE(shows(pi, "retry succeeded"));
+  auto exhausted = render_capture(adapter_kind::pi, "pi/connection_refused");
+  EXPECT_TRUE(shows(exhausted, "retries exhausted: Connection error."));
+  auto compacted = render_capture(adapter_kind::pi, "pi/resume_after_failed_compaction");
+  EXPECT_TRUE(shows(compacted, "compacting context (overflow)"));
+  EXPECT_TRUE(shows(compacted, "context compacted"));
+  auto codex = render_capture(adapter_kind::codex, "codex/rate_limit_429_then_ok");
+  EXPECT_TRUE(shows(codex, "error: Reconnecting... 1/5"));
+}
+
+} // namespace
+} // namespace ad::runtime

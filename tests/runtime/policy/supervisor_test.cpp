@@ -331,6 +331,7 @@ TEST(supervisor, quota_reset_time_waits_without_spending_budget) {
   w.prepare(setup::chain_end); // codex: no failover, no promotion left
   auto req = w.request("worker", "provider-quota");
   req.failure.evidence = "429 Too Many Requests; retry-after: 120";
+  req.failure.reset_at = w.now + 120000; // as the classification found it
   auto out = w.fail(req);
   ASSERT_EQ(step_name(out.step), "wait_until") << dump_json(to_json(out.step));
   auto& wait = std::get<wait_until>(out.step);
@@ -355,6 +356,7 @@ TEST(supervisor, reset_waits_are_capped_by_the_policy_and_limited_in_number) {
   w.prepare(setup::chain_end);
   auto req = w.request("worker", "provider-quota");
   req.failure.diagnostics = {"usage limit reached", "try again in 5 hours"};
+  req.failure.reset_at = w.now + 5 * 3600 * 1000;
   auto out = w.fail(req);
   auto& wait = std::get<wait_until>(out.step);
   EXPECT_EQ(wait.until, w.now + 600000); // reset_wait_max_s = 600
@@ -365,11 +367,46 @@ TEST(supervisor, reset_waits_are_capped_by_the_policy_and_limited_in_number) {
   EXPECT_TRUE(has_change(spent.changes, "record_failure"));
 }
 
+TEST(supervisor, the_reset_time_is_the_classifications_value_never_the_text_again) {
+  world w;
+  w.prepare(setup::chain_end);
+  // claude's subscriber limit: the reset came typed (rate_limit_event
+  // resetsAt); its text is for a person.
+  auto req = w.request("worker", "provider-quota");
+  req.failure.evidence = "You've hit your 5-hour limit · resets 6:08pm (UTC)";
+  req.failure.reset_at = w.now + 5 * 60 * 1000;
+  auto out = w.fail(req);
+  ASSERT_EQ(step_name(out.step), "wait_until") << dump_json(to_json(out.step));
+  EXPECT_EQ(std::get<wait_until>(out.step).until, w.now + 5 * 60 * 1000);
+  EXPECT_FALSE(has_change(out.changes, "record_failure"));
+  // Text that names a reset without a value is not read again here.
+  world v;
+  v.prepare(setup::chain_end);
+  auto text_only = v.request("worker", "provider-quota");
+  text_only.failure.evidence = "429 Too Many Requests; retry-after: 120";
+  EXPECT_EQ(step_name(v.fail(text_only).step), "retry_same");
+}
+
+TEST(supervisor, a_cli_that_refused_its_command_line_blocks_at_once_with_the_fix) {
+  world w;
+  w.prepare(setup::cloud_high);
+  auto req = w.request("worker", "launch-refused");
+  req.failure.evidence =
+    "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
+  auto out = w.fail(req);
+  ASSERT_EQ(step_name(out.step), "block");
+  auto& b = std::get<block_step>(out.step);
+  EXPECT_NE(b.reason.find("IS_SANDBOX"), std::string::npos) << b.reason;
+  EXPECT_NE(b.reason.find("refused to start"), std::string::npos) << b.reason;
+  EXPECT_FALSE(has_change(out.changes, "record_failure"));
+}
+
 TEST(supervisor, a_reset_time_does_not_hold_back_a_possible_failover) {
   world w;
   w.prepare(setup::cloud_high);
   auto req = w.request("worker", "provider-quota");
   req.failure.evidence = "rate limit; retry-after: 60";
+  req.failure.reset_at = w.now + 60000;
   auto out = w.fail(req);
   EXPECT_EQ(step_name(out.step), "failover");
   EXPECT_EQ(target_of(out.step), "claude");

@@ -1,0 +1,143 @@
+#include "runtime/agents/cli_probe.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "runtime/agents/cli_doctor.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The public pi 0.73.1's --help lists neither --approve nor --session-id.
+constexpr std::string_view public_pi_help = R"(Options:
+  --provider <name>              Provider name (default: google)
+  --session <path|id>            Use specific session file or partial UUID
+  --session-dir <dir>            Directory for session storage and lookup
+  --no-session                   Don't save session (ephemeral)
+)";
+
+TEST(cli_probe, public_pi_takes_neither_approve_nor_session_id) {
+  auto caps = capabilities_from_output(adapter_kind::pi, "0.73.1\n", public_pi_help);
+  EXPECT_TRUE(caps.detected);
+  EXPECT_EQ(caps.version, "0.73.1");
+  EXPECT_FALSE(caps.pi_approve);
+  EXPECT_FALSE(caps.pi_session_id);
+}
+
+TEST(cli_probe, the_original_dispatchers_pi_takes_both) {
+  std::string help = std::string(public_pi_help) +
+                     "  --approve                      Approve tool calls\n"
+                     "  --session-id <uuid>            Session id\n";
+  auto caps = capabilities_from_output(adapter_kind::pi, "0.9.0\n", help);
+  EXPECT_TRUE(caps.pi_approve);
+  EXPECT_TRUE(caps.pi_session_id);
+  // "--session" is not "--session-id", nor is "--approve-all" "--approve".
+  auto other = capabilities_from_output(adapter_kind::pi, "1", "--approve-all --session-idx");
+  EXPECT_FALSE(other.pi_approve);
+  EXPECT_FALSE(other.pi_session_id);
+}
+
+TEST(cli_probe, version_is_the_first_line_printed) {
+  EXPECT_EQ(capabilities_from_output(adapter_kind::codex, "codex-cli 0.171.0\n", "").version,
+            "codex-cli 0.171.0");
+  EXPECT_EQ(capabilities_from_output(adapter_kind::claude, "\n2.1.332 (Claude Code)\nmore", "")
+              .version,
+            "2.1.332 (Claude Code)");
+}
+
+TEST(cli_probe, executables_resolve_like_posix_spawn) {
+  test::temp_dir tmp;
+  fs::create_directories(tmp.path() / "a");
+  fs::create_directories(tmp.path() / "b");
+  auto tool = tmp.write("b/codex", "#!/bin/sh\necho codex-cli 9.9.9\n");
+  ::chmod(tool.c_str(), 0755);
+  tmp.write("a/codex", "not executable");
+  std::string path = (tmp.path() / "a").string() + ":" + (tmp.path() / "b").string();
+  EXPECT_EQ(resolve_executable("codex", path), tool);
+  EXPECT_TRUE(resolve_executable("claude", path).empty());
+  EXPECT_EQ(resolve_executable(tool.string(), ""), tool);
+
+  probe_options options;
+  options.env_additions = {{"PATH", path + ":/usr/bin:/bin"}};
+  auto probe = probe_cli(adapter_kind::codex, "codex", options);
+  EXPECT_TRUE(probe.found);
+  EXPECT_EQ(probe.caps.version, "codex-cli 9.9.9");
+  EXPECT_TRUE(probe.problems.empty());
+  auto missing = probe_cli(adapter_kind::claude, "claude", options);
+  EXPECT_FALSE(missing.found);
+  ASSERT_EQ(missing.problems.size(), 1u);
+}
+
+TEST(cli_probe, a_cache_probes_each_executable_once) {
+  test::temp_dir tmp;
+  auto counter = tmp.path() / "count";
+  auto tool = tmp.write("bin/pi", "#!/bin/sh\necho x >> " + counter.string() + "\necho 0.73.1\n");
+  ::chmod(tool.c_str(), 0755);
+  cli_probe_cache cache;
+  cache.get(adapter_kind::pi, tool.string());
+  cache.get(adapter_kind::pi, tool.string());
+  std::ifstream in(counter);
+  int lines = 0;
+  for (std::string l; std::getline(in, l);)
+    ++lines;
+  EXPECT_EQ(lines, 2); // --version and --help, once
+}
+
+cli_probe_result found(adapter_kind kind, std::string version) {
+  cli_probe_result p;
+  p.kind = kind;
+  p.found = true;
+  p.resolved = "/usr/bin/" + std::string(to_string(kind));
+  p.caps.detected = true;
+  p.caps.version = std::move(version);
+  return p;
+}
+
+TEST(cli_doctor, names_what_will_not_work_with_the_fix) {
+  std::vector<doctor_target> targets = {
+    {"codex-a", "codex", "gpt-5", "", {}},
+    {"claude-a", "claude", "claude-opus-4-8", "", {}},
+    {"claude-sandboxed", "claude", "claude-opus-4-8", "", {{"IS_SANDBOX", "1"}}},
+    {"pi-a", "pi", "laguna-s", "", {}},
+    {"pi-b", "pi", "nope", "", {}},
+    {"agy-a", "agy", "gemini", "", {}},
+  };
+  std::map<std::string, cli_probe_result> probes{
+    {"codex", found(adapter_kind::codex, "codex-cli 0.171.0")},
+    {"claude", found(adapter_kind::claude, "2.1.332 (Claude Code)")},
+    {"pi", found(adapter_kind::pi, "0.73.1")},
+    {"agy", cli_probe_result{adapter_kind::agy, "agy", {}, false, {}, {"agy is not on PATH"}}},
+  };
+  doctor_facts facts;
+  facts.root = true;
+  facts.pi_models_table = "provider  model     context\niop       laguna-s  128K\n";
+  auto findings = doctor_findings(targets, probes, facts);
+  ASSERT_EQ(findings.size(), 6u);
+  EXPECT_TRUE(findings[0].ok());
+  ASSERT_FALSE(findings[1].ok());
+  EXPECT_NE(findings[1].problems[0].find("root"), std::string::npos);
+  EXPECT_NE(findings[1].problems[0].find("Fix:"), std::string::npos);
+  EXPECT_TRUE(findings[2].ok()) << findings[2].problems[0];
+  EXPECT_TRUE(findings[3].ok());
+  ASSERT_FALSE(findings[4].ok());
+  EXPECT_NE(findings[4].problems[0].find("\"nope\""), std::string::npos);
+  ASSERT_FALSE(findings[5].ok());
+  EXPECT_NE(findings[5].problems[0].find("not on PATH"), std::string::npos);
+  // Not root: claude is fine.
+  facts.root = false;
+  EXPECT_TRUE(doctor_findings(targets, probes, facts)[1].ok());
+}
+
+TEST(cli_doctor, pi_model_table_skips_its_header_and_a_message) {
+  auto rows = parse_pi_model_table("provider  model  context\niop laguna-m 128K\niop laguna-s 128K\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1], (std::pair<std::string, std::string>{"iop", "laguna-s"}));
+  EXPECT_TRUE(parse_pi_model_table("No models available. Use /login ...\n").empty());
+}
+
+} // namespace
+} // namespace ad::runtime
