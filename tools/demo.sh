@@ -27,7 +27,8 @@ esac
 build_dir=${1:-build}
 
 bash tools/setup.sh
-bash tools/build.sh "$build_dir"
+# Only what the demo runs: the dispatcher, the simulator and the generator.
+bash tools/build.sh "$build_dir" --target agent-dispatch --target agent-sim --target ad-demo-gen
 build_abs=$(cd "$build_dir" && pwd)
 
 "$build_abs/ad-demo-gen" demo-workspace --fresh

@@ -94,7 +94,7 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
 void on_failure(self_ptr self, const messages::attempt_result& r) {
   auto& s = self->state;
   auto now = s.ctx->clk->now();
-  messages::supervise_failure req{supervisor_request_json(s.spec, *s.ctx, r, s.write_set_after),
+  messages::supervise_failure req{supervisor_request_json(s, r),
                                   runtime::task_to_json_text(s.st), now};
   self->request(s.ctx->supervisor, s.ctx->state_timeout, std::move(req))
     .then(

@@ -9,6 +9,7 @@
 #include "runtime/policy/launch_settings.hpp"
 #include "runtime/policy/selection.hpp"
 #include "runtime/policy/supervisor.hpp"
+#include "runtime/policy/tactical.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/admission_quota.hpp"
 #include "runtime/run/attempt_snapshots.hpp"
@@ -99,9 +100,10 @@ parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std:
   return out;
 }
 
-std::string supervisor_request_json(const task_spec& spec, const run_context& ctx,
-                                    const messages::attempt_result& r,
-                                    const std::vector<runtime::file_snapshot>& write_set_now) {
+std::string supervisor_request_json(const task_actor_state& s, const messages::attempt_result& r) {
+  const auto& spec = s.spec;
+  const auto& ctx = *s.ctx;
+  const auto& write_set_now = s.write_set_after;
   runtime::supervisor_request req;
   auto& f = req.failure;
   f.task = spec.name;
@@ -126,6 +128,19 @@ std::string supervisor_request_json(const task_spec& spec, const run_context& ct
   req.lane = spec.lane;
   req.grade = spec.grade;
   req.write_set_now = write_set_now;
+  runtime::named_path_query named;
+  named.paths_as_written = runtime::tactical_named_paths(
+    ctx.pol.tactical_patterns, runtime::tactical_input{f.evidence, f.diagnostics, f.stream_tail});
+  if (!named.paths_as_written.empty()) {
+    named.workspace = ctx.workspace;
+    named.task_root = ctx.task_root;
+    named.task = spec.name;
+    named.plan_number = spec.plan_number;
+    named.write_paths = spec.write_paths;
+    named.runs_dir = ctx.runs_dir;
+    named.now = ctx.clk->now();
+    req.named_files = io_of(s).named_files(named);
+  }
   return runtime::dump_json(runtime::to_json(req));
 }
 
@@ -293,6 +308,10 @@ public:
   }
   void remove_attempt_logs(const task_actor_state& s) const override {
     runtime::remove_attempt_logs(s.ctx->runs_dir, s.spec.name);
+  }
+  std::vector<runtime::named_file> named_files(
+    const runtime::named_path_query& query) const override {
+    return runtime::gather_named_files(query);
   }
 };
 

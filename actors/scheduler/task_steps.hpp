@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/scheduler/task_actor.hpp"
+#include "runtime/run/named_paths.hpp"
 #include "runtime/run/stage_steps.hpp"
 
 namespace ad::actors {
@@ -33,9 +34,10 @@ parsed_step resumed_reset_wait(const task_actor_state& s, runtime::millis until,
 // The wait_until step when every candidate target cools down at the start.
 parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std::string& why);
 
-std::string supervisor_request_json(const task_spec& spec, const run_context& ctx,
-                                    const messages::attempt_result& r,
-                                    const std::vector<runtime::file_snapshot>& write_set_now);
+// The supervisor's request for the attempt r that failed: its failure
+// report, the task's paths, the write set now and what is known about the
+// files the failure's message names (read through the task's io).
+std::string supervisor_request_json(const task_actor_state& s, const messages::attempt_result& r);
 
 struct target_choice {
   std::vector<runtime::state_change> changes; // decision records, or the block
@@ -103,6 +105,9 @@ public:
                                                 const std::string& identity) const = 0;
   // After the task completed: its attempt logs in the runs folder go.
   virtual void remove_attempt_logs(const task_actor_state& s) const = 0;
+  // What is known about the files a failure's message named.
+  virtual std::vector<runtime::named_file> named_files(
+    const runtime::named_path_query& query) const = 0;
 };
 
 // The real files (the functions above and runtime/run).

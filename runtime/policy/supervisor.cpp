@@ -136,7 +136,8 @@ private:
     auto a = analyse_tactical(pol_.tactical_patterns, in);
     out_.events = a.events;
     if (!a.matched_ids.empty()) {
-      intervention_ = build_intervention(a, req_.write_set_now, task_.write_sets, now_);
+      intervention_ =
+        build_intervention(a, req_.write_set_now, task_.write_sets, now_, req_.named_files);
       out_.changes.push_back(set_intervention{f_.task, *intervention_});
     } else if (task_.intervention) {
       intervention_ = task_.intervention;

@@ -141,6 +141,9 @@ struct supervisor_request {
   int grade = 1;
   // The write set as it is now (after the attempt), for the intervention.
   std::vector<file_snapshot> write_set_now;
+  // What is known about the files the failure's message names
+  // (runtime/run/named_paths.hpp), for the intervention.
+  std::vector<named_file> named_files;
 };
 json to_json(const supervisor_request& r);
 result<supervisor_request> supervisor_request_from_json(const json& j);

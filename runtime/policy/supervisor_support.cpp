@@ -219,7 +219,8 @@ json to_json(const supervisor_request& r) {
             {"review", r.paths.review}}},
           {"lane", r.lane},
           {"grade", r.grade},
-          {"write_set_now", files}};
+          {"write_set_now", files},
+          {"named_files", r.named_files}};
 }
 
 result<supervisor_request> supervisor_request_from_json(const json& j) {
@@ -253,6 +254,16 @@ result<supervisor_request> supervisor_request_from_json(const json& j) {
         r.write_set_now.push_back(x.get<file_snapshot>());
     } catch (const std::exception& e) {
       return status::invalid_argument(std::string("supervisor request: write_set_now: ") + e.what());
+    }
+  }
+  if (j.contains("named_files")) {
+    if (!j["named_files"].is_array())
+      return status::invalid_argument("supervisor request: named_files is not an array");
+    try {
+      for (const auto& x : j["named_files"])
+        r.named_files.push_back(x.get<named_file>());
+    } catch (const std::exception& e) {
+      return status::invalid_argument(std::string("supervisor request: named_files: ") + e.what());
     }
   }
   return r;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "runtime/core/hash.hpp"
+#include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
 
@@ -30,6 +31,16 @@ std::vector<std::string_view> lines_to_scan(const tactical_input& in) {
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A captured path without the punctuation a sentence puts around it.
+void add_named_path(std::vector<std::string>& out, std::string path) {
+  while (!path.empty() && std::string_view("'\"`.,;:)]").find(path.back()) != std::string_view::npos)
+    path.pop_back();
+  while (!path.empty() && std::string_view("'\"`([").find(path.front()) != std::string_view::npos)
+    path.erase(0, 1);
+  if (!path.empty() && path.size() <= 4096 && !contains(out, path))
+    out.push_back(std::move(path));
 }
 
 } // namespace
@@ -58,7 +69,12 @@ tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns
       for (auto line : lines) {
         bool m = false;
         try {
-          m = std::regex_search(line.begin(), line.end(), re);
+          for (std::cregex_iterator it(line.data(), line.data() + line.size(), re), end; it != end;
+               ++it) {
+            m = true;
+            if (it->size() > 1 && (*it)[1].matched)
+              add_named_path(out.named_paths, (*it)[1].str());
+          }
         } catch (const std::regex_error&) {
           m = false;
         }
@@ -66,11 +82,9 @@ tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns
           hit = true;
           if (out.matched_line.empty())
             out.matched_line = std::string(line);
-          break;
         }
       }
-      if (hit)
-        break;
+      // Every expression of the pattern runs: each may name other paths.
     }
     if (hit) {
       out.matched_ids.push_back(p.id);
@@ -86,6 +100,11 @@ tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns
     out.events.push_back({"matched", "matched: [" + ids + "]", out.matched_ids, out.matched_line});
   }
   return out;
+}
+
+std::vector<std::string> tactical_named_paths(const std::vector<tactical_pattern>& patterns,
+                                              const tactical_input& input) {
+  return analyse_tactical(patterns, input).named_paths;
 }
 
 std::vector<file_snapshot> take_write_set_snapshot(const std::vector<std::string>& paths) {
@@ -141,14 +160,35 @@ json to_json(const intervention_view& v) {
   json files = json::array();
   for (const auto& f : v.existing_files)
     files.push_back({{"path", f.path}, {"created_by", f.created_by}, {"modified_by", f.modified_by}});
-  return {{"pattern_ids", v.pattern_ids}, {"instruction", v.instruction}, {"existing_files", files}};
+  json named = json::array();
+  for (const auto& f : v.named_files) {
+    json j;
+    to_json(j, f);
+    named.push_back(std::move(j));
+  }
+  return {{"pattern_ids", v.pattern_ids},
+          {"instruction", v.instruction},
+          {"named_files", named},
+          {"existing_files", files}};
 }
 
 intervention_context build_intervention(const tactical_analysis& analysis,
                                         const std::vector<file_snapshot>& current,
                                         const std::map<std::string, write_set_snapshot>& history,
-                                        millis now) {
+                                        millis now, const std::vector<named_file>& named) {
   intervention_context ctx;
+  for (const auto& written : analysis.named_paths) {
+    auto fact = std::find_if(named.begin(), named.end(),
+                             [&](const named_file& f) { return f.as_written == written; });
+    if (fact != named.end()) {
+      ctx.named_files.push_back(*fact);
+    } else {
+      named_file f;
+      f.path = written;
+      f.as_written = written;
+      ctx.named_files.push_back(std::move(f));
+    }
+  }
   ctx.pattern_ids = analysis.matched_ids;
   for (const auto& ins : analysis.instructions)
     ctx.instruction += (ctx.instruction.empty() ? "" : "\n") + ins;
@@ -172,6 +212,7 @@ intervention_view view_intervention(const intervention_context& ctx,
   intervention_view v;
   v.pattern_ids = ctx.pattern_ids;
   v.instruction = ctx.instruction;
+  v.named_files = ctx.named_files;
   for (const auto& path : ctx.existing_files) {
     intervention_file f;
     f.path = path;
@@ -190,24 +231,41 @@ intervention_view view_intervention(const intervention_context& ctx,
 }
 
 std::string render_intervention(const intervention_view& view, std::string_view header) {
+  auto join = [](const std::vector<std::string>& ids) {
+    std::string s;
+    for (const auto& id : ids)
+      s += (s.empty() ? "" : ", ") + id;
+    return s;
+  };
   std::string out(header);
   out += "\n";
   if (!view.instruction.empty())
     out += view.instruction + "\n";
+  if (!view.named_files.empty()) {
+    out += "Files the error names:\n";
+    for (const auto& f : view.named_files) {
+      out += "- " + f.path + " (";
+      out += f.exists ? "exists now" : "does not exist now";
+      if (!f.in_write_set)
+        out += "; not in this task's write set";
+      if (!f.changed_by.empty())
+        out += "; last changed while " + join(f.changed_by) + " ran";
+      if (!f.predecessors.empty())
+        out += "; in the write set of completed " + join(f.predecessors);
+      if (f.exists && f.changed_by.empty() && f.predecessors.empty())
+        out += "; not changed by an earlier attempt of this work unit";
+      out += ")\n";
+    }
+  }
   if (view.existing_files.empty()) {
-    out += "None of the task's files exist yet.\n";
+    out += view.named_files.empty() ? "None of the task's files exist yet.\n"
+                                    : "None of the task's write-set files exist yet.\n";
     return out;
   }
   out += "Files of this task that exist now:\n";
   for (const auto& f : view.existing_files) {
     out += "- " + f.path;
     std::string notes;
-    auto join = [](const std::vector<std::string>& ids) {
-      std::string s;
-      for (const auto& id : ids)
-        s += (s.empty() ? "" : ", ") + id;
-      return s;
-    };
     if (!f.created_by.empty())
       notes += "created by " + join(f.created_by);
     if (!f.modified_by.empty())

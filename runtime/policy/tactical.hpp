@@ -43,11 +43,20 @@ struct tactical_analysis {
   std::vector<std::string> matched_ids; // policy order
   std::vector<std::string> instructions;
   std::string matched_line;             // the first line that matched
+  // The paths the matching lines name, as written, first seen first: the
+  // first capture group of a matching expression ("file already exists:?
+  // \s*['\"]?([^\s'\"]+)"). An expression without a group names none.
+  std::vector<std::string> named_paths;
   std::vector<tactical_event> events;
 };
 
 tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns,
                                    const tactical_input& input);
+
+// The paths a failure's lines name (analyse_tactical's named_paths), for the
+// caller that gathers what is known about them before the supervisor decides.
+std::vector<std::string> tactical_named_paths(const std::vector<tactical_pattern>& patterns,
+                                              const tactical_input& input);
 
 // Snapshot of the write set (state's file_snapshot: path, exists, size,
 // mtime, sha256). Paths keep the order given.
@@ -76,6 +85,7 @@ struct intervention_file {
 struct intervention_view {
   std::vector<std::string> pattern_ids;
   std::string instruction;
+  std::vector<named_file> named_files; // what the error's own message named
   std::vector<intervention_file> existing_files;
 };
 json to_json(const intervention_view& v);
@@ -83,15 +93,21 @@ json to_json(const intervention_view& v);
 // The context to persist after a tactical match. `current` is the write
 // set as it is now; `history` the task's write_sets (attempt id -> before and
 // after), whose attempt ids sort in attempt order.
+// `named`: what was found about analysis.named_paths when the failure came
+// in (the task actor gathers it: runtime/run/named_paths.hpp); a named path
+// without a fact is kept as written, not known to exist.
 intervention_context build_intervention(const tactical_analysis& analysis,
                                         const std::vector<file_snapshot>& current,
                                         const std::map<std::string, write_set_snapshot>& history,
-                                        millis now);
+                                        millis now,
+                                        const std::vector<named_file>& named = {});
 
 intervention_view view_intervention(const intervention_context& ctx,
                                     const std::map<std::string, write_set_snapshot>& history);
 
-// The block appended to the next prompt: header, instruction, files with
+// The block appended to the next prompt: header, instruction, the files the
+// error named (whether each exists now, and which earlier attempt or
+// completed predecessor created or changed it), the write set's files with
 // their history.
 std::string render_intervention(const intervention_view& view, std::string_view header);
 

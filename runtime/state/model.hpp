@@ -68,12 +68,27 @@ struct blocked_info {
 };
 
 // Tactical escalation context, persisted so it survives a restart.
+// A file the failure's own message named ("File already exists: src/x"),
+// whether or not it is in the task's write set, as it was when the failure
+// was analysed.
+struct named_file {
+  std::string path;          // canonical absolute
+  std::string as_written;    // as the message wrote it
+  bool exists = false;
+  millis mtime = 0;
+  bool in_write_set = false;
+  std::vector<std::string> changed_by;   // attempts of this work unit that ran when it last changed
+  std::vector<std::string> predecessors; // completed predecessor tasks whose write set lists it
+  bool operator==(const named_file&) const = default;
+};
+
 struct intervention_context {
   std::vector<std::string> pattern_ids;
   std::string instruction;
   std::vector<std::string> existing_files;  // write-set files that exist now
   std::vector<std::string> touched_files;   // created/modified by earlier attempts
   millis created_at = 0;
+  std::vector<named_file> named_files;      // files the failure's message named
   bool operator==(const intervention_context&) const = default;
 };
 

@@ -142,18 +142,40 @@ void from_json(const json& j, blocked_info& x) {
   get_or(j, "evidence", x.evidence);
 }
 
+void to_json(json& j, const named_file& x) {
+  j = json{{"path", x.path},
+           {"as_written", x.as_written},
+           {"exists", x.exists},
+           {"mtime", x.mtime},
+           {"in_write_set", x.in_write_set},
+           {"changed_by", x.changed_by},
+           {"predecessors", x.predecessors}};
+}
+void from_json(const json& j, named_file& x) {
+  j.at("path").get_to(x.path);
+  get_or(j, "as_written", x.as_written);
+  get_or(j, "exists", x.exists);
+  get_or(j, "mtime", x.mtime);
+  get_or(j, "in_write_set", x.in_write_set);
+  get_or(j, "changed_by", x.changed_by);
+  get_or(j, "predecessors", x.predecessors);
+}
+
 void to_json(json& j, const intervention_context& x) {
   j = json{{"pattern_ids", x.pattern_ids},
            {"instruction", x.instruction},
            {"existing_files", x.existing_files},
            {"touched_files", x.touched_files},
            {"created_at", x.created_at}};
+  if (!x.named_files.empty())
+    j["named_files"] = x.named_files;
 }
 void from_json(const json& j, intervention_context& x) {
   j.at("pattern_ids").get_to(x.pattern_ids);
   j.at("instruction").get_to(x.instruction);
   get_or(j, "existing_files", x.existing_files);
   get_or(j, "touched_files", x.touched_files);
+  get_or(j, "named_files", x.named_files);
   get_or(j, "created_at", x.created_at);
 }
 

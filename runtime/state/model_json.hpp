@@ -26,6 +26,8 @@ void to_json(json& j, const blocked_info& x);
 void from_json(const json& j, blocked_info& x);
 void to_json(json& j, const intervention_context& x);
 void from_json(const json& j, intervention_context& x);
+void to_json(json& j, const named_file& x);
+void from_json(const json& j, named_file& x);
 void to_json(json& j, const file_snapshot& x);
 void from_json(const json& j, file_snapshot& x);
 void to_json(json& j, const write_set_snapshot& x);

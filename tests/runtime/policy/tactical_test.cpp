@@ -151,3 +151,75 @@ TEST(intervention, lists_existing_files_with_the_attempts_that_touched_them) {
 
 } // namespace
 } // namespace ad::runtime
+
+namespace ad::runtime {
+namespace {
+
+TEST(analyse_tactical, the_default_patterns_name_the_path_the_error_gives) {
+  auto patterns = defaults();
+  struct row {
+    const char* line;
+    const char* path;
+  };
+  const row rows[] = {
+    {"Error: File already exists: src/task_tracker/exceptions.py", "src/task_tracker/exceptions.py"},
+    {"File already exists: /ws/src/api.cpp.", "/ws/src/api.cpp"},
+    {"EEXIST: file already exists, open '/ws/include/x.hpp'", "/ws/include/x.hpp"},
+    {"FileExistsError: [Errno 17] File exists: 'a.py'", "a.py"},
+    {"ENOENT: no such file or directory, open '/ws/missing.txt'", "/ws/missing.txt"},
+    {"[Errno 2] No such file or directory: 'docs/x.md'", "docs/x.md"},
+    {"open /ws/cfg.toml: no such file or directory", "/ws/cfg.toml"},
+    {"EACCES: permission denied, open '/ws/ro.txt'", "/ws/ro.txt"},
+  };
+  for (const auto& r : rows) {
+    tactical_input in;
+    in.evidence = r.line;
+    EXPECT_EQ(tactical_named_paths(patterns, in), std::vector<std::string>{r.path}) << r.line;
+  }
+  // A message that names no path names none; the pattern still matches.
+  tactical_input bare;
+  bare.evidence = "file already exists";
+  auto a = analyse_tactical(patterns, bare);
+  EXPECT_EQ(a.matched_ids, std::vector<std::string>{"file-already-exists"});
+  EXPECT_TRUE(a.named_paths.empty());
+  // Each path once, first seen first, from every line that matched.
+  tactical_input many;
+  many.evidence = "File already exists: src/b.cpp";
+  many.diagnostics = {"File already exists: src/a.cpp", "File already exists: src/b.cpp"};
+  EXPECT_EQ(tactical_named_paths(patterns, many),
+            (std::vector<std::string>{"src/b.cpp", "src/a.cpp"}));
+}
+
+TEST(intervention, names_the_file_the_error_gave_even_outside_the_write_set) {
+  tactical_analysis a;
+  a.matched_ids = {"file-already-exists"};
+  a.instructions = {"These files exist: edit them, do not create them."};
+  a.named_paths = {"src/x.cpp", "src/gone.cpp"};
+  named_file x;
+  x.path = "/ws/src/x.cpp";
+  x.as_written = "src/x.cpp";
+  x.exists = true;
+  x.changed_by = {"t__p1__worker__a01"};
+  x.predecessors = {"g/01_base"};
+  // Nothing of the write set exists yet, and the snapshots never saw x.cpp.
+  auto ctx = build_intervention(a, {}, {}, 99, {x});
+  ASSERT_EQ(ctx.named_files.size(), 2u);
+  EXPECT_EQ(ctx.named_files[0], x);
+  EXPECT_EQ(ctx.named_files[1].path, "src/gone.cpp");
+  EXPECT_FALSE(ctx.named_files[1].exists);
+  auto text = render_intervention(view_intervention(ctx, {}), "Earlier attempts:");
+  EXPECT_NE(text.find("Files the error names:\n- /ws/src/x.cpp (exists now; not in this task's "
+                      "write set; last changed while t__p1__worker__a01 ran; in the write set of "
+                      "completed g/01_base)"),
+            std::string::npos)
+    << text;
+  EXPECT_NE(text.find("- src/gone.cpp (does not exist now; not in this task's write set)"),
+            std::string::npos)
+    << text;
+  EXPECT_EQ(text.find("None of the task's files exist yet."), std::string::npos) << text;
+  EXPECT_NE(text.find("None of the task's write-set files exist yet."), std::string::npos);
+  EXPECT_EQ(to_json(view_intervention(ctx, {}))["named_files"][0]["predecessors"][0], "g/01_base");
+}
+
+} // namespace
+} // namespace ad::runtime
