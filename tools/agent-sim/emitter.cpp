@@ -1,248 +1,19 @@
+// The shared part of the emitters: ids, the generic failure report, launch
+// refusals, local clock texts, and the agy and command agent emitters (the
+// JSON CLIs are in codex_emitter.cpp, claude_emitter.cpp, pi_emitter.cpp).
 #include "tools/agent-sim/emitter.hpp"
 
-#include <cctype>
 #include <cstdio>
-#include <fstream>
-
-#include <nlohmann/json.hpp>
 
 #include "runtime/core/files.hpp"
+#include "tools/agent-sim/emitter_support.hpp"
 
 namespace ad::agent_sim {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using namespace detail;
 using runtime::millis;
-
-std::string dump(const ojson& j) {
-  return j.dump(-1, ' ', false, ojson::error_handler_t::replace);
-}
-
-void line(std::ostream& os, const std::string& text) {
-  os << text << '\n';
-  os.flush();
-}
-
-// Appends lines to a side file (pi session, agy log), remembering failures.
-class side_file {
-public:
-  side_file() = default;
-  void open(const std::string& path, std::vector<std::string>& errors) {
-    path_ = path;
-    errors_ = &errors;
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    out_.open(path, std::ios::app | std::ios::binary);
-    if (!out_) errors.push_back("cannot open " + path);
-  }
-  void write(const std::string& text) {
-    if (!out_.is_open()) return;
-    out_ << text << '\n';
-    out_.flush();
-    if (!out_ && errors_) errors_->push_back("cannot write " + path_);
-  }
-  const std::string& path() const { return path_; }
-
-private:
-  std::string path_;
-  std::ofstream out_;
-  std::vector<std::string>* errors_ = nullptr;
-};
-
-class codex_emitter final : public emitter {
-public:
-  codex_emitter(const emit_context& c, std::ostream& o, std::ostream& e) : ctx_(c), out_(o), err_(e) {}
-
-  void begin() override {
-    std::string thread = ctx_.ids->uuid();
-    if (!ctx_.native_home.empty()) {
-      // ~/.codex/sessions/YYYY/MM/DD/rollout-<stamp>-<thread id>.jsonl
-      std::string iso = runtime::format_utc_iso(ctx_.clock->now());
-      std::string stamp = iso.substr(0, 19);
-      for (char& ch : stamp)
-        if (ch == ':') ch = '-';
-      native_.open(ctx_.native_home + "/.codex/sessions/" + iso.substr(0, 4) + "/" + iso.substr(5, 2) + "/" +
-                       iso.substr(8, 2) + "/rollout-" + stamp + "-" + thread + ".jsonl",
-                   write_errors_);
-      native_.write(dump(ojson{{"timestamp", iso}, {"type", "session_meta"},
-                               {"payload", {{"id", thread}, {"timestamp", iso}, {"cwd", ctx_.workspace},
-                                            {"originator", "codex_exec"}, {"cli_version", "0.0.0-agent-sim"}}}}));
-    }
-    emit((ojson{{"type", "thread.started"}, {"thread_id", thread}}));
-    emit((ojson{{"type", "turn.started"}}));
-  }
-  void step(int index, const std::string& what) override {
-    std::string id = "item_" + std::to_string(item_++);
-    std::string cmd = "bash -lc \"" + what + "\"";
-    emit((ojson{{"type", "item.started"},
-                          {"item", {{"id", id}, {"type", "command_execution"}, {"command", cmd},
-                                    {"aggregated_output", ""}, {"exit_code", nullptr},
-                                    {"status", "in_progress"}}}}));
-    emit((ojson{{"type", "item.completed"},
-                          {"item", {{"id", id}, {"type", "command_execution"}, {"command", cmd},
-                                    {"aggregated_output", "step " + std::to_string(index) + " ok\n"},
-                                    {"exit_code", 0}, {"status", "completed"}}}}));
-  }
-  void tool_pending(const std::string& what) override {
-    emit((ojson{{"type", "item.started"},
-                          {"item", {{"id", "item_" + std::to_string(item_++)},
-                                    {"type", "command_execution"},
-                                    {"command", "bash -lc \"" + what + "\""},
-                                    {"aggregated_output", ""}, {"exit_code", nullptr},
-                                    {"status", "in_progress"}}}}));
-  }
-  void collab_tool(const std::string& tool) override {
-    emit((ojson{{"type", "item.started"},
-                          {"item", {{"id", "item_" + std::to_string(item_++)}, {"type", "collab_tool_call"},
-                                    {"tool", tool}, {"status", "in_progress"}}}}));
-  }
-  void success(const std::string& summary) override {
-    emit((ojson{{"type", "item.completed"},
-                          {"item", {{"id", "item_" + std::to_string(item_++)},
-                                    {"type", "agent_message"}, {"text", summary}}}}));
-    emit((ojson{{"type", "turn.completed"},
-                          {"usage", {{"input_tokens", 12000}, {"cached_input_tokens", 8000},
-                                     {"output_tokens", 900}}}}));
-  }
-  void failure(const failure_report& f) override {
-    emit((ojson{{"type", "error"}, {"message", f.message}}));
-    emit((ojson{{"type", "turn.failed"}, {"error", {{"message", f.message}}}}));
-  }
-
-  std::vector<std::string> side_files() const override {
-    if (native_.path().empty()) return {};
-    return {native_.path()};
-  }
-
-private:
-  // One stdout event, mirrored into the native session file when enabled.
-  void emit(const ojson& event) {
-    line(out_, dump(event));
-    native_.write(dump(ojson{{"timestamp", runtime::format_utc_iso(ctx_.clock->now())}, {"type", "event_msg"},
-                             {"payload", event}}));
-  }
-
-  emit_context ctx_;
-  std::ostream& out_;
-  std::ostream& err_;
-  side_file native_;
-  int item_ = 0;
-};
-
-class claude_emitter final : public emitter {
-public:
-  claude_emitter(const emit_context& c, std::ostream& o, std::ostream& e)
-      : ctx_(c), out_(o), err_(e), session_(c.inv.session_id.empty() ? c.ids->uuid() : c.inv.session_id) {}
-
-  void begin() override {
-    start_ = ctx_.clock->now();
-    if (!ctx_.native_home.empty()) {
-      // ~/.claude/projects/<workspace with every byte but [A-Za-z0-9] as
-      // '-'>/<session id>.jsonl, as the claude CLI names it.
-      std::string encoded = ctx_.workspace;
-      for (char& ch : encoded)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '-';
-      native_.open(ctx_.native_home + "/.claude/projects/" + encoded + "/" + session_ + ".jsonl", write_errors_);
-    }
-    emit((ojson{{"type", "system"}, {"subtype", "init"}, {"cwd", ctx_.workspace},
-                          {"session_id", session_},
-                          {"tools", {"Bash", "Edit", "Read", "Write", "Glob", "Grep"}},
-                          {"mcp_servers", ojson::array()}, {"model", ctx_.inv.model},
-                          {"permissionMode", "bypassPermissions"}, {"apiKeySource", "none"},
-                          {"uuid", ctx_.ids->uuid()}}));
-  }
-  void step(int index, const std::string& what) override {
-    std::string tool = tool_use(what);
-    emit((ojson{{"type", "user"},
-                          {"message", {{"role", "user"},
-                                       {"content", {{{"tool_use_id", tool}, {"type", "tool_result"},
-                                                     {"content", "step " + std::to_string(index) + " ok"},
-                                                     {"is_error", false}}}}}},
-                          {"parent_tool_use_id", nullptr}, {"session_id", session_},
-                          {"uuid", ctx_.ids->uuid()}}));
-    ++turns_;
-  }
-  void tool_pending(const std::string& what) override { tool_use(what); }
-  void success(const std::string& summary) override {
-    assistant_text(summary);
-    result(false, summary, 0, "");
-  }
-  std::vector<std::string> side_files() const override {
-    if (native_.path().empty()) return {};
-    return {native_.path()};
-  }
-  void failure(const failure_report& f) override {
-    bool limit = f.kind == failure_kind::rate_limit || f.kind == failure_kind::quota_exceeded ||
-                 f.kind == failure_kind::resource_exhausted;
-    if (limit) {
-      emit((ojson{{"type", "rate_limit_event"},
-                            {"rate_limit_info", {{"status", "rejected"},
-                                                 {"resetsAt", f.resets_at / 1000},
-                                                 {"rateLimitType", "five_hour"}}},
-                            {"uuid", ctx_.ids->uuid()}, {"session_id", session_}}));
-    }
-    std::string text = f.http_status ? "API Error: " + f.message : f.message;
-    assistant_text(text);
-    result(true, text, f.http_status, limit ? "rate_limit" : "");
-  }
-
-private:
-  std::string tool_use(const std::string& what) {
-    std::string id = "toolu_" + ctx_.ids->hex(24);
-    emit((ojson{{"type", "assistant"},
-                          {"message", {{"id", "msg_" + ctx_.ids->hex(24)}, {"type", "message"},
-                                       {"role", "assistant"}, {"model", ctx_.inv.model},
-                                       {"content", {{{"type", "tool_use"}, {"id", id}, {"name", "Bash"},
-                                                     {"input", {{"command", what}}}}}},
-                                       {"stop_reason", nullptr},
-                                       {"usage", {{"input_tokens", 1200}, {"output_tokens", 80}}}}},
-                          {"parent_tool_use_id", nullptr}, {"session_id", session_},
-                          {"uuid", ctx_.ids->uuid()}}));
-    return id;
-  }
-  void assistant_text(const std::string& text) {
-    emit((ojson{{"type", "assistant"},
-                          {"message", {{"id", "msg_" + ctx_.ids->hex(24)}, {"type", "message"},
-                                       {"role", "assistant"}, {"model", ctx_.inv.model},
-                                       {"content", {{{"type", "text"}, {"text", text}}}},
-                                       {"stop_reason", nullptr},
-                                       {"usage", {{"input_tokens", 1200}, {"output_tokens", 80}}}}},
-                          {"parent_tool_use_id", nullptr}, {"session_id", session_},
-                          {"uuid", ctx_.ids->uuid()}}));
-  }
-  void result(bool is_error, const std::string& text, int http_status, const std::string& error) {
-    millis elapsed = ctx_.clock->now() - start_;
-    ojson r{{"type", "result"}, {"subtype", "success"}, {"is_error", is_error},
-            {"duration_ms", elapsed}, {"duration_api_ms", elapsed}, {"num_turns", turns_ + 1},
-            {"result", text}, {"session_id", session_}, {"total_cost_usd", 0.0}};
-    if (http_status) r["api_error_status"] = http_status;
-    if (!error.empty()) r["error"] = error;
-    r["usage"] = {{"input_tokens", 12000}, {"output_tokens", 900}};
-    r["uuid"] = ctx_.ids->uuid();
-    emit((r));
-  }
-
-  // One stdout event; user and assistant messages also go to the transcript.
-  void emit(const ojson& event) {
-    line(out_, dump(event));
-    std::string type = event.value("type", "");
-    if (type != "user" && type != "assistant") return;
-    ojson entry = event;
-    entry["cwd"] = ctx_.workspace;
-    entry["sessionId"] = session_;
-    entry["timestamp"] = runtime::format_utc_iso(ctx_.clock->now());
-    native_.write(dump(entry));
-  }
-
-  emit_context ctx_;
-  std::ostream& out_;
-  std::ostream& err_;
-  side_file native_;
-  std::string session_;
-  millis start_ = 0;
-  int turns_ = 0;
-};
 
 class agy_emitter final : public emitter {
 public:
@@ -262,9 +33,10 @@ public:
     log("INFO", "request completed");
     line(out_, summary);
   }
-  void failure(const failure_report& f) override {
+  int failure(const failure_report& f) override {
     log("ERROR", f.message);
     line(err_, "Error: " + f.message);
+    return 1;
   }
   std::vector<std::string> side_files() const override {
     if (log_.path().empty()) return {};
@@ -281,117 +53,6 @@ private:
   side_file log_;
 };
 
-class pi_emitter final : public emitter {
-public:
-  pi_emitter(const emit_context& c, std::ostream& o, std::ostream& e) : ctx_(c), out_(o), err_(e) {}
-
-  void begin() override {
-    millis now = ctx_.clock->now();
-    std::string stamp = runtime::format_utc_iso(now);
-    bool resume = !ctx_.inv.session_file.empty();
-    if (resume) {
-      load_parent(ctx_.inv.session_file);
-      session_.open(ctx_.inv.session_file, write_errors_);
-    } else {
-      id_ = ctx_.inv.session_id.empty() ? ctx_.ids->uuid() : ctx_.inv.session_id;
-      std::string dir = ctx_.inv.session_dir.empty() ? ctx_.workspace + "/.pi-sessions" : ctx_.inv.session_dir;
-      std::string file_stamp = stamp;
-      for (char& ch : file_stamp)
-        if (ch == ':' || ch == '.') ch = '-';
-      session_.open(dir + "/" + file_stamp + "_" + id_ + ".jsonl", write_errors_);
-    }
-    ojson header{{"type", "session"}, {"version", 3}, {"id", id_}, {"timestamp", stamp},
-                 {"cwd", ctx_.workspace}};
-    if (!resume) session_.write(dump(header));
-    line(out_, dump(header));
-    line(out_, dump(ojson{{"type", "agent_start"}}));
-    line(out_, dump(ojson{{"type", "turn_start"}}));
-    message({{"role", "user"}, {"content", {{{"type", "text"}, {"text", ctx_.inv.prompt}}}},
-             {"timestamp", now}});
-  }
-  void step(int index, const std::string& what) override {
-    std::string call = call_tool(what);
-    line(out_, dump(ojson{{"type", "tool_execution_end"}, {"toolCallId", call}, {"toolName", "bash"},
-                          {"result", {{"content", {{{"type", "text"}, {"text", "step " + std::to_string(index) + " ok"}}}}}},
-                          {"isError", false}}));
-    message({{"role", "toolResult"}, {"toolCallId", call}, {"toolName", "bash"},
-             {"content", {{{"type", "text"}, {"text", "step " + std::to_string(index) + " ok"}}}},
-             {"isError", false}, {"timestamp", ctx_.clock->now()}});
-  }
-  void tool_pending(const std::string& what) override { call_tool(what); }
-  void success(const std::string& summary) override {
-    message(assistant({{{"type", "text"}, {"text", summary}}}, "stop"));
-    line(out_, dump(ojson{{"type", "turn_end"}}));
-    line(out_, dump(ojson{{"type", "agent_end"}}));
-  }
-  void failure(const failure_report& f) override {
-    ojson m = assistant(ojson::array(), "error");
-    m["errorMessage"] = f.message;
-    message(m);
-    line(out_, dump(ojson{{"type", "agent_end"}}));
-    line(err_, "Error: " + f.message);
-  }
-  std::vector<std::string> side_files() const override {
-    if (session_.path().empty()) return {};
-    return {session_.path()};
-  }
-
-private:
-  // The id of the last entry of an existing session file, and its session id.
-  void load_parent(const std::string& path) {
-    auto text = runtime::read_file(path);
-    if (!text) return;
-    std::string last, first;
-    std::size_t pos = 0;
-    while (pos < text->size()) {
-      std::size_t nl = text->find('\n', pos);
-      std::string l = text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      if (!l.empty()) {
-        if (first.empty()) first = l;
-        last = l;
-      }
-      pos = nl == std::string::npos ? text->size() : nl + 1;
-    }
-    auto head = ojson::parse(first, nullptr, false);
-    if (head.is_object() && head.contains("id") && head["id"].is_string()) id_ = head["id"];
-    auto tail = ojson::parse(last, nullptr, false);
-    if (tail.is_object() && tail.value("type", "") != "session" && tail.contains("id") && tail["id"].is_string())
-      parent_ = tail["id"].get<std::string>();
-  }
-  ojson assistant(ojson content, const char* stop) {
-    return {{"role", "assistant"}, {"content", std::move(content)}, {"api", "openai-completions"},
-            {"provider", "iop"}, {"model", ctx_.inv.model},
-            {"usage", {{"input", 1200}, {"output", 80}, {"cacheRead", 0}, {"cacheWrite", 0}}},
-            {"stopReason", stop}, {"timestamp", ctx_.clock->now()}};
-  }
-  std::string call_tool(const std::string& what) {
-    std::string call = "call_" + ctx_.ids->hex(16);
-    message(assistant({{{"type", "toolCall"}, {"id", call}, {"name", "bash"},
-                        {"arguments", {{"command", what}}}}},
-                      "toolUse"));
-    line(out_, dump(ojson{{"type", "tool_execution_start"}, {"toolCallId", call}, {"toolName", "bash"},
-                          {"args", {{"command", what}}}}));
-    return call;
-  }
-  // One session entry plus the JSON-mode message events.
-  void message(const ojson& m) {
-    std::string id = ctx_.ids->hex(8);
-    ojson entry{{"type", "message"}, {"id", id}, {"parentId", parent_.empty() ? ojson(nullptr) : ojson(parent_)},
-                {"timestamp", runtime::format_utc_iso(ctx_.clock->now())}, {"message", m}};
-    session_.write(dump(entry));
-    parent_ = id;
-    line(out_, dump(ojson{{"type", "message_start"}, {"message", m}}));
-    line(out_, dump(ojson{{"type", "message_end"}, {"message", m}}));
-  }
-
-  emit_context ctx_;
-  std::ostream& out_;
-  std::ostream& err_;
-  side_file session_;
-  std::string id_;
-  std::string parent_;
-};
-
 class command_emitter final : public emitter {
 public:
   command_emitter(std::ostream& o, std::ostream& e) : out_(o), err_(e) {}
@@ -401,7 +62,10 @@ public:
   }
   void tool_pending(const std::string& what) override { line(out_, "running: " + what); }
   void success(const std::string& summary) override { line(out_, summary); }
-  void failure(const failure_report& f) override { line(err_, "error: " + f.message); }
+  int failure(const failure_report& f) override {
+    line(err_, "error: " + f.message);
+    return 1;
+  }
 
 private:
   std::ostream& out_;
@@ -423,6 +87,19 @@ std::string id_source::uuid() {
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
          h.substr(20, 12);
 }
+
+std::string id_source::uuid_v7(millis now) {
+  std::string h = hex(32);
+  char ms[13];
+  std::snprintf(ms, sizeof ms, "%012llx", static_cast<unsigned long long>(now) & 0xffffffffffffULL);
+  h.replace(0, 12, ms);
+  h[12] = '7';
+  h[16] = "89ab"[rng_() % 4];
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
+         h.substr(20, 12);
+}
+
+double id_source::fraction() { return static_cast<double>(rng_() >> 11) / static_cast<double>(1ULL << 53); }
 
 std::string id_source::hex(int digits) {
   static const char* const alphabet = "0123456789abcdef";
@@ -484,19 +161,125 @@ failure_report describe_failure(const action& a, const std::string& model, const
     case failure_kind::error:
       f.message = "agent failed: unexpected error";
       break;
+    case failure_kind::usage_limit:
+      f.http_status = 429;
+      if (resets == 0) resets = now + 3600000;
+      f.message = "Quota exceeded: usage limit reached; resets at " + runtime::format_utc_iso(resets);
+      break;
+    case failure_kind::root_refusal:
+      f.message = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
+      break;
   }
-  if (!a.message.empty()) f.message = a.message;
+  f.variant = a.variant;
+  f.retry_after_seconds = a.retry_after_seconds;
+  f.resets_scripted = !a.resets_at.empty();
+  f.at = now;
+  if (!a.message.empty()) {
+    f.message = a.message;
+    f.scripted_message = true;
+  }
   if (f.http_status == 429 && resets == 0) resets = now + 300000;  // a real limit always resets
   f.resets_at = resets;
   return f;
 }
 
+std::optional<std::string> launch_refusal(const invocation& inv, bool pi_dispatcher_flavor,
+                                          const action_list& actions) {
+  if (inv.as == persona::pi && !pi_dispatcher_flavor && !inv.pi_dispatcher_options.empty()) {
+    std::string names;
+    for (const auto& o : inv.pi_dispatcher_options) names += (names.empty() ? "" : ", ") + o;
+    return std::string(inv.pi_dispatcher_options.size() > 1 ? "Error: Unknown options: " : "Error: Unknown option: ") +
+           names;
+  }
+  if (!actions.empty() && actions.front().kind == action_kind::fail &&
+      actions.front().failure == failure_kind::root_refusal)
+    return actions.front().message.empty()
+               ? "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
+               : actions.front().message;
+  return std::nullopt;
+}
+
+namespace detail {
+
+std::string seconds_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", seconds);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s + "s";
+}
+
+namespace {
+
+std::string two(int v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%02d", v);
+  return buf;
+}
+
+// "6:33 PM" / "6:06pm" / "6pm".
+std::string clock_12h(const runtime::local_time_fields& f, bool upper, bool drop_zero_minutes) {
+  int hour = f.hour % 12 == 0 ? 12 : f.hour % 12;
+  bool pm = f.hour >= 12;
+  std::string out = std::to_string(hour);
+  if (!(drop_zero_minutes && f.minute == 0)) out += ":" + two(f.minute);
+  if (upper) return out + (pm ? " PM" : " AM");
+  return out + (pm ? "pm" : "am");
+}
+
+} // namespace
+
+std::string local_file_stamp(millis t, const runtime::time_zone& zone) {
+  auto f = zone.to_local(t);
+  return std::to_string(f.year) + "-" + two(f.month) + "-" + two(f.day) + "T" + two(f.hour) + "-" + two(f.minute) +
+         "-" + two(f.second);
+}
+
+std::string local_date_folder(millis t, const runtime::time_zone& zone) {
+  auto f = zone.to_local(t);
+  return std::to_string(f.year) + "/" + two(f.month) + "/" + two(f.day);
+}
+
+std::string codex_reset_text(millis reset, millis now, const runtime::time_zone& zone) {
+  auto r = zone.to_local(reset);
+  auto n = zone.to_local(now);
+  std::string clock = clock_12h(r, true, false);
+  if (r.year == n.year && r.month == n.month && r.day == n.day) return clock;
+  static const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  int d = r.day;
+  const char* suffix = (d % 100 >= 11 && d % 100 <= 13) ? "th"
+                       : d % 10 == 1                    ? "st"
+                       : d % 10 == 2                    ? "nd"
+                       : d % 10 == 3                    ? "rd"
+                                                        : "th";
+  return std::string(months[(r.month + 11) % 12]) + " " + std::to_string(d) + suffix + ", " +
+         std::to_string(r.year) + " " + clock;
+}
+
+std::string claude_reset_text(millis reset, const runtime::time_zone& zone, const std::string& zone_name) {
+  return clock_12h(zone.to_local(reset), false, true) + " (" + zone_name + ")";
+}
+
+double retry_after_or(const failure_report& f, double fallback) {
+  return f.retry_after_seconds ? static_cast<double>(*f.retry_after_seconds) : fallback;
+}
+
+double try_again_in(const failure_report& f, double fallback) {
+  if (f.retry_after_seconds) return static_cast<double>(*f.retry_after_seconds);
+  if (f.resets_scripted) return f.resets_at > f.at ? static_cast<double>(f.resets_at - f.at) / 1000.0 : 0.0;
+  return fallback;
+}
+
+} // namespace detail
+
 std::unique_ptr<emitter> make_emitter(const emit_context& ctx, std::ostream& out, std::ostream& err) {
   switch (ctx.inv.as) {
-    case persona::codex: return std::make_unique<codex_emitter>(ctx, out, err);
-    case persona::claude: return std::make_unique<claude_emitter>(ctx, out, err);
+    case persona::codex: return make_codex_emitter(ctx, out, err);
+    case persona::claude: return make_claude_emitter(ctx, out, err);
     case persona::agy: return std::make_unique<agy_emitter>(ctx, out, err);
-    case persona::pi: return std::make_unique<pi_emitter>(ctx, out, err);
+    case persona::pi: return make_pi_emitter(ctx, out, err);
     case persona::command: break;
   }
   return std::make_unique<command_emitter>(out, err);

@@ -1,26 +1,38 @@
 #pragma once
-// Event output in each impersonated CLI's real format, so the dispatcher's
-// stream readers parse the simulator exactly as they parse the real agent:
-//   codex  `exec --json` JSONL: thread.started{thread_id}, turn.started,
-//          item.started/item.completed{item{id,type,...}}, turn.completed,
-//          error{message}, turn.failed{error{message}};
-//   claude `stream-json`: system/init{session_id}, assistant/user messages
-//          with tool_use/tool_result blocks, rate_limit_event{rate_limit_info
-//          {status,resetsAt}}, result{subtype,is_error,result,session_id};
+// Event output in each impersonated CLI's real format, built from what the
+// real CLIs printed against a mock provider (tests/fixtures/realcli), so the
+// dispatcher reads the simulator exactly as it reads the real agent:
+//   codex  `exec --json` (codex-cli 0.171.0): thread.started{thread_id, a
+//          uuid v7}, turn.started, item.started/item.completed, then
+//          turn.completed{usage} or, after its own `Reconnecting... n/5`
+//          retries, error + turn.failed{error{message}}; with a codex home
+//          also the rollout sessions/YYYY/MM/DD/rollout-<local stamp>-<id>.jsonl
+//          whose failed turn ends in event_msg/task_complete{error{message,
+//          codex_error_info}};
+//   claude `stream-json` (Claude Code 2.1.332): system/init, assistant/user
+//          messages, system/api_retry while it retries, the synthetic
+//          assistant message (model "<synthetic>", typed `error`) of a failed
+//          request, a rejected rate_limit_event for a subscriber limit, and
+//          one result{subtype, is_error, api_error_*, terminal_reason, ...};
+//          with a projects folder also its transcript;
+//   pi     `--mode json` (pi 0.73.1): session, agent_start, turn_start,
+//          message_start/message_update/message_end, tool_execution_*,
+//          turn_end, agent_end, auto_retry_start/auto_retry_end while it
+//          retries, compaction_start after a context overflow, and the
+//          version-3 session JSONL <session-dir>/<stamp>_<id>.jsonl (or the
+//          resumed --session FILE); it exits 0 whether or not the model call
+//          failed;
 //   agy    plain text on stdout, "Error: ..." on stderr, and timestamped
-//          lines in its --log-file;
-//   pi     JSON mode events (session header, agent_start, message_end,
-//          tool_execution_start/end, agent_end) plus a version-3 session
-//          JSONL under --session-dir (or appended to --session FILE);
+//          lines in its --log-file (no public package to compare with);
 //   command plain text.
-// With emit_context::native_home set, codex also writes
-// <home>/.codex/sessions/YYYY/MM/DD/rollout-<stamp>-<thread_id>.jsonl and
-// claude <home>/.claude/projects/<encoded cwd>/<session_id>.jsonl.
 // Time and ids come from the injected clock and id_source, so output is
-// byte-for-byte reproducible in tests. Each line is flushed as written. A
-// failure writing the pi session or agy log is reported through write_errors()
-// and never throws.
+// byte-for-byte reproducible in tests; waits (a CLI's retry delays) go
+// through emit_context::wait. Each line is flushed as written. A failure
+// writing a side file (session, rollout, transcript, agy log) is reported
+// through write_errors() and never throws.
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,6 +41,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/policy/time_zone.hpp"
 #include "tools/agent-sim/invocation.hpp"
 #include "tools/agent-sim/scenario.hpp"
 
@@ -38,8 +51,13 @@ namespace ad::agent_sim {
 class id_source {
 public:
   explicit id_source(uint64_t seed) : rng_(seed) {}
-  std::string uuid();
+  std::string uuid();  // version 4 (claude session ids, message uuids)
+  // Version 7: the first 48 bits are the time in ms (codex thread ids, pi
+  // session ids, as those CLIs print them).
+  std::string uuid_v7(runtime::millis now);
   std::string hex(int digits);
+  // A uniform fraction in [0, 1) (retry jitter).
+  double fraction();
 
 private:
   std::mt19937_64 rng_;
@@ -48,23 +66,44 @@ private:
 // A failure as a CLI reports it.
 struct failure_report {
   failure_kind kind = failure_kind::error;
-  std::string message;           // the terminal diagnostic text
+  std::string variant;           // the scenario's variant ("" = the usual shape)
+  std::string message;           // the generic text (agy, command), or the scenario's message
+  bool scripted_message = false; // message came from the scenario: every CLI shows it as is
   int http_status = 0;           // 429, 529, ... or 0
   runtime::millis resets_at = 0; // 0 when unknown
+  bool resets_scripted = false;  // resets_at came from the scenario's resets_at
+  std::optional<int> retry_after_seconds;
+  runtime::millis at = 0;        // when the failure was reported
 };
 
-// The canonical message for a fail action (its `message` wins when set).
+// The generic report for a fail (or retried) action: agy's and the command
+// agent's text; the JSON CLIs build their own texts from kind and variant.
 failure_report describe_failure(const action& a, const std::string& model,
                                 const std::string& workspace, runtime::millis now);
+
+// What the impersonated CLI would read from its environment.
+struct cli_environment {
+  std::string codex_home;          // codex writes sessions/... here; "" = no rollout
+  std::string claude_projects;     // claude's projects folder; "" = no transcript
+  int claude_max_retries = 10;     // CLAUDE_CODE_MAX_RETRIES
+  std::string anthropic_base_url;  // ANTHROPIC_BASE_URL (claude's gateway text)
+  bool anthropic_api_key = false;  // ANTHROPIC_API_KEY set (claude's apiKeySource)
+  std::string openai_base_url;     // codex's provider URL in its HTTP error texts
+  std::string zone_name = "UTC";   // the agent's time zone (TZ, else /etc/localtime)
+  runtime::time_zone zone;
+  bool stdin_is_terminal = false;
+};
 
 struct emit_context {
   invocation inv;
   std::string workspace;  // absolute
   const runtime::clock* clock = nullptr;
   id_source* ids = nullptr;
-  // When set, codex and claude also write their native session files under
-  // this home (~/.codex/sessions/..., ~/.claude/projects/...).
-  std::string native_home;
+  cli_environment env;
+  // Waits `seconds` (before the time scale) and returns true to go on;
+  // false ends a CLI that would otherwise retry forever (tests). Unset:
+  // no waiting.
+  std::function<bool(double seconds)> wait;
 };
 
 class emitter {
@@ -79,9 +118,15 @@ public:
   // a dispatcher must treat as a review-control violation); other CLIs show a
   // plain step.
   virtual void collab_tool(const std::string& tool) { step(0, "collaboration tool " + tool); }
+  // `times` failed requests the CLI retries past, with its retry events and
+  // waits; the run goes on after them.
+  virtual void retried(const failure_report&, int /*times*/) {}
   virtual void success(const std::string& summary) = 0;
-  virtual void failure(const failure_report& f) = 0;
-  // Files this emitter wrote (pi session, agy log) and errors writing them.
+  // Reports the failure as the CLI does (its own retries first) and returns
+  // the exit code the real CLI ends with.
+  virtual int failure(const failure_report& f) = 0;
+  // Files this emitter wrote (session, rollout, transcript, agy log) and
+  // errors writing them.
   virtual std::vector<std::string> side_files() const { return {}; }
   const std::vector<std::string>& write_errors() const { return write_errors_; }
 
@@ -90,5 +135,13 @@ protected:
 };
 
 std::unique_ptr<emitter> make_emitter(const emit_context& ctx, std::ostream& out, std::ostream& err);
+
+// What the CLI prints on stderr when it refuses its launch before any
+// output (exit 1): pi without the original dispatcher's options given
+// --approve or --session-id ("Error: Unknown options: --approve,
+// --session-id"), claude told to by a root_refusal failure. nullopt when it
+// starts.
+std::optional<std::string> launch_refusal(const invocation& inv, bool pi_dispatcher_flavor,
+                                          const action_list& actions);
 
 } // namespace ad::agent_sim

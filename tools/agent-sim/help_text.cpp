@@ -17,9 +17,11 @@ USAGE
 
 Each CLI accepts its real argument shape (codex exec --json -C WS -m M -c k=v
 ... PROMPT; claude -p --output-format stream-json --session-id ID ... PROMPT;
-agy --print PROMPT ... --log-file FILE; pi -p --mode json ... (--session-id ID
-| --session FILE) --session-dir DIR PROMPT) and prints events in that CLI's
-output format. The task comes from the PLAN/CODE_REVIEW path, task folder or
+agy --print PROMPT ... --log-file FILE; pi -p --mode json ... [--session FILE]
+--session-dir DIR PROMPT) and prints what that CLI prints: the events, retry
+lines, failure texts and exit codes of the real codex-cli 0.171.0, Claude
+Code 2.1.332 and pi 0.73.1 (tests/fixtures/realcli). Like the public pi, pi
+refuses --approve and --session-id unless AGENT_SIM_PI_FLAVOR=dispatcher. The task comes from the PLAN/CODE_REVIEW path, task folder or
 attempt locator named in the prompt (or --task); the role from the prompt
 wording ("start the review", "fill every missing implementation field") or
 --role; a resumed pi session whose prompt names no task takes both from its
@@ -36,7 +38,11 @@ ENVIRONMENT
   AGENT_SIM_SEED         makes generated ids (thread, session, tool) repeatable
   AGENT_SIM_TIME_SCALE   multiplies every wait (0.01 makes a demo fast)
   AGENT_SIM_NATIVE_SESSIONS=1  codex/claude also write native session files
-                         under $HOME (~/.codex/sessions, ~/.claude/projects)
+                         ($CODEX_HOME or ~/.codex/sessions; $CLAUDE_CONFIG_DIR
+                         or ~/.claude/projects)
+  AGENT_SIM_PI_FLAVOR=dispatcher  pi takes --approve and --session-id
+  also read as the CLIs do: CLAUDE_CODE_MAX_RETRIES (default 10), TZ,
+  ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, OPENAI_BASE_URL
 
 SCENARIO FORMAT (JSON)
   {
@@ -72,12 +78,22 @@ ACTIONS (run in order; "fail" and "exit" end the run)
   {"kind":"silence", "seconds":T}      no output for T seconds
   {"kind":"hang", "in":"idle|tool_call"}   never finish (tool_call: a tool
                                        call started and never answered)
-  {"kind":"fail", "failure":KIND, "message":"...", "path":"...",
+  {"kind":"fail", "failure":KIND, "variant":"...", "message":"...", "path":"...",
    "retry_after_seconds":N, "resets_at":"ISO", "exit_code":N, "signal":"SIGKILL"}
-      KIND: rate_limit, resource_exhausted, quota_exceeded, context_length,
-      model_overloaded, model_unavailable, connection_refused,
-      stream_disconnected, file_exists (path), file_not_found (path), error.
-      Default exit code 1; with "signal" the run kills itself with it.
+      KIND: rate_limit, resource_exhausted, quota_exceeded, usage_limit,
+      context_length, model_overloaded, model_unavailable,
+      connection_refused, stream_disconnected, file_exists (path),
+      file_not_found (path), error, root_refusal (first action only: claude
+      refuses its launch as root). The CLI retries what the real one retries
+      first; codex never ends on connection_refused. Variants (codex):
+      rate_limit http|in_stream, model_overloaded capacity|503|529,
+      stream_disconnected cut|dropped. Default exit code: the real CLI's
+      (codex 1, claude 1, pi 0, agy 1, command 1); with "signal" the run
+      kills itself with it.
+  {"kind":"retried", "failure":KIND, "times":N, "retry_after_seconds":S}
+      N failed requests the CLI retries past (its retry lines and waits),
+      then the run goes on; KIND: rate_limit, resource_exhausted,
+      model_overloaded, connection_refused, stream_disconnected
   {"kind":"spawn_child", "seconds":T}  fork a child in the same process group
                                        that outlives the run by T seconds
   {"kind":"write", "path":"...", "content":"..."}   write one workspace file
@@ -89,8 +105,9 @@ ACTIONS (run in order; "fail" and "exit" end the run)
   /tasks/auth~102_api/worker/1/actions/0/kind: unknown action "explode"
 
 EXIT
-  0 success; the scenario's code for fail/exit; 2 bad scenario, bad arguments
-  or no task found; killed by the scenario's or the dispatcher's signal.
+  0 success; the CLI's code for a failure unless the scenario gives one; 1
+  for a refused launch; 2 bad scenario, bad arguments or no task found;
+  killed by the scenario's or the dispatcher's signal.
   check-registry: 0 clean, 1 violations (one per line), 2 unreadable.
 )";
 }

@@ -1,6 +1,7 @@
 #include "tools/agent-sim/invocation.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 namespace ad::agent_sim {
 
@@ -59,7 +60,7 @@ runtime::result<invocation> parse_invocation(persona as, const std::vector<std::
       app.add_flag("-p,--print");
       app.add_option("--mode", ignored);
       app.add_flag("--approve");
-      app.add_option("--provider", ignored);
+      app.add_option("--provider", inv.provider);
       app.add_option("--model", inv.model);
       app.add_option("--thinking", inv.effort);
       app.add_option("--session-id", inv.session_id);
@@ -81,6 +82,15 @@ runtime::result<invocation> parse_invocation(persona as, const std::vector<std::
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return runtime::status::invalid_argument(std::string(to_string(as)) + " arguments: " + e.what());
+  }
+  if (as == persona::pi) {
+    for (const auto& a : args) {
+      std::string name = a.substr(0, a.find('='));
+      if ((name == "--approve" || name == "--session-id") &&
+          std::find(inv.pi_dispatcher_options.begin(), inv.pi_dispatcher_options.end(), name) ==
+              inv.pi_dispatcher_options.end())
+        inv.pi_dispatcher_options.push_back(name);
+    }
   }
   for (const auto& c : configs) {
     const std::string key = "model_reasoning_effort=";

@@ -26,6 +26,10 @@ struct invocation {
   std::string prompt;
   std::string model;
   std::string effort;
+  std::string provider;      // pi --provider
+  // pi: --approve and --session-id as given, in argv order (the public pi
+  // has neither; docs/agent-sim.md)
+  std::vector<std::string> pi_dispatcher_options;
   std::string workspace;     // codex -C, command --workspace; empty: the cwd
   std::string session_id;    // claude/pi --session-id
   std::string session_dir;   // pi --session-dir

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 
 #include "runtime/core/files.hpp"
 #include "tools/agent-sim/demo_scenario.hpp"
@@ -51,7 +52,8 @@ std::string help_of(persona as) {
 int impersonate(persona as, std::vector<std::string> argv, std::size_t skip) {
   std::vector<std::string> args(argv.begin() + static_cast<long>(skip), argv.end());
   if (args.size() == 1 && (args[0] == "--version" || args[0] == "-v" || args[0] == "-V")) {
-    std::cout << version_text(as) << std::endl;
+    // pi prints its version on stderr when stdin is not a terminal.
+    (as == persona::pi && ::isatty(0) != 1 ? std::cerr : std::cout) << version_text(as) << std::endl;
     return 0;
   }
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/agents/native_sessions.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/hash.hpp"
 #include "runtime/core/json.hpp"
@@ -61,6 +62,49 @@ std::string first_user_prompt(const std::string& session_file) {
   return {};
 }
 
+// The agent's time zone as its CLIs name it: TZ (without a leading ':'),
+// else the zone /etc/localtime links to; "UTC" for Etc/UTC or when unknown.
+void read_time_zone(cli_environment& cli) {
+  std::string name = env_or("TZ");
+  if (!name.empty() && name.front() == ':') name.erase(0, 1);
+  std::optional<runtime::time_zone> zone;
+  if (!name.empty()) {
+    if (auto z = runtime::load_time_zone(name)) zone = *z;
+  } else {
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink("/etc/localtime", ec).string();
+    auto at = target.find("zoneinfo/");
+    name = ec || at == std::string::npos ? "UTC" : target.substr(at + 9);
+    if (auto bytes = runtime::read_file("/etc/localtime"))
+      if (auto z = runtime::parse_tzif(*bytes, name)) zone = *z;
+  }
+  if (name == "Etc/UTC" || name == "Etc/Universal" || name == "Universal" || name == "Zulu" || name == "Etc/Zulu")
+    name = "UTC";
+  if (!zone) name = "UTC";
+  cli.zone_name = name;
+  cli.zone = zone ? *zone : runtime::time_zone{};
+}
+
+cli_environment cli_environment_from_process() {
+  cli_environment cli;
+  if (env_or("AGENT_SIM_NATIVE_SESSIONS") == "1") {
+    std::string home = env_or("HOME");
+    cli.codex_home = env_or("CODEX_HOME");
+    if (cli.codex_home.empty() && !home.empty()) cli.codex_home = home + "/.codex";
+    if (!home.empty() || !env_or("CLAUDE_CONFIG_DIR").empty())
+      cli.claude_projects = runtime::claude_projects_root(home, env_or("CLAUDE_CONFIG_DIR")).string();
+  }
+  std::string retries = env_or("CLAUDE_CODE_MAX_RETRIES");
+  if (!retries.empty() && retries.find_first_not_of("0123456789") == std::string::npos && retries.size() < 4)
+    cli.claude_max_retries = std::stoi(retries);
+  cli.anthropic_base_url = env_or("ANTHROPIC_BASE_URL");
+  cli.anthropic_api_key = !env_or("ANTHROPIC_API_KEY").empty();
+  cli.openai_base_url = env_or("OPENAI_BASE_URL");
+  cli.stdin_is_terminal = ::isatty(0) == 1;
+  read_time_zone(cli);
+  return cli;
+}
+
 sigset_t termination_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -96,6 +140,12 @@ public:
     std::error_code ec;
     workspace_ = std::filesystem::weakly_canonical(workspace_, ec).string();
 
+    // pi refuses options it does not have before anything else.
+    if (auto refusal = launch_refusal(inv_, env_.pi_dispatcher_flavor, {})) {
+      err_ << *refusal << std::endl;
+      return finish(1, 0);
+    }
+
     scenario sc;
     std::string scenario_path = inv_.scenario.empty() ? env_.scenario_path : inv_.scenario;
     if (!scenario_path.empty()) {
@@ -128,10 +178,18 @@ public:
     if (!attempt) return usage_error(attempt.error().message());
     record_.attempt = *attempt;
 
-    emit_context ctx{inv_, workspace_, event_clock_, ids_.get(), env_.native_home};
+    action_list actions = select_actions(sc, record_.task, record_.role, record_.attempt);
+    if (auto refusal = launch_refusal(inv_, env_.pi_dispatcher_flavor, actions)) {
+      err_ << *refusal << std::endl;
+      return finish(1, 0);
+    }
+    emit_context ctx{inv_, workspace_, event_clock_, ids_.get(), env_.cli, [this](double seconds) {
+                       wait_for(seconds);
+                       return true;
+                     }};
     emitter_ = make_emitter(ctx, out_, err_);
     emitter_->begin();
-    for (const action& a : select_actions(sc, record_.task, record_.role, record_.attempt)) {
+    for (const action& a : actions) {
       if (int sig = pending_termination()) return finish(0, sig);
       if (auto code = perform(a)) return *code;
     }
@@ -191,14 +249,17 @@ private:
         return wait_for(-1);
       case action_kind::fail: {
         failure_report f = describe_failure(a, inv_.model, workspace_, event_clock_->now());
-        emitter_->failure(f);
-        return finish(a.exit_code, a.signal);
+        int code = emitter_->failure(f);
+        return finish(a.exit_code.value_or(code), a.signal);
       }
+      case action_kind::retried:
+        emitter_->retried(describe_failure(a, inv_.model, workspace_, event_clock_->now()), a.count);
+        return std::nullopt;
       case action_kind::spawn_child:
         spawn_child(a.seconds * env_.time_scale);
         return std::nullopt;
       case action_kind::exit:
-        return finish(a.exit_code, a.signal);
+        return finish(a.exit_code.value_or(0), a.signal);
       case action_kind::collab_tool:
         emitter_->collab_tool(a.tool);
         return std::nullopt;
@@ -224,8 +285,7 @@ private:
     a.kind = action_kind::fail;
     a.failure = failure_kind::error;
     a.message = message;
-    emitter_->failure(describe_failure(a, inv_.model, workspace_, event_clock_->now()));
-    return finish(1, 0);
+    return finish(emitter_->failure(describe_failure(a, inv_.model, workspace_, event_clock_->now())), 0);
   }
 
   int usage_error(const std::string& message) {
@@ -354,7 +414,8 @@ run_environment environment_from_process() {
     double v = std::strtod(scale.c_str(), &end);
     if (end && *end == '\0' && v >= 0) env.time_scale = v;
   }
-  if (env_or("AGENT_SIM_NATIVE_SESSIONS") == "1") env.native_home = env_or("HOME");
+  env.pi_dispatcher_flavor = env_or("AGENT_SIM_PI_FLAVOR") == "dispatcher";
+  env.cli = cli_environment_from_process();
   std::error_code ec;
   env.cwd = std::filesystem::current_path(ec).string();
   return env;

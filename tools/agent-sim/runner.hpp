@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "tools/agent-sim/emitter.hpp"
 #include "tools/agent-sim/invocation.hpp"
 
 namespace ad::agent_sim {
@@ -24,7 +25,14 @@ struct run_environment {
   std::string fixed_time;     // AGENT_SIM_FIXED_TIME: ISO time for event timestamps and archive dates
   std::string seed;           // AGENT_SIM_SEED: makes generated ids repeatable
   double time_scale = 1.0;    // AGENT_SIM_TIME_SCALE: multiplies every wait
-  std::string native_home;    // $HOME when AGENT_SIM_NATIVE_SESSIONS=1: write codex/claude session files
+  bool pi_dispatcher_flavor = false;  // AGENT_SIM_PI_FLAVOR=dispatcher: pi takes --approve, --session-id
+  // What the CLIs read: with AGENT_SIM_NATIVE_SESSIONS=1 the codex home
+  // ($CODEX_HOME, else $HOME/.codex) and claude's projects folder
+  // ($CLAUDE_CONFIG_DIR/projects, else $HOME/.claude/projects);
+  // CLAUDE_CODE_MAX_RETRIES, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
+  // OPENAI_BASE_URL, the time zone (TZ, else /etc/localtime) and whether
+  // stdin is a terminal.
+  cli_environment cli;
   std::string cwd;
 };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "runtime/core/clock.hpp"
 #include "runtime/core/files.hpp"
 
 namespace ad::agent_sim {
@@ -25,7 +26,7 @@ constexpr named_kind action_names[] = {
   {"silence", action_kind::silence}, {"hang", action_kind::hang},
   {"fail", action_kind::fail},       {"spawn_child", action_kind::spawn_child},
   {"exit", action_kind::exit},       {"write", action_kind::write},
-  {"collab_tool", action_kind::collab_tool},
+  {"collab_tool", action_kind::collab_tool}, {"retried", action_kind::retried},
 };
 
 struct named_failure {
@@ -44,6 +45,8 @@ constexpr named_failure failure_names[] = {
   {"file_exists", failure_kind::file_exists},
   {"file_not_found", failure_kind::file_not_found},
   {"error", failure_kind::error},
+  {"usage_limit", failure_kind::usage_limit},
+  {"root_refusal", failure_kind::root_refusal},
 };
 
 struct named_signal {
@@ -87,6 +90,33 @@ status read_string(const json& obj, const pointer& where, const char* key, std::
   if (!obj.at(key).is_string()) return bad(where / key, "expected a string");
   out = obj.at(key).get<std::string>();
   return status::ok();
+}
+
+status read_optional_int(const json& obj, const pointer& where, const char* key, int lo, int hi,
+                         std::optional<int>& out) {
+  if (!obj.contains(key)) return status::ok();
+  int n = 0;
+  if (auto st = read_int(obj, where, key, lo, hi, n); !st) return st;
+  out = n;
+  return status::ok();
+}
+
+// The failure named by "failure" (default "error") and its "variant".
+status read_failure(const json& doc, const pointer& where, action& a) {
+  std::string fname = "error";
+  if (auto st = read_string(doc, where, "failure", fname); !st) return st;
+  auto fk = failure_kind_from(fname);
+  if (!fk) return bad(where / "failure", "unknown failure " + in_quotes(fname));
+  a.failure = *fk;
+  if (auto st = read_string(doc, where, "variant", a.variant); !st) return st;
+  if (a.variant.empty()) return status::ok();
+  std::string known;
+  for (auto v : failure_variants(a.failure)) {
+    if (v == a.variant) return status::ok();
+    known += (known.empty() ? "" : ", ") + in_quotes(v);
+  }
+  return bad(where / "variant", "unknown variant " + in_quotes(a.variant) + " of failure " + in_quotes(fname) +
+                                    (known.empty() ? " (it has none)" : " (expected " + known + ")"));
 }
 
 status read_seconds(const json& obj, const pointer& where, const char* key, double& out) {
@@ -174,26 +204,39 @@ result<action> parse_action(const json& doc, const pointer& where) {
       break;
     }
     case action_kind::fail: {
-      keys.insert({"failure", "message", "path", "retry_after_seconds", "resets_at",
+      keys.insert({"failure", "variant", "message", "path", "retry_after_seconds", "resets_at",
                    "exit_code", "signal"});
-      std::string fname = "error";
-      if (!(st = read_string(doc, where, "failure", fname))) return st;
-      auto fk = failure_kind_from(fname);
-      if (!fk) return bad(where / "failure", "unknown failure " + in_quotes(fname));
-      a.failure = *fk;
+      if (!(st = read_failure(doc, where, a))) return st;
       if (!(st = read_string(doc, where, "message", a.message))) return st;
       if (!(st = read_string(doc, where, "path", a.path))) return st;
       if (!(st = read_string(doc, where, "resets_at", a.resets_at))) return st;
-      if (doc.contains("retry_after_seconds")) {
-        int r = 0;
-        if (!(st = read_int(doc, where, "retry_after_seconds", 0, 86400 * 30, r))) return st;
-        a.retry_after_seconds = r;
-      }
-      if (!(st = read_int(doc, where, "exit_code", 0, 255, a.exit_code))) return st;
+      if (!a.resets_at.empty() && !runtime::parse_utc_iso(a.resets_at))
+        return bad(where / "resets_at", "expected an ISO-8601 time");
+      if (!(st = read_optional_int(doc, where, "retry_after_seconds", 0, 86400 * 30, a.retry_after_seconds)))
+        return st;
+      if (!(st = read_optional_int(doc, where, "exit_code", 0, 255, a.exit_code))) return st;
       if (!(st = read_signal(doc, where, a.signal))) return st;
       if ((a.failure == failure_kind::file_exists || a.failure == failure_kind::file_not_found) &&
           a.path.empty() && a.message.empty())
-        return bad(where / "path", "required for failure " + in_quotes(fname));
+        return bad(where / "path", "required for failure " + in_quotes(to_string(a.failure)));
+      break;
+    }
+    case action_kind::retried: {
+      keys.insert({"failure", "variant", "times", "message", "retry_after_seconds"});
+      if (!(st = read_failure(doc, where, a))) return st;
+      if (!doc.contains("failure")) return bad(where / "failure", "missing");
+      bool retryable = a.failure == failure_kind::rate_limit || a.failure == failure_kind::resource_exhausted ||
+                       a.failure == failure_kind::model_overloaded ||
+                       a.failure == failure_kind::connection_refused ||
+                       a.failure == failure_kind::stream_disconnected;
+      if (!retryable)
+        return bad(where / "failure", "the CLIs do not retry " + in_quotes(to_string(a.failure)) +
+                                          " (rate_limit, resource_exhausted, model_overloaded, "
+                                          "connection_refused or stream_disconnected)");
+      if (!(st = read_int(doc, where, "times", 1, 10, a.count))) return st;
+      if (!(st = read_string(doc, where, "message", a.message))) return st;
+      if (!(st = read_optional_int(doc, where, "retry_after_seconds", 0, 3600, a.retry_after_seconds)))
+        return st;
       break;
     }
     case action_kind::spawn_child:
@@ -203,8 +246,7 @@ result<action> parse_action(const json& doc, const pointer& where) {
       break;
     case action_kind::exit:
       keys.insert({"code", "signal"});
-      a.exit_code = 0;
-      if (!(st = read_int(doc, where, "code", 0, 255, a.exit_code))) return st;
+      if (!(st = read_optional_int(doc, where, "code", 0, 255, a.exit_code))) return st;
       if (!(st = read_signal(doc, where, a.signal))) return st;
       break;
     case action_kind::collab_tool:
@@ -238,6 +280,9 @@ result<action_list> parse_action_list(const json& doc, const pointer& where) {
   for (std::size_t i = 0; i < arr->size(); ++i) {
     auto a = parse_action(arr->at(i), at / i);
     if (!a) return a.error();
+    // A refusal happens at launch, before the CLI prints anything.
+    if (i > 0 && a->kind == action_kind::fail && a->failure == failure_kind::root_refusal)
+      return bad(at / i / "failure", "\"root_refusal\" must be the first action");
     out.push_back(std::move(*a));
   }
   return out;
@@ -286,6 +331,16 @@ std::optional<failure_kind> failure_kind_from(std::string_view name) {
   for (const auto& n : failure_names)
     if (n.name == name) return n.kind;
   return std::nullopt;
+}
+
+std::vector<std::string_view> failure_variants(failure_kind k) {
+  switch (k) {
+    case failure_kind::rate_limit: return {"http", "in_stream"};
+    case failure_kind::model_overloaded: return {"capacity", "503", "529"};
+    case failure_kind::stream_disconnected: return {"cut", "dropped"};
+    default: break;
+  }
+  return {};
 }
 
 std::optional<int> signal_from(std::string_view name) {

@@ -1,7 +1,8 @@
 #pragma once
 // The agent simulator's scenario: per task, role and attempt number, an ordered
 // list of actions (do the work, self-check, review, emit events, stay silent,
-// hang, fail like a real agent, spawn an outliving child, exit). Parsing is
+// hang, fail like a real agent, retry past a provider error, spawn an
+// outliving child, exit). Parsing is
 // strict: an unknown key, kind or value is refused with an invalid_argument
 // status whose message starts with the JSON pointer of the bad value
 // (`/tasks/auth~102_api/worker/1/actions/0/kind: unknown action "explode"`).
@@ -20,14 +21,16 @@
 namespace ad::agent_sim {
 
 enum class action_kind : uint8_t {
-  work, selfcheck, review, events, silence, hang, fail, spawn_child, exit, write, collab_tool
+  work, selfcheck, review, events, silence, hang, fail, spawn_child, exit, write, collab_tool,
+  retried
 };
 
-// The ways a real agent fails; each has a canonical message per CLI.
+// The ways a real agent fails; each CLI reports them as its captured run of
+// the same failure did (tests/fixtures/realcli, docs/agent-sim.md).
 enum class failure_kind : uint8_t {
   rate_limit, resource_exhausted, quota_exceeded, context_length, model_overloaded,
   model_unavailable, connection_refused, stream_disconnected, file_exists,
-  file_not_found, error
+  file_not_found, error, usage_limit, root_refusal
 };
 
 enum class checklist_fill : uint8_t { all, first, none };
@@ -39,7 +42,7 @@ enum class review_follow_up : uint8_t { next_generation, stop };
 
 struct action {
   action_kind kind = action_kind::work;
-  // events
+  // events; retried: how many failed requests the CLI retries past
   int count = 1;
   // silence / spawn_child
   double seconds = 0;
@@ -49,16 +52,18 @@ struct action {
   // work
   checklist_fill checklist = checklist_fill::all;
   write_mode mode = write_mode::append;
-  // fail
+  // fail / retried
   failure_kind failure = failure_kind::error;
+  std::string variant;              // which captured shape of the failure ("" = the usual one)
   std::string message;              // overrides the canonical message
   std::string path;                 // file_exists / file_not_found / write
   std::string content;              // write
   std::string tool = "spawn_agent"; // collab_tool
   std::optional<int> retry_after_seconds;
   std::string resets_at;            // ISO-8601 UTC
-  // fail / exit: exit code, or a signal number (0 = none)
-  int exit_code = 1;
+  // fail / exit: exit code (fail: unset = the code the real CLI exits
+  // with; exit: unset = 0), or a signal number (0 = none)
+  std::optional<int> exit_code;
   int signal = 0;
   // hang
   hang_place place = hang_place::idle;
@@ -81,6 +86,9 @@ struct scenario {
 std::string_view to_string(action_kind k);
 std::string_view to_string(failure_kind k);
 std::optional<failure_kind> failure_kind_from(std::string_view name);
+// The variants a failure kind accepts besides "" (the captured shapes that
+// differ by CLI, e.g. codex's HTTP 503 versus its in-stream overload).
+std::vector<std::string_view> failure_variants(failure_kind k);
 // "SIGTERM"/"TERM"/"15" -> 15; nullopt when unknown.
 std::optional<int> signal_from(std::string_view name);
 std::string signal_name(int sig);

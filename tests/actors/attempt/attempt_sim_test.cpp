@@ -242,7 +242,8 @@ INSTANTIATE_TEST_SUITE_P(EveryAdapter, attempt_sim_success,
 using attempt_sim_test = attempt_sim_test_base;
 
 // Runs a worker whose second action is `fail_action` and checks what every
-// failure shares: a failed status, exit code 1, the locator's class.
+// failure shares: a failed status, the CLI's exit code (1; pi exits 0 even
+// when its model call failed), the locator's class.
 messages::attempt_result run_failure(attempt_sim_test_base& t, const std::string& adapter,
                                      const std::string& fail_action) {
   auto req = t.sim_attempt(adapter,
@@ -252,7 +253,7 @@ messages::attempt_result run_failure(attempt_sim_test_base& t, const std::string
   if (!r)
     return {};
   EXPECT_EQ(r->status, "failed");
-  EXPECT_EQ(r->exit_code, 1);
+  EXPECT_EQ(r->exit_code, adapter == "pi" ? 0 : 1);
   EXPECT_LE(r->evidence.size(), 2000u);
   auto loc = read_json(r->locator_path);
   EXPECT_EQ(loc.value("status", ""), "failed");
@@ -260,16 +261,29 @@ messages::attempt_result run_failure(attempt_sim_test_base& t, const std::string
   return *r;
 }
 
-TEST_F(attempt_sim_test, ClaudeRateLimitIsProviderQuotaWithItsResetTime) {
+// A subscriber's limit: the rejected rate_limit_event's resetsAt is the reset.
+TEST_F(attempt_sim_test, ClaudeUsageLimitIsProviderQuotaWithItsResetTime) {
   auto r = run_failure(*this, "claude",
-                       R"({"kind": "fail", "failure": "rate_limit", "resets_at": "2026-11-29T18:00:00Z"})");
+                       R"({"kind": "fail", "failure": "usage_limit", "resets_at": "2026-11-29T18:00:00Z"})");
   EXPECT_EQ(r.failure_class, "provider-quota") << r.evidence;
   EXPECT_EQ(r.failure_source, "cli-typed-end");
   EXPECT_EQ(r.evidence_origin, "claude:result");
-  EXPECT_NE(r.evidence.find("HTTP 429 Too Many Requests"), std::string::npos) << r.evidence;
+  EXPECT_NE(r.evidence.find("You've hit your 5-hour limit"), std::string::npos) << r.evidence;
   ASSERT_TRUE(r.has_reset_at);
   EXPECT_EQ(runtime::format_utc_iso(r.reset_at), "2026-11-29T18:00:00.000Z");
   EXPECT_EQ(r.session_id, session_uuid);
+}
+
+// An API key's rate limit: claude retries it, then fails with no reset time.
+TEST_F(attempt_sim_test, ClaudeRateLimitIsProviderQuotaAfterItsRetries) {
+  auto r = run_failure(*this, "claude", R"({"kind": "fail", "failure": "rate_limit"})");
+  EXPECT_EQ(r.failure_class, "provider-quota") << r.evidence;
+  EXPECT_EQ(r.failure_source, "cli-typed-end");
+  EXPECT_EQ(r.evidence_origin, "claude:result");
+  EXPECT_NE(r.evidence.find("API Error: Request rejected (429)"), std::string::npos) << r.evidence;
+  EXPECT_FALSE(r.has_reset_at);
+  EXPECT_NE(slurp(fs::path(r.attempt_dir) / "normalized-output.log").find("api retry 10/10: rate_limit"),
+            std::string::npos);
 }
 
 TEST_F(attempt_sim_test, CodexContextLengthIsContextLimit) {
@@ -277,7 +291,7 @@ TEST_F(attempt_sim_test, CodexContextLengthIsContextLimit) {
   EXPECT_EQ(r.failure_class, "context-limit") << r.evidence;
   EXPECT_EQ(r.failure_source, "cli-typed-end");
   EXPECT_EQ(r.evidence_origin, "codex:turn.failed");
-  EXPECT_NE(r.evidence.find("maximum context length is 200000 tokens"), std::string::npos)
+  EXPECT_NE(r.evidence.find("Codex ran out of room in the model's context window."), std::string::npos)
     << r.evidence;
   EXPECT_FALSE(r.has_reset_at);
   EXPECT_TRUE(runtime::is_uuid(r.session_id)) << r.session_id;
@@ -298,8 +312,9 @@ TEST_F(attempt_sim_test, PiStreamDisconnectIsProviderStreamDisconnect) {
   auto r = run_failure(*this, "pi", R"({"kind": "fail", "failure": "stream_disconnected"})");
   EXPECT_EQ(r.failure_class, "provider-stream-disconnect") << r.evidence;
   EXPECT_EQ(r.failure_source, "provider-terminal-diagnostic");
-  // pi's failed final turn, not its stderr, decides.
-  EXPECT_EQ(r.evidence_origin, "pi:message_end");
+  // pi exits 0; the end of its own retries decides.
+  EXPECT_EQ(r.evidence_origin, "pi:auto_retry_end");
+  EXPECT_EQ(r.evidence, "terminated");
   EXPECT_TRUE(runtime::is_uuid(r.session_id)) << r.session_id;
 }
 

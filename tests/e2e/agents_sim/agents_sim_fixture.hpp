@@ -5,12 +5,15 @@
 // launch_spec per adapter pointing at the built simulator; and attempt(),
 // which builds the real argv, runs it to its end, feeds every line through
 // attempt_output as an attempt does (terminating the group on a
-// review-control violation), adds agy's CLI log and classifies the end.
+// review-control violation, or when codex only waits for the network for a
+// second), adds agy's CLI log and codex's rollout error and classifies the
+// end as the attempt does (the CLI's typed end first).
 // Test-only; runs child processes synchronously on the test thread.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +22,7 @@
 #include "runtime/agents/adapter.hpp"
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/failure_classifier.hpp"
+#include "runtime/agents/native_sessions.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "tests/e2e/agents_sim/sim_process.hpp"
@@ -65,7 +69,8 @@ inline std::string sim_executable(adapter_kind kind) {
 
 // What one attempt saw: argv, raw run, the attempt's view and the verdict.
 struct observed_attempt {
-  observed_attempt(adapter_kind kind, review_guard guard) : output(kind, guard) {}
+  observed_attempt(adapter_kind kind, review_guard guard, no_progress_settings progress = {})
+      : output(kind, guard, progress) {}
   std::vector<std::string> argv;
   test::sim_run run;
   attempt_output output;
@@ -125,16 +130,26 @@ protected:
             {"AGENT_SIM_SEED", "11"},
             {"AGENT_SIM_TIME_SCALE", "0.01"},
             {"AGENT_SIM_NATIVE_SESSIONS", "1"},
-            {"HOME", home_.string()}};
+            {"HOME", home_.string()},
+            // What the CLIs would read from the dispatcher's environment.
+            {"TZ", "UTC"},
+            {"CODEX_HOME", ""},
+            {"CLAUDE_CONFIG_DIR", ""},
+            {"CLAUDE_CODE_MAX_RETRIES", ""},
+            {"ANTHROPIC_BASE_URL", ""}};
   }
 
   fs::path registry() const { return tmp_.path() / "registry.jsonl"; }
 
   // Builds the argv, runs it, feeds every line to attempt_output (stopping the
   // group on a review-control violation, as the attempt does) and classifies.
+  // codex waiting for the network (about 1.5 s of lines at the time scale)
+  // is stopped after a second of it, as the attempt's no-progress rule would.
+  static constexpr no_progress_settings progress{1000, 0, false};
+
   std::unique_ptr<observed_attempt> attempt(const launch_spec& spec, const fs::path& scenario_file,
                                             review_guard guard = review_guard::off) {
-    auto seen = std::make_unique<observed_attempt>(spec.kind, guard);
+    auto seen = std::make_unique<observed_attempt>(spec.kind, guard, progress);
     auto argv = build_argv(spec);
     EXPECT_TRUE(argv) << argv.error().to_string();
     if (!argv)
@@ -145,20 +160,30 @@ protected:
     request.cwd = ws_;
     request.env = environment(scenario_file);
     request.marker = marker;
+    auto started = std::chrono::steady_clock::now();
     request.stop_when = [&](const test::sim_line& line) {
+      auto at = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
       auto step = seen->output.feed(line.channel == test::sim_channel::out ? output_channel::out
                                                                           : output_channel::err,
-                                    line.text);
+                                    line.text, at.count());
       seen->rendered.insert(seen->rendered.end(), step.rendered.begin(), step.rendered.end());
       if (step.discovered_session_id)
         seen->discovered_ids.push_back(*step.discovered_session_id);
-      return step.collaboration_tool.has_value();
+      return step.collaboration_tool.has_value() || step.no_progress.has_value();
     };
     seen->run = test::run_to_exit(request);
     EXPECT_FALSE(seen->run.timed_out);
     if (spec.kind == adapter_kind::agy) {
       if (auto log = read_file_tail(agy_cli_log_path(spec.attempt_dir), 1 << 20))
         seen->output.add_agy_cli_log(*log, default_compiled_failure_patterns());
+    }
+    if (spec.kind == adapter_kind::codex && seen->output.outcome().end == cli_end::failed) {
+      for (const auto& day : codex_day_dirs(home_ / ".codex", observed_at(), observed_at()))
+        if (auto rollout = find_codex_rollout(list_files(day, ".jsonl"), seen->output.session_id()))
+          if (auto text = read_file(*rollout))
+            if (auto err = last_codex_rollout_error(*text))
+              seen->output.add_diagnostic({"codex:rollout", dump_json(json{{"code", err->code},
+                                                                          {"message", err->message}})});
     }
     failure_inputs in;
     if (!seen->run.launched) {
@@ -170,7 +195,13 @@ protected:
     } else {
       in.exit.code = seen->run.exit_code;
     }
+    if (seen->output.no_progress()) {
+      in.stop = dispatcher_stop::no_progress;
+      in.no_progress = *seen->output.no_progress();
+    }
     in.review_control_tool = seen->output.review_violation();
+    in.kind = spec.kind;
+    in.outcome = seen->output.outcome();
     in.diagnostics_newest_first = seen->output.diagnostics().newest_first();
     in.observed_at = observed_at();
     seen->verdict = classify_attempt(in, default_compiled_failure_patterns());

@@ -191,6 +191,9 @@ TEST(supervision, a_target_out_of_quota_cools_down_for_the_tasks_that_start_late
 TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_evidence) {
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp"});
+  // codex never gives up on a refused connection: the no-progress rule
+  // stops each of its attempts after half a second of waiting for the network.
+  ws.write_policy({{"no_progress", {{"network_wait_s", 0.5}}}});
   ws.write_scenario({{"version", 1}, {"defaults", {{"worker", {fail("connection_refused")}}}}});
   auto r = ws.run();
   EXPECT_EQ(r.code, 2) << r.out << r.err;
@@ -214,7 +217,7 @@ TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_ev
   EXPECT_EQ(ev["selected_target"], "codex-terra");
   EXPECT_EQ(ev["work_unit_id"], work_unit);
   EXPECT_EQ(ev["budget"], "10/10");
-  EXPECT_TRUE(has(ev.value("evidence", ""), "connection refused")) << ev.dump();
+  EXPECT_TRUE(has(ev.value("evidence", ""), "Reconnecting... waiting for network")) << ev.dump();
   std::string locator = ev.value("locator", "");
   ASSERT_TRUE(fs::is_regular_file(locator)) << locator;
   EXPECT_TRUE(has(locator, "__worker__a10")) << locator;
@@ -265,6 +268,27 @@ TEST(supervision, tactical_file_exists_lists_existing_files_and_survives_a_resta
   EXPECT_EQ(ws.check_registry(), 0);
 }
 
+TEST(supervision, a_file_the_error_names_outside_the_write_set_is_in_the_next_prompt) {
+  supervision_ws ws;
+  ws.write_task(task, "cloud", {"src/a.cpp"});
+  // The agent creates a file the plan does not claim, then fails on it.
+  ws.write_scenario(worker_attempts(
+    {{"1", {{"actions", {{{"kind", "write"}, {"path", "src/extra.cpp"}, {"content", "int x;\n"}},
+                         fail("file_exists", {{"path", "src/extra.cpp"}})}}}}}));
+  auto r = ws.run();
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto workers = ws.runs_of("worker");
+  ASSERT_EQ(workers.size(), 2u);
+  auto extra = (fs::canonical(ws.workspace()) / "src/extra.cpp").string();
+  const std::string& prompt = workers[1].prompt;
+  EXPECT_TRUE(has(prompt, "Files the error names:\n- " + extra +
+                            " (exists now; not in this task's write set; last changed while "
+                            "g__01_a__p1__worker__a01 ran)"))
+    << prompt;
+  EXPECT_FALSE(has(prompt, "None of the task's files exist yet.")) << prompt;
+  EXPECT_EQ(ws.check_registry(), 0);
+}
+
 TEST(supervision, a_tactical_match_is_shown_with_its_patterns_and_the_step_taken) {
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp"});
@@ -278,7 +302,13 @@ TEST(supervision, a_tactical_match_is_shown_with_its_patterns_and_the_step_taken
   auto workers = ws.runs_of("worker");
   ASSERT_EQ(workers.size(), 2u);
   EXPECT_TRUE(has(workers[1].prompt, "A file the task expected was missing")) << workers[1].prompt;
-  EXPECT_TRUE(has(workers[1].prompt, "None of the task's files exist yet.")) << workers[1].prompt;
+  // The file the error named, though the plan does not claim it.
+  auto missing = (fs::canonical(ws.workspace()) / "src/missing.hpp").string();
+  EXPECT_TRUE(has(workers[1].prompt, "Files the error names:\n- " + missing +
+                                       " (does not exist now; not in this task's write set)"))
+    << workers[1].prompt;
+  EXPECT_TRUE(has(workers[1].prompt, "None of the task's write-set files exist yet."))
+    << workers[1].prompt;
   // The supervisor's structured diagnostics reach the debug log.
   auto log = debug_log(ws);
   EXPECT_TRUE(has(log, "attempt failed, analysing")) << log;

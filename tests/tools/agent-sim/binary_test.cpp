@@ -60,6 +60,10 @@ protected:
             "AGENT_DISPATCH_EXECUTION_ID=wabc__auth_02_api__p1__worker__a01__x"};
   }
 
+  // The CLIs' own retry waits (claude's ten api_retry delays are three
+  // minutes) a thousand times shorter.
+  void fast_waits() { env_.push_back("AGENT_SIM_TIME_SCALE=0.001"); }
+
   void scenario(std::string_view json_text) {
     fs::path p = tmp_.write("scenario.json", json_text);
     env_.push_back("AGENT_SIM_SCENARIO=" + p.string());
@@ -82,11 +86,10 @@ protected:
             "--model", "gemini", "--dangerously-skip-permissions", "--log-file",
             (tmp_.path() / "attempt/agy-cli.log").string()};
   }
+  // The public pi's argv: no --approve, no --session-id (it names its session).
   std::vector<std::string> pi_argv(const std::string& prompt) const {
-    return {(test::binary_dir() / "sim-bin/pi").string(), "-p", "--mode", "json", "--approve", "--provider",
-            "iop", "--model", "qwen", "--thinking", "high", "--session-id",
-            "00000000-0000-4000-8000-0000000000bb", "--session-dir",
-            (tmp_.path() / "attempt/pi-sessions").string(), prompt};
+    return {(test::binary_dir() / "sim-bin/pi").string(), "-p", "--mode", "json", "--provider", "iop", "--model",
+            "qwen", "--thinking", "high", "--session-dir", (tmp_.path() / "attempt/pi-sessions").string(), prompt};
   }
 
   sim_process start(const std::vector<std::string>& argv) {
@@ -105,8 +108,10 @@ protected:
     if (p.pid == 0) {
       ::setpgid(0, 0);  // like the dispatcher: its own process group
       if (::chdir(ws_.c_str()) != 0) ::_exit(126);
+      int in = ::open("/dev/null", O_RDONLY);  // like the dispatcher: no terminal
       int o = ::open(p.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       int e = ::open(p.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(in, 0);
       ::dup2(o, 1);
       ::dup2(e, 2);
       ::execve(cargv[0], cargv.data(), cenv.data());
@@ -168,12 +173,15 @@ TEST_F(agent_sim_binary, competent_worker_then_passing_review) {
 }
 
 TEST_F(agent_sim_binary, attempts_are_counted_per_task_and_role) {
+  fast_waits();
   scenario(R"({"tasks": {"auth/02+01_api": {"worker": {"1": [{"kind": "fail", "failure": "rate_limit",
             "retry_after_seconds": 30}]}}}})");
   auto first = run(codex_argv(worker_prompt()));
   EXPECT_TRUE(first.exited(1));
   EXPECT_NE(first.out.find("\"turn.failed\""), std::string::npos);
-  EXPECT_NE(first.out.find("retry after 30s"), std::string::npos);
+  EXPECT_NE(first.out.find("Reconnecting... 5/5 (exceeded retry limit, last status: 429 Too Many Requests"),
+            std::string::npos)
+      << first.out;
   EXPECT_FALSE(fs::exists(ws_ / "src/api.cpp"));
   auto second = run(codex_argv(worker_prompt()));
   EXPECT_TRUE(second.exited(0)) << second.err;
@@ -185,17 +193,38 @@ TEST_F(agent_sim_binary, attempts_are_counted_per_task_and_role) {
   EXPECT_EQ(runs[1].attempt, 2);
 }
 
+// The failed end each JSON CLI prints (its typed end), or the text agy and a
+// command agent print.
+bool reports_failure(const std::string& cli, const std::string& out, const std::string& err,
+                     const std::string& needle) {
+  if (cli == "agy" || cli == "command") return (out + err).find(needle) != std::string::npos;
+  std::string last_end;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    auto j = runtime::parse_json(line, "stdout");
+    if (!j.is_ok()) return false;
+    std::string type = j->value("type", "");
+    if (cli == "codex" && (type == "turn.failed" || type == "turn.completed")) last_end = type;
+    if (cli == "claude" && type == "result") last_end = j->value("is_error", false) ? "error" : "success";
+    if (cli == "pi" && type == "message_end" && (*j)["message"].value("role", "") == "assistant")
+      last_end = (*j)["message"].value("stopReason", "");
+  }
+  return last_end == (cli == "codex" ? "turn.failed" : "error");
+}
+
 TEST_F(agent_sim_binary, every_failure_kind_reports_and_exits_as_scripted) {
+  fast_waits();
   struct kind_case {
     std::string failure;
-    std::string needle;
+    std::string needle;  // in agy's and the command agent's output
   };
   const std::vector<kind_case> cases{
       {"rate_limit", "429"}, {"resource_exhausted", "RESOURCE_EXHAUSTED"}, {"quota_exceeded", "quota"},
       {"context_length", "maximum context length"}, {"model_overloaded", "overloaded"},
       {"model_unavailable", "unavailable"}, {"connection_refused", "connection refused"},
       {"stream_disconnected", "stream disconnected"}, {"file_exists", "File already exists: " + (ws_ / "src/api.cpp").string()},
-      {"file_not_found", "No such file or directory: " + (ws_ / "src/api.cpp").string()}, {"error", "agent failed"}};
+      {"file_not_found", "No such file or directory: " + (ws_ / "src/api.cpp").string()}, {"error", "agent failed"},
+      {"usage_limit", "usage limit reached"}};
   int code = 10;
   for (const auto& c : cases) {
     ++code;
@@ -205,22 +234,84 @@ TEST_F(agent_sim_binary, every_failure_kind_reports_and_exits_as_scripted) {
                               [](const std::string& e) { return e.rfind("AGENT_SIM_SCENARIO=", 0) == 0; }),
                env_.end());
     scenario(doc);
-    // Rotate through the CLIs so each one reports some failures.
+    // Rotate through the CLIs so each one reports some failures (codex
+    // never ends on a refused connection: not its turn here).
     std::vector<std::string> argv;
+    std::string cli;
     switch (code % 4) {
-      case 0: argv = codex_argv(worker_prompt()); break;
-      case 1: argv = claude_argv(worker_prompt()); break;
-      case 2: argv = agy_argv(worker_prompt()); break;
-      default: argv = pi_argv(worker_prompt()); break;
+      case 0: argv = codex_argv(worker_prompt()), cli = "codex"; break;
+      case 1: argv = claude_argv(worker_prompt()), cli = "claude"; break;
+      case 2: argv = agy_argv(worker_prompt()), cli = "agy"; break;
+      default: argv = pi_argv(worker_prompt()), cli = "pi"; break;
     }
+    ASSERT_FALSE(cli == "codex" && c.failure == "connection_refused");
     auto r = run(argv);
     EXPECT_TRUE(r.exited(code)) << c.failure << " status " << r.status << " " << r.err;
-    EXPECT_NE((r.out + r.err).find(c.needle), std::string::npos) << c.failure << ":\n" << r.out << r.err;
+    EXPECT_TRUE(reports_failure(cli, r.out, r.err, c.needle)) << cli << " " << c.failure << ":\n" << r.out << r.err;
   }
   EXPECT_EQ(records().size(), cases.size());
 }
 
+TEST_F(agent_sim_binary, without_an_exit_code_each_cli_exits_as_the_real_one) {
+  fast_waits();
+  scenario(R"({"defaults": {"worker": [{"kind": "fail", "failure": "model_unavailable"}]}})");
+  EXPECT_TRUE(run(codex_argv(worker_prompt())).exited(1));
+  EXPECT_TRUE(run(claude_argv(worker_prompt())).exited(1));
+  EXPECT_TRUE(run(agy_argv(worker_prompt())).exited(1));
+  auto pi = run(pi_argv(worker_prompt()));
+  EXPECT_TRUE(pi.exited(0)) << "pi exits 0 whether or not the model call failed";
+  EXPECT_NE(pi.out.find("\"stopReason\":\"error\""), std::string::npos);
+  EXPECT_EQ(pi.err, "");
+}
+
+TEST_F(agent_sim_binary, codex_waits_for_the_network_until_a_signal_ends_it) {
+  fast_waits();
+  scenario(R"({"defaults": {"worker": [{"kind": "fail", "failure": "connection_refused"}]}})");
+  auto p = start(codex_argv(worker_prompt()));
+  std::size_t waiting = 0;
+  for (int i = 0; i < 400 && waiting < 6; ++i) {
+    std::this_thread::sleep_for(10ms);
+    std::string out = read(p.out);
+    waiting = 0;
+    for (std::size_t at = 0; (at = out.find("Reconnecting... waiting for network", at)) != std::string::npos; ++at)
+      ++waiting;
+  }
+  ASSERT_GE(waiting, 6u) << read(p.out);
+  int status = 0;
+  EXPECT_EQ(::waitpid(p.pid, &status, WNOHANG), 0) << "codex never gives up on the network";
+  ASSERT_EQ(::kill(p.pid, SIGTERM), 0);
+  auto r = wait(p);
+  EXPECT_TRUE(r.killed_by(SIGTERM)) << r.status;
+  EXPECT_EQ(r.out.find("turn.failed"), std::string::npos);
+  EXPECT_EQ(records().at(0).exit_signal, "SIGTERM");
+}
+
+TEST_F(agent_sim_binary, claude_as_root_refuses_before_printing_anything) {
+  scenario(R"({"defaults": {"worker": [{"kind": "fail", "failure": "root_refusal"}]}})");
+  auto r = run(claude_argv(worker_prompt()));
+  EXPECT_TRUE(r.exited(1));
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n");
+  ASSERT_EQ(records().size(), 1u);
+  EXPECT_EQ(records()[0].exit_code, 1);
+  // Never by default, although these tests may run as root.
+  env_.erase(std::remove_if(env_.begin(), env_.end(),
+                            [](const std::string& e) { return e.rfind("AGENT_SIM_SCENARIO=", 0) == 0; }),
+             env_.end());
+  EXPECT_TRUE(run(claude_argv(worker_prompt())).exited(0));
+}
+
+TEST_F(agent_sim_binary, pi_prints_its_version_on_stderr_without_a_terminal) {
+  auto r = run({(test::binary_dir() / "sim-bin/pi").string(), "--version"});
+  EXPECT_TRUE(r.exited(0));
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "0.73.1\n");
+  auto codex = run({(test::binary_dir() / "sim-bin/codex").string(), "--version"});
+  EXPECT_EQ(codex.out, "codex-cli 0.171.0\n");
+}
+
 TEST_F(agent_sim_binary, fail_with_a_signal_dies_by_it_and_records_it) {
+  fast_waits();
   scenario(R"({"defaults": {"worker": [{"kind": "fail", "failure": "error", "signal": "SIGKILL"}]}})");
   auto r = run(claude_argv(worker_prompt()));
   EXPECT_TRUE(r.killed_by(SIGKILL)) << r.status;
@@ -393,11 +484,16 @@ TEST_F(agent_sim_binary, failing_review_starts_a_follow_up_plan) {
 TEST_F(agent_sim_binary, agy_and_pi_write_their_side_files) {
   ASSERT_TRUE(run(agy_argv(worker_prompt())).exited(0));
   EXPECT_NE(read(tmp_.path() / "attempt/agy-cli.log").find("INFO request completed"), std::string::npos);
-  ASSERT_TRUE(run(pi_argv("Read " + review_.string() + " and fill every missing implementation field.")).exited(0));
+  auto pi = run(pi_argv("Read " + review_.string() + " and fill every missing implementation field."));
+  ASSERT_TRUE(pi.exited(0)) << pi.err;
+  // pi names its session: the id of its first event names the file.
+  auto header = runtime::parse_json(pi.out.substr(0, pi.out.find('\n')), "stdout");
+  ASSERT_TRUE(header.is_ok());
+  std::string id = (*header)["id"];
   std::size_t sessions = 0;
   for (const auto& e : fs::directory_iterator(tmp_.path() / "attempt/pi-sessions")) {
     ++sessions;
-    EXPECT_NE(e.path().filename().string().find("00000000-0000-4000-8000-0000000000bb"), std::string::npos);
+    EXPECT_TRUE(e.path().filename().string().ends_with("_" + id + ".jsonl")) << e.path();
   }
   EXPECT_EQ(sessions, 1u);
   EXPECT_EQ(records().back().role, "selfcheck");

@@ -1,6 +1,7 @@
 // Golden transcripts of each impersonated CLI's output, produced with a fixed
-// clock and seeded ids. Set AGENT_SIM_UPDATE_GOLDEN=1 to rewrite the fixtures
-// (the test then fails once, so a rewrite is always noticed).
+// clock and seeded ids (their likeness to the real CLIs is checked in
+// realcli_shape_test.cpp). Set AGENT_SIM_UPDATE_GOLDEN=1 to rewrite the
+// fixtures (the test then fails once, so a rewrite is always noticed).
 #include "tools/agent-sim/emitter.hpp"
 
 #include <cstdlib>
@@ -35,11 +36,16 @@ invocation invocation_for(persona p, const fs::path& side_dir) {
   return inv;
 }
 
-// success: two steps then a summary; failure: one step, a pending tool, a rate limit.
-transcript run(persona p, bool fail, const fs::path& side_dir) {
+// success: two steps then a summary; failure: one step, then a rate limit
+// (with its retry-after of 30 s: the waits asked for are recorded, not slept).
+transcript run(persona p, bool fail, const fs::path& side_dir, failure_kind kind = failure_kind::rate_limit,
+               std::vector<double>* waits = nullptr) {
   runtime::manual_clock clock(fixed_time);
   id_source ids(42);
-  emit_context ctx{invocation_for(p, side_dir), "/ws", &clock, &ids, ""};
+  emit_context ctx{invocation_for(p, side_dir), "/ws", &clock, &ids, {}, [&](double s) {
+                     if (waits) waits->push_back(s);
+                     return true;
+                   }};
   std::ostringstream out, err;
   auto e = make_emitter(ctx, out, err);
   e->begin();
@@ -52,7 +58,7 @@ transcript run(persona p, bool fail, const fs::path& side_dir) {
   } else {
     action a;
     a.kind = action_kind::fail;
-    a.failure = failure_kind::rate_limit;
+    a.failure = kind;
     a.retry_after_seconds = 30;
     e->failure(describe_failure(a, ctx.inv.model, "/ws", clock.now()));
   }
@@ -91,15 +97,27 @@ std::string read(const std::string& p) {
 TEST(emitter_golden, codex) {
   test::temp_dir tmp;
   expect_golden("codex_success.jsonl", run(persona::codex, false, tmp.path()).out);
-  auto failed = run(persona::codex, true, tmp.path());
+  std::vector<double> waits;
+  auto failed = run(persona::codex, true, tmp.path(), failure_kind::rate_limit, &waits);
   expect_golden("codex_rate_limit.jsonl", failed.out);
+  EXPECT_EQ(failed.err, "Reading additional input from stdin...\n");
   auto lines = json_lines(failed.out);
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines.front()["type"], "thread.started");
-  EXPECT_TRUE(lines.front()["thread_id"].is_string());
+  // A uuid v7 whose first 48 bits are the start time in ms.
+  std::string thread = lines.front()["thread_id"];
+  EXPECT_EQ(thread.substr(0, 8) + thread.substr(9, 4), "01a226bf4900") << thread;
+  EXPECT_EQ(thread[14], '7');
   EXPECT_EQ(lines.back()["type"], "turn.failed");
-  EXPECT_NE(lines.back()["error"]["message"].get<std::string>().find("429"), std::string::npos);
+  EXPECT_NE(lines.back()["error"]["message"].get<std::string>().find("last status: 429 Too Many Requests"),
+            std::string::npos);
   EXPECT_EQ(lines[lines.size() - 2]["type"], "error");
+  // Five reconnects, each after the provider's retry-after, then the end.
+  int reconnects = 0;
+  for (const auto& l : lines)
+    reconnects += l["type"] == "error" && l["message"].get<std::string>().starts_with("Reconnecting... ");
+  EXPECT_EQ(reconnects, 5);
+  EXPECT_EQ(waits, (std::vector<double>{0.07, 30, 30, 30, 30, 30}));
 }
 
 TEST(emitter_golden, claude) {
@@ -112,10 +130,38 @@ TEST(emitter_golden, claude) {
   EXPECT_EQ(ok_lines.back()["type"], "result");
   EXPECT_EQ(ok_lines.back()["is_error"], false);
 
-  auto failed = run(persona::claude, true, tmp.path());
+  std::vector<double> waits;
+  auto failed = run(persona::claude, true, tmp.path(), failure_kind::rate_limit, &waits);
   expect_golden("claude_rate_limit.jsonl", failed.out);
-  bool saw_rejected = false;
+  int retries = 0;
   for (const auto& l : json_lines(failed.out)) {
+    EXPECT_NE(l["type"], "rate_limit_event") << "an API key's rate limit has no rate_limit_event";
+    if (l["type"] == "system" && l["subtype"] == "api_retry") {
+      ++retries;
+      EXPECT_EQ(l["max_retries"], 10);
+      EXPECT_EQ(l["error_status"], 429);
+      // At least the 30 s retry-after, at most a quarter more.
+      EXPECT_GE(l["retry_delay_ms"].get<int64_t>(), 30000);
+      EXPECT_LE(l["retry_delay_ms"].get<int64_t>(), 40000);
+    }
+    if (l["type"] == "assistant" && l["message"]["model"] == "<synthetic>") {
+      EXPECT_EQ(l["error"], "rate_limit");
+      EXPECT_EQ(l["api_error_type"], "rate_limit_error");
+    }
+  }
+  EXPECT_EQ(retries, 10);
+  EXPECT_EQ(waits.size(), 10u);
+  auto last = json_lines(failed.out).back();
+  EXPECT_EQ(last["type"], "result");
+  EXPECT_EQ(last["is_error"], true);
+  EXPECT_EQ(last["api_error_status"], 429);
+  EXPECT_EQ(last["api_error_type"], "rate_limit_error");
+  EXPECT_EQ(last["terminal_reason"], "api_error");
+
+  // A subscriber's limit: the rejected rate_limit_event with its reset.
+  auto limited = run(persona::claude, true, tmp.path(), failure_kind::usage_limit);
+  bool saw_rejected = false;
+  for (const auto& l : json_lines(limited.out)) {
     if (l["type"] == "rate_limit_event") {
       saw_rejected = l["rate_limit_info"]["status"] == "rejected";
       // retry after 30 s from the failure time (fixed + 1.5 s), in epoch seconds
@@ -123,10 +169,8 @@ TEST(emitter_golden, claude) {
     }
   }
   EXPECT_TRUE(saw_rejected);
-  auto last = json_lines(failed.out).back();
-  EXPECT_EQ(last["type"], "result");
-  EXPECT_EQ(last["is_error"], true);
-  EXPECT_EQ(last["api_error_status"], 429);
+  EXPECT_EQ(json_lines(limited.out).back()["api_error"], "usage_limit_reached");
+  EXPECT_EQ(json_lines(limited.out).back()["result"], "You've hit your 5-hour limit \u00b7 resets 10am (UTC)");
 }
 
 TEST(emitter_golden, agy_stdout_stderr_and_log_file) {
@@ -156,20 +200,24 @@ TEST(emitter_golden, pi_json_mode_and_v3_session) {
   expect_golden("pi_success.session.jsonl", portable);
 
   auto entries = json_lines(text);
-  ASSERT_GE(entries.size(), 5u);
+  ASSERT_GE(entries.size(), 7u);
   EXPECT_EQ(entries[0]["type"], "session");
   EXPECT_EQ(entries[0]["version"], 3);
   EXPECT_EQ(entries[0]["id"], "00000000-0000-4000-8000-000000000001");
   EXPECT_EQ(entries[0]["cwd"], "/ws");
+  EXPECT_EQ(entries[1]["type"], "model_change");
+  EXPECT_EQ(entries[1]["modelId"], "qwen3-coder");
+  EXPECT_EQ(entries[2]["type"], "thinking_level_change");
   // Every entry links to the previous one; each tool result answers a tool call.
   std::string parent;
   std::vector<std::string> calls, results;
   for (std::size_t i = 1; i < entries.size(); ++i) {
     const json& e = entries[i];
-    EXPECT_EQ(e["type"], "message");
     if (i == 1) EXPECT_TRUE(e["parentId"].is_null());
     else EXPECT_EQ(e["parentId"], parent);
     parent = e["id"].get<std::string>();
+    if (i < 3) continue;
+    EXPECT_EQ(e["type"], "message");
     const json& m = e["message"];
     if (m["role"] == "assistant") {
       for (const auto& block : m["content"])
@@ -178,18 +226,25 @@ TEST(emitter_golden, pi_json_mode_and_v3_session) {
       results.push_back(m["toolCallId"]);
     }
   }
-  EXPECT_EQ(entries[1]["message"]["role"], "user");
+  EXPECT_EQ(entries[3]["message"]["role"], "user");
   EXPECT_EQ(entries.back()["message"]["stopReason"], "stop");
   EXPECT_EQ(calls, results);
   EXPECT_EQ(calls.size(), 2u);
 
   test::temp_dir tmp2;
-  auto failed = run(persona::pi, true, tmp2.path());
+  std::vector<double> waits;
+  auto failed = run(persona::pi, true, tmp2.path(), failure_kind::rate_limit, &waits);
   expect_golden("pi_rate_limit.jsonl", failed.out);
-  expect_golden("pi_rate_limit.stderr", failed.err);
+  EXPECT_EQ(failed.err, "") << "pi prints nothing on stderr";
   auto last = json_lines(read(failed.side_files.at(0))).back();
   EXPECT_EQ(last["message"]["stopReason"], "error");
-  EXPECT_NE(last["message"]["errorMessage"].get<std::string>().find("429"), std::string::npos);
+  EXPECT_TRUE(last["message"]["errorMessage"].get<std::string>().starts_with("429 Rate limit reached for"));
+  // pi's own three retries, 2, 4 and 8 s apart, then their end.
+  EXPECT_EQ(waits, (std::vector<double>{2, 4, 8}));
+  auto events = json_lines(failed.out);
+  EXPECT_EQ(events.back()["type"], "auto_retry_end");
+  EXPECT_EQ(events.back()["success"], false);
+  EXPECT_EQ(events.back()["attempt"], 3);
 }
 
 TEST(emitter_golden, pi_resume_appends_to_the_named_session) {
@@ -203,11 +258,11 @@ TEST(emitter_golden, pi_resume_appends_to_the_named_session) {
   inv.session_id.clear();
   inv.session_file = first.side_files[0];
   std::ostringstream out, err;
-  auto e = make_emitter({inv, "/ws", &clock, &ids, ""}, out, err);
+  auto e = make_emitter({inv, "/ws", &clock, &ids, {}, nullptr}, out, err);
   e->begin();
   e->success("resumed");
   auto after = json_lines(read(first.side_files[0]));
-  ASSERT_EQ(after.size(), before.size() + 2);
+  ASSERT_EQ(after.size(), before.size() + 2) << "the prompt and the answer";
   EXPECT_EQ(after[before.size()]["parentId"], before.back()["id"]);
   EXPECT_EQ(json_lines(out.str()).front()["id"], "00000000-0000-4000-8000-000000000001");
 }

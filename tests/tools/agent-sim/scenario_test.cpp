@@ -109,6 +109,37 @@ TEST(scenario, bad_values_name_their_pointer) {
   EXPECT_EQ(error_of(R"([1, 2])"), "s.json: (document): a scenario is a JSON object");
 }
 
+TEST(scenario, variants_retries_and_the_refusal_are_checked) {
+  auto s = parse_scenario_text(R"({"defaults": {"worker": [
+      {"kind": "fail", "failure": "root_refusal"},
+      {"kind": "retried", "failure": "stream_disconnected", "variant": "dropped", "times": 2},
+      {"kind": "fail", "failure": "model_overloaded", "variant": "529"},
+      {"kind": "fail", "failure": "usage_limit", "resets_at": "2026-12-01T18:33:20Z"}]}})", "s.json");
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  const auto& w = s->defaults.at("worker");
+  EXPECT_EQ(w[0].failure, failure_kind::root_refusal);
+  EXPECT_FALSE(w[0].exit_code.has_value()) << "unset: the CLI's own exit code";
+  EXPECT_EQ(w[1].kind, action_kind::retried);
+  EXPECT_EQ(w[1].count, 2);
+  EXPECT_EQ(w[1].variant, "dropped");
+  EXPECT_EQ(w[2].variant, "529");
+  EXPECT_EQ(w[3].failure, failure_kind::usage_limit);
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "fail", "failure": "rate_limit", "variant": "529"}]}})"),
+            "s.json: /defaults/worker/0/variant: unknown variant \"529\" of failure \"rate_limit\" "
+            "(expected \"http\", \"in_stream\")");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "fail", "failure": "error", "variant": "x"}]}})"),
+            "s.json: /defaults/worker/0/variant: unknown variant \"x\" of failure \"error\" (it has none)");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "retried", "failure": "context_length"}]}})"),
+            "s.json: /defaults/worker/0/failure: the CLIs do not retry \"context_length\" (rate_limit, "
+            "resource_exhausted, model_overloaded, connection_refused or stream_disconnected)");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "retried"}]}})"),
+            "s.json: /defaults/worker/0/failure: missing");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "events"}, {"kind": "fail", "failure": "root_refusal"}]}})"),
+            "s.json: /defaults/worker/1/failure: \"root_refusal\" must be the first action");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "fail", "resets_at": "6pm"}]}})"),
+            "s.json: /defaults/worker/0/resets_at: expected an ISO-8601 time");
+}
+
 TEST(scenario, invalid_json_is_reported_with_its_source) {
   std::string e = error_of("{\"tasks\": ");
   EXPECT_NE(e.find("s.json"), std::string::npos) << e;
@@ -130,9 +161,9 @@ TEST(scenario, help_documents_every_action_and_failure) {
   std::string help(help_text());
   for (auto k : {action_kind::work, action_kind::selfcheck, action_kind::review, action_kind::events,
                  action_kind::silence, action_kind::hang, action_kind::fail, action_kind::spawn_child,
-                 action_kind::exit, action_kind::write, action_kind::collab_tool})
+                 action_kind::exit, action_kind::write, action_kind::collab_tool, action_kind::retried})
     EXPECT_NE(help.find("\"kind\":\"" + std::string(to_string(k)) + "\""), std::string::npos) << to_string(k);
-  for (int f = 0; f <= static_cast<int>(failure_kind::error); ++f) {
+  for (int f = 0; f <= static_cast<int>(failure_kind::root_refusal); ++f) {
     std::string name(to_string(static_cast<failure_kind>(f)));
     EXPECT_NE(help.find(name), std::string::npos) << name;
   }
