@@ -52,6 +52,7 @@ struct scheduler_state {
   std::map<std::string, std::string> failed_here;      // task -> reason (errors this run)
   std::vector<std::string> cleared;                    // stale stages cleared at start
   runtime::reason_tracker reasons;
+  std::map<std::string, std::string> block_shown; // task -> the block reason its end showed
   // Incremental passes: a mirror of the durable state kept by the store's
   // publications, the workspace scanner (folder watch), the planner with the
   // views and entries of earlier passes, and what changed since the last pass.

@@ -153,8 +153,16 @@ void emit_reasons(scheduler_state& s, const runtime::admission_plan& examined) {
   auto now = s.now;
   for (const auto& e : s.reasons.changes(examined)) {
     auto stage = std::string(runtime::to_string(e.stage));
-    if (e.kind == runtime::admission_kind::blocked)
-      emit(*s.ctx, messages::task_blocked{now, e.task, stage, e.reason});
+    if (e.kind == runtime::admission_kind::blocked) {
+      // A task that ended blocked showed its reason then; the pass that
+      // next sees it blocked for that reason adds nothing.
+      auto shown = s.block_shown.find(e.task);
+      bool same = shown != s.block_shown.end() && shown->second == e.reason;
+      if (shown != s.block_shown.end())
+        s.block_shown.erase(shown);
+      if (!same)
+        emit(*s.ctx, messages::task_blocked{now, e.task, stage, e.reason});
+    }
     else if (e.kind == runtime::admission_kind::wait ||
              e.kind == runtime::admission_kind::running_elsewhere)
       emit(*s.ctx, messages::task_waiting{now, e.task, stage, e.reason});
@@ -348,6 +356,7 @@ void note_task_ended(scheduler_state& s, const messages::task_ended& ended) {
     s.paused[ended.task] = now + ended.pause_ms;
     emit(*s.ctx, messages::task_waiting{now, ended.task, ended.stage, ended.reason});
   } else if (ended.outcome == "blocked") {
+    s.block_shown[ended.task] = ended.reason;
     emit(*s.ctx, messages::task_blocked{now, ended.task, ended.stage, ended.reason});
   } else if (ended.outcome == "error") {
     s.failed_here[ended.task] = ended.reason;

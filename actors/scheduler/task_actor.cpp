@@ -177,6 +177,12 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
             [self, target_id] { end_task(self, "blocked", "unknown target " + target_id); });
     return;
   }
+  // A first selection arrives in `pre`, durable with the launch: the
+  // attempt is built from it (launch settings depend on its candidates).
+  for (const auto& change : pre)
+    if (const auto* d = std::get_if<runtime::record_decision>(&change))
+      if (d->decision.stage == s.spec.stage)
+        s.st.decisions[d->decision.stage] = d->decision;
   auto launch_edge = trace_launch_inputs(s, target_id, prompt, native_session, consume_handoff);
   int64_t attempt = ++s.spec.last_attempt;
   if (s.spec.stage == "review")

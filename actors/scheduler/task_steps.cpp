@@ -362,9 +362,7 @@ void emit_step_event(const task_actor_state& s, const parsed_step& step) {
   else if (step.kind == "wait_until")
     emit(*s.ctx, messages::supervisor_waiting{now, name, stage, step.target, now + step.delay,
                                               step.reason});
-  else if (step.kind == "block")
-    emit(*s.ctx, messages::task_blocked{now, name, stage, step.reason});
-  else
+  else if (step.kind != "block") // a blocked task's end is shown once, by the scheduler
     emit(*s.ctx, messages::task_failed{now, name, stage, step.kind + " on " + step.target});
 }
 

@@ -2,28 +2,11 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-#include <thread>
-
 namespace ad::contract {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-fs::path contract_dir() { return test::source_dir() / "tests" / "contract"; }
-
-fs::path cli_binary(cli c) { return contract_dir() / "node_modules" / ".bin" / name_of(c); }
-
-const char* api_of(cli c) {
-  switch (c) {
-  case cli::codex: return "responses";
-  case cli::claude: return "messages";
-  case cli::pi: return "chat";
-  }
-  return "";
-}
 
 struct pinned {
   cli which;
@@ -36,13 +19,6 @@ constexpr pinned pins[] = {
     {cli::claude, "@anthropic-ai/claude-code", "2.1.332"},
     {cli::pi, "@mariozechner/pi-coding-agent", "0.73.1"},
 };
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> cli_argv(const scenario& s, const scenario_run& r) {
   std::vector<std::string> argv{cli_binary(s.which).string()};
@@ -69,31 +45,7 @@ std::vector<std::string> cli_argv(const scenario& s, const scenario_run& r) {
   return argv;
 }
 
-// Waits for the mock's port file; 0 when it does not appear.
-int wait_for_port(const fs::path& file, spawned_process& mock) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::error_code ec;
-    if (fs::exists(file, ec)) {
-      int port = std::atoi(read_all(file).c_str());
-      if (port > 0) return port;
-    }
-    if (!mock.running()) return 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return 0;
-}
-
 } // namespace
-
-const char* name_of(cli c) {
-  switch (c) {
-  case cli::codex: return "codex";
-  case cli::claude: return "claude";
-  case cli::pi: return "pi";
-  }
-  return "";
-}
 
 std::string missing_clis() {
   std::string problems;
@@ -136,47 +88,22 @@ scenario_run run_scenario(const scenario& s, const scenario_run* previous) {
   for (const auto& [path, content] : s.files) r.dir->write("ws/" + path, content);
 
   // The mock provider, on a fresh port and log for every run.
-  const fs::path port_file = root / "mock.port", log_file = root / "mock.log";
-  std::error_code ec;
-  fs::remove(port_file, ec);
-  fs::remove(log_file, ec);
-  auto script = contract_dir() / "scripts" / name_of(s.which) / (s.script + ".json");
-  spawned_process mock;
-  spawn_spec m;
-  m.argv = {(test::binary_dir() / "ad-mock-provider").string(), "--api", api_of(s.which),
-            "--script", script.string(), "--log", log_file.string(),
-            "--port-file", port_file.string(), "--max-seconds", "300"};
-  m.env = {"PATH=" + getenv_or_empty("PATH")};
-  m.stderr_file = root / "mock.stderr";
-  if (auto e = mock.start(m); !e.empty()) {
-    r.failure = "cannot start the mock provider: " + e;
-    return r;
-  }
-  int port = wait_for_port(port_file, mock);
-  if (port == 0) {
-    r.failure = "the mock provider did not start: " + read_all(root / "mock.stderr");
+  mock_provider mock;
+  if (auto e = mock.start(s.which, script_path(s.which, s.script), root); !e.empty()) {
+    r.failure = e;
     return r;
   }
 
   // The CLI's configuration and environment, from cli-env.sh.
-  spawn_spec e;
-  e.argv = {"/bin/bash", (contract_dir() / "cli-env.sh").string()};
-  e.argv.insert(e.argv.end(), s.env_options.begin(), s.env_options.end());
-  e.argv.insert(e.argv.end(), {name_of(s.which), std::to_string(port), r.home.string()});
-  e.env = {"PATH=" + getenv_or_empty("PATH")};
-  e.stdout_file = root / "cli-env.out";
-  e.stderr_file = root / "cli-env.err";
-  auto env_run = run_to_end(e, std::chrono::seconds(20));
-  if (!env_run.started || env_run.exit_code != 0) {
-    r.failure = "cli-env.sh failed: " + env_run.start_error + read_all(e.stderr_file);
+  auto cli_env = run_cli_env(s.which, mock.port(), r.home, s.env_options, root);
+  if (!cli_env.failure.empty()) {
+    r.failure = cli_env.failure;
     return r;
   }
   spawn_spec c;
   c.argv = cli_argv(s, r);
   c.env = {"PATH=" + getenv_or_empty("PATH")};
-  std::istringstream lines(read_all(e.stdout_file));
-  for (std::string line; std::getline(lines, line);)
-    if (line.find('=') != std::string::npos) c.env.push_back(line);
+  c.env.insert(c.env.end(), cli_env.env.begin(), cli_env.env.end());
   c.cwd = r.ws;
   c.stdout_file = root / (std::string(name_of(s.which)) + ".stdout");
   c.stderr_file = root / (std::string(name_of(s.which)) + ".stderr");
@@ -186,11 +113,7 @@ scenario_run run_scenario(const scenario& s, const scenario_run* previous) {
   if (!r.outcome.started) r.failure = "cannot start the CLI: " + r.outcome.start_error;
   r.out = read_all(c.stdout_file);
   r.err = read_all(c.stderr_file);
-  std::istringstream log(read_all(log_file));
-  for (std::string line; std::getline(log, line);) {
-    auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded()) r.requests.push_back(std::move(j));
-  }
+  r.requests = mock.requests();
   return r;
 }
 

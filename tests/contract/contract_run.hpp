@@ -15,14 +15,11 @@
 #include <utility>
 #include <vector>
 
+#include "tests/contract/mock_setup.hpp"
 #include "tests/contract/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::contract {
-
-enum class cli : uint8_t { codex, claude, pi };
-
-const char* name_of(cli c);
 
 // "" when tests/contract/node_modules holds the pinned CLIs; otherwise a
 // message saying to run tests/contract/install-clis.sh.

@@ -81,6 +81,12 @@ run_outcome run_to_end(const spawn_spec& spec, std::chrono::milliseconds timeout
     if (w < 0 && errno != EINTR) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       r.timed_out = true;
+      // SIGTERM first: agent-dispatch stops its agents, which run in
+      // process groups of their own that a group kill would miss.
+      ::kill(pid, SIGTERM);
+      auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (::waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < grace)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
       kill_group(pid);
       ::waitpid(pid, &status, 0);
       break;

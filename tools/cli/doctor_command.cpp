@@ -57,8 +57,10 @@ int run_doctor(const doctor_options& opt) {
     runtime::capture_options options;
     options.timeout = std::chrono::seconds(30);
     auto listed = runtime::run_captured({pi->second.resolved.string(), "--list-models"}, options);
+    // pi prints the table on stderr when stdout is not a terminal (as it
+    // does --version), on stdout otherwise.
     if (listed.exit_code == 0)
-      facts.pi_models_table = listed.stdout_text;
+      facts.pi_models_table = listed.stdout_text + listed.stderr_text;
   }
   auto findings = runtime::doctor_findings(targets, probes, facts);
   size_t broken = 0;
