@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config git
   libcaf-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-  googletest libgtest-dev libgmock-dev libssl-dev libcpp-httplib-dev
+  googletest libgtest-dev libgmock-dev libssl-dev libcpp-httplib-dev libre2-dev
 )
 
 missing=()

@@ -76,15 +76,12 @@ result<compiled_failure_patterns> compile_failure_patterns(
     compiled_failure_patterns::entry e;
     e.failure_class = pattern.failure_class;
     for (const auto& source : pattern.regexes) {
-      try {
-        e.regexes.emplace_back(source, std::regex::ECMAScript | std::regex::icase
-                                         | std::regex::optimize);
-      } catch (const std::regex_error& err) {
+      auto re = user_regex::compile(source);
+      if (!re)
         return status::invalid_argument("failure pattern '" + pattern.failure_class
                                         + "': regex '" + source + "' does not compile: "
-                                        + err.what());
-      }
-      e.sources.push_back(source);
+                                        + re.error().message());
+      e.regexes.push_back(std::move(*re));
     }
     out.entries_.push_back(std::move(e));
   }
@@ -93,10 +90,9 @@ result<compiled_failure_patterns> compile_failure_patterns(
 
 std::optional<pattern_match> compiled_failure_patterns::match(std::string_view line) const {
   for (const auto& e : entries_) {
-    for (size_t i = 0; i < e.regexes.size(); ++i) {
-      if (std::regex_search(line.begin(), line.end(), e.regexes[i]))
-        return pattern_match{e.failure_class, e.sources[i]};
-    }
+    for (const auto& re : e.regexes)
+      if (re.search(line))
+        return pattern_match{e.failure_class, re.source()};
   }
   return std::nullopt;
 }
@@ -107,7 +103,7 @@ bool compiled_failure_patterns::matches_class(std::string_view failure_class,
     if (e.failure_class != failure_class)
       continue;
     for (const auto& re : e.regexes)
-      if (std::regex_search(line.begin(), line.end(), re))
+      if (re.search(line))
         return true;
   }
   return false;

@@ -1,7 +1,7 @@
 #pragma once
 // The failure pattern table as data: each entry names a failure class and the
-// regular expressions (ECMAScript syntax, matched case-insensitively against
-// one terminal diagnostic line) that put a failed attempt into that class.
+// regular expressions (RE2 syntax, runtime/core/user_regex.hpp: linear-time,
+// matched case-insensitively against one terminal diagnostic line) that put a failed attempt into that class.
 // Table order is priority order: for one line, the first class with a
 // matching expression wins. The policy module loads overrides from JSON into
 // std::vector<failure_pattern>; compile_failure_patterns turns a table into
@@ -11,12 +11,12 @@
 // compiled table is immutable and may be shared between threads.
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "runtime/core/status.hpp"
+#include "runtime/core/user_regex.hpp"
 
 namespace ad::runtime {
 
@@ -51,8 +51,7 @@ private:
     const std::vector<failure_pattern>& table);
   struct entry {
     std::string failure_class;
-    std::vector<std::string> sources;
-    std::vector<std::regex> regexes;
+    std::vector<user_regex> regexes;
   };
   std::vector<entry> entries_;
 };

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "runtime/core/user_regex.hpp"
 #include "runtime/policy/policy.hpp"
 
 namespace ad::runtime {
@@ -141,11 +142,13 @@ public:
   bool regexes(const std::vector<std::string>& list, const std::string& ptr) {
     bool ok = true;
     for (size_t i = 0; i < list.size(); ++i) {
-      try {
-        std::regex re(list[i], std::regex::ECMAScript | std::regex::icase);
-      } catch (const std::regex_error& e) {
-        fail_text(ptr + "/" + std::to_string(i), "a valid regular expression (ECMAScript)",
-                  "\"" + list[i] + "\" (" + e.what() + ")");
+      auto re = user_regex::compile(list[i]);
+      if (!re) {
+        std::string shown = list[i].size() > 80 ? list[i].substr(0, 80) + "..." : list[i];
+        fail_text(ptr + "/" + std::to_string(i),
+                  "a valid regular expression (RE2 syntax, at most "
+                    + std::to_string(user_regex_max_chars) + " characters)",
+                  "\"" + shown + "\" (" + re.error().message() + ")");
         ok = false;
       }
     }

@@ -1,18 +1,19 @@
 #include "runtime/policy/tactical.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <sys/stat.h>
 
 #include "runtime/core/hash.hpp"
+#include "runtime/core/user_regex.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
 
 namespace {
 
-// std::regex recurses per character: keep the matched text bounded.
+// Lines are cut here: a tactical match names a path near an error, never
+// megabytes into a line.
 constexpr size_t max_line = 4000;
 
 std::vector<std::string_view> lines_to_scan(const tactical_input& in) {
@@ -60,24 +61,14 @@ tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns
   for (const auto& p : patterns) {
     bool hit = false;
     for (const auto& src : p.regexes) {
-      std::regex re;
-      try {
-        re = std::regex(src, std::regex::ECMAScript | std::regex::icase);
-      } catch (const std::regex_error&) {
+      auto re = user_regex::compile(src);
+      if (!re)
         continue; // parse_policy rejects these; never reached with a valid policy
-      }
       for (auto line : lines) {
-        bool m = false;
-        try {
-          for (std::cregex_iterator it(line.data(), line.data() + line.size(), re), end; it != end;
-               ++it) {
-            m = true;
-            if (it->size() > 1 && (*it)[1].matched)
-              add_named_path(out.named_paths, (*it)[1].str());
-          }
-        } catch (const std::regex_error&) {
-          m = false;
-        }
+        bool m = re->for_each_match(line, [&](std::optional<std::string_view> group) {
+          if (group)
+            add_named_path(out.named_paths, std::string(*group));
+        });
         if (m) {
           hit = true;
           if (out.matched_line.empty())

@@ -136,6 +136,9 @@ INSTANTIATE_TEST_SUITE_P(
     bad_case{"bad_regex",
              R"({"tactical_patterns": [{"id": "x", "regexes": ["(unclosed"], "instruction": "i"}]})",
              "/tactical_patterns/0/regexes/0", "a valid regular expression", "(unclosed"},
+    bad_case{"backreference",
+             R"({"tactical_patterns": [{"id": "x", "regexes": ["(a)\\1"], "instruction": "i"}]})",
+             "/tactical_patterns/0/regexes/0", "RE2 syntax", "invalid escape sequence"},
     bad_case{"grade_out_of_range",
              R"({"rules": [{"id": "r", "stage": "worker", "lanes": ["cloud"], "grades": [0, 11],
                  "candidates": ["claude-opus"]}]})",
@@ -153,6 +156,21 @@ INSTANTIATE_TEST_SUITE_P(
     bad_case{"promotion_cycle", R"({"promotion": {"claude-opus": "codex-terra", "codex-terra": "claude-opus"}})",
              "/promotion/claude-opus", "without a cycle", "\"codex-terra\""}),
   [](const auto& info) { return std::string(info.param.name); });
+
+TEST(policy_file, a_huge_regex_is_refused_without_compiling_it) {
+  // A backtracking compiler crashed on this; the limit refuses it first.
+  std::string text = R"({"failure_patterns": [{"failure_class": "x", "regexes": [")" +
+                     std::string(100000, '(') + R"("]}]})";
+  auto loaded = parse_policy_text(text, "/tmp/p.json");
+  ASSERT_FALSE(loaded.is_ok());
+  const auto msg = loaded.error().message();
+  EXPECT_NE(msg.find("/failure_patterns/0/regexes/0: expected a valid regular expression (RE2 "
+                     "syntax, at most 2000 characters)"),
+            std::string::npos)
+    << msg.substr(0, 400);
+  EXPECT_NE(msg.find("100000 characters long"), std::string::npos) << msg.substr(0, 400);
+  EXPECT_LT(msg.size(), 1000u) << "the expression is shown cut";
+}
 
 TEST(policy_file, invalid_json_names_the_file) {
   auto loaded = parse_policy_text("{ nope", "/tmp/p.json");
