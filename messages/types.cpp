@@ -30,8 +30,12 @@ std::string to_string(errc x) {
 void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_error_category(caf::atom("ad"), [](uint8_t code, caf::atom_value,
                                               const caf::message& ctx) -> std::string {
+    // "ad::<code>: <text>" for the usual single text, so an error that
+    // wraps another reads as plain words, not nested escapes.
     std::string out = "ad::" + to_string(static_cast<errc>(code));
-    if (!ctx.empty())
+    if (ctx.size() == 1 && ctx.match_element<std::string>(0))
+      out += ": " + ctx.get_as<std::string>(0);
+    else if (!ctx.empty())
       out += "(" + caf::deep_to_string(ctx) + ")";
     return out;
   });

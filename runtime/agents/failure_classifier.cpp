@@ -128,7 +128,7 @@ failure_verdict classify_attempt(const failure_inputs& in,
     return v;
   }
   if (in.launch == launch_outcome::failed_to_start) {
-    v.failure_class = "launch-failure";
+    v.failure_class = std::string(launch_failure_class);
     v.failure_source = "cli-launch";
     set_evidence(v, in.launch_error.empty() ? "command not found" : in.launch_error,
                  "dispatcher:launch");
@@ -156,7 +156,7 @@ failure_verdict classify_attempt(const failure_inputs& in,
     return v;
   }
   if (in.exit.ended == agent_exit_status::how::exited && in.exit.code == 127) {
-    v.failure_class = "launch-failure";
+    v.failure_class = std::string(launch_failure_class);
     v.failure_source = "cli-launch";
     for (const auto& d : diags)
       if (d.text.find("not found") != std::string::npos) {

@@ -46,6 +46,8 @@ inline constexpr size_t failure_evidence_limit = 2000;
 // The class of an attempt whose CLI refused its command line or launch
 // settings: the supervisor blocks the task at once (a configuration error).
 inline constexpr std::string_view launch_refused_class = "launch-refused";
+// The agent's program could not be started (not found, exit 127).
+inline constexpr std::string_view launch_failure_class = "launch-failure";
 
 enum class launch_outcome : uint8_t { started, failed_to_start };
 enum class dispatcher_stop : uint8_t { none, cancelled, session_stall, no_progress };

@@ -329,7 +329,8 @@ pi_session_state read_pi_session_state(const std::filesystem::path& path, pi_rea
     options.block_size = 64 * 1024;
   if (path.empty())
     return make(pi_phase::starting, "native-session-path-missing");
-  int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in its place must not block the watcher.
+  int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw_fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR)
       return make(pi_phase::starting, "native-session-file-missing");

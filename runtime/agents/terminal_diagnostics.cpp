@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/agents/json_fields.hpp"
+#include "runtime/core/files.hpp"
 
 namespace ad::runtime {
 
@@ -243,12 +244,13 @@ std::vector<terminal_diagnostic> agy_log_diagnostics(std::string_view log_text,
 }
 
 result<std::string> read_file_tail(const std::filesystem::path& path, size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT)
+  auto opened = open_regular_file(path);
+  if (!opened) {
+    if (opened.error().is_not_found())
       return status::not_found("no such file: " + path.string());
-    return status::from_errno("open " + path.string(), errno);
+    return opened.error();
   }
+  int fd = *opened;
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int err = errno;

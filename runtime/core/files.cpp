@@ -44,15 +44,49 @@ status write_all(int fd, std::string_view data, const fs::path& path) {
 }
 } // namespace
 
-result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
-  fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+namespace {
+
+std::string_view kind_of(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+} // namespace
+
+result<int> open_regular_file(const fs::path& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return status::from_errno("open " + path.string(), errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     return status::from_errno("stat " + path.string(), errno);
-  if (S_ISDIR(st.st_mode))
-    return status::invalid_argument(path.string() + " is a directory, expected a file");
+  if (!S_ISREG(st.st_mode))
+    return status::invalid_argument(path.string() + " is " + std::string(kind_of(st.st_mode))
+                                    + ", expected a regular file");
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return fd.release();
+}
+
+result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
+  auto opened = open_regular_file(path);
+  if (!opened)
+    return opened.error();
+  fd_guard fd(*opened);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return status::from_errno("stat " + path.string(), errno);
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
     return status::invalid_argument(path.string() + " is " + std::to_string(st.st_size)
                                     + " bytes, more than the limit of "

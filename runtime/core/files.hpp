@@ -15,8 +15,15 @@
 
 namespace ad::runtime {
 
-// Reads a whole file. Files larger than max_bytes are refused with
-// invalid_argument naming the path, its size and the cap.
+// Opens path for reading only when it is a regular file (after symlinks),
+// without blocking: a FIFO, a device, a socket or a folder is refused with
+// invalid_argument naming the path and what it is, so no read can hang on
+// it. Returns the file descriptor (the caller closes it).
+result<int> open_regular_file(const std::filesystem::path& path);
+
+// Reads a whole regular file (open_regular_file). Files larger than
+// max_bytes are refused with invalid_argument naming the path, its size and
+// the cap.
 result<std::string> read_file(const std::filesystem::path& path,
                               std::size_t max_bytes = 16u << 20);
 

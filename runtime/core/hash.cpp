@@ -1,5 +1,7 @@
 #include "runtime/core/hash.hpp"
 
+#include "runtime/core/files.hpp"
+
 #include <cerrno>
 #include <fcntl.h>
 #include <memory>
@@ -56,9 +58,10 @@ std::string sha256_hex(std::string_view data) {
 }
 
 result<std::string> sha256_file_hex(const std::filesystem::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return status::from_errno("open " + path.string(), errno);
+  auto opened = open_regular_file(path);
+  if (!opened)
+    return opened.error();
+  int fd = *opened;
   md_ctx ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
   char buf[65536];

@@ -1,10 +1,49 @@
 #include "runtime/core/json.hpp"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace ad::runtime {
 
+namespace {
+
+// The deepest nesting of arrays and objects in text (strings skipped); stops
+// counting once past limit.
+std::size_t nesting_depth(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit)
+        return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+} // namespace
+
 result<json> parse_json(std::string_view text, std::string_view source) {
+  // Deep nesting is refused before the parser (and every recursive walk of
+  // the value after it) can exhaust the stack.
+  if (nesting_depth(text, json_max_depth) > json_max_depth)
+    return status::invalid_argument(std::string(source) + ": invalid JSON: nested deeper than "
+                                    + std::to_string(json_max_depth) + " levels");
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {

@@ -16,7 +16,12 @@ namespace ad::runtime {
 
 using json = nlohmann::json;
 
+// Arrays and objects nest at most this deep in any JSON the product reads
+// (docs/limits.md); deeper text is invalid_argument.
+inline constexpr std::size_t json_max_depth = 256;
+
 // Parses text; `source` names where it came from in the error message.
+// Text nested deeper than json_max_depth is refused without parsing.
 result<json> parse_json(std::string_view text, std::string_view source);
 
 // Serializes without throwing on invalid UTF-8 (bad bytes become U+FFFD).

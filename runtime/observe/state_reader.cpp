@@ -43,10 +43,13 @@ state_lock_record parse_lock_record(const std::string& text) {
     return rec;
   const auto& o = *j;
   rec.present = true;
-  rec.pid = o.value("pid", int64_t{0});
+  // A field of another type reads as unknown (0), never as an exception.
+  if (o.contains("pid") && o["pid"].is_number_integer())
+    rec.pid = o["pid"].get<int64_t>();
   if (o.contains("start_token") && o["start_token"].is_string())
     rec.start_token = o["start_token"].get<std::string>();
-  rec.started_at = o.value("started_at", int64_t{0});
+  if (o.contains("started_at") && o["started_at"].is_number_integer())
+    rec.started_at = o["started_at"].get<int64_t>();
   if (o.contains("version") && o["version"].is_string())
     rec.version = o["version"].get<std::string>();
   return rec;

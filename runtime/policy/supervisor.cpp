@@ -80,6 +80,19 @@ public:
                      (f_.locator.empty() ? "-" : f_.locator),
                    failures);
 
+    // A program that could not be started fails the same way every time:
+    // another candidate takes over, else the task blocks at once with the
+    // fix instead of retrying it with backoff.
+    if (fc == launch_failure_class) {
+      if (failover_possible())
+        return move_to<failover_step>(std::move(*select(route_transition::failover)));
+      return block(f_.stage + " could not start " + target_->adapter + " for target " +
+                     target_id_ + " (" + f_.evidence + "): install " + target_->adapter +
+                     " or put it on the PATH agent-dispatch runs with (`agent-dispatch doctor` "
+                     "shows what it finds), then run again with --retry-blocked",
+                   failures);
+    }
+
     if (f_.stage == "review" && fc == "review-control-violation")
       return retry("review-control", prompt_origin::from_scratch);
 

@@ -81,6 +81,10 @@ status durable_store::load() {
     if (seq == j.end() || !seq->is_number_unsigned() || st_it == j.end())
       return status::corruption(snap_path.string() + ": snapshot lacks seq or state. "
                                 + what_to_do);
+    if (!st_it->is_object())
+      return status::corruption(snap_path.string() + ": the snapshot's \"state\" is "
+                                + std::string(st_it->type_name()) + ", not an object. "
+                                + what_to_do);
     auto model = state_from_json(*st_it, snap_path.string());
     if (!model)
       return status::corruption(model.error().message() + ". " + what_to_do);
@@ -97,6 +101,8 @@ status durable_store::load() {
   if (!jtext) {
     if (!jtext.error().is_not_found())
       return jtext.error();
+    if (auto st = check_journal_may_be_new(jpath, snap_text.is_ok()); !st)
+      return st;
     return start_new_journal();
   }
   auto scan = scan_journal(*jtext, jpath);
@@ -110,6 +116,13 @@ status durable_store::load() {
   auto header = parse_json(scan->records.front().payload, jpath.string());
   if (!header)
     return status::corruption(header.error().message() + " (journal header at byte offset 0). "
+                              + what_to_do);
+  if (!header->is_object() || !(*header)["format"].is_number_integer() ||
+      (*header)["format"].get<int64_t>() != state_format_version)
+    return status::corruption("state journal " + jpath.string()
+                              + ": the header at byte offset 0 is not of format "
+                              + std::to_string(state_format_version)
+                              + " (written by another version of agent-dispatch?). "
                               + what_to_do);
   auto id = identity_from(*header, jpath);
   if (!id)
@@ -171,6 +184,27 @@ status durable_store::load() {
       return st;
     ++stats_.syncs;
   }
+  return status::ok();
+}
+
+status durable_store::check_journal_may_be_new(const fs::path& jpath, bool have_snapshot) const {
+  // A missing journal starts a new state only where none existed: beside a
+  // snapshot, or a runs/ folder holding attempts, it was lost, and starting
+  // over would forget what ran (and could launch a second agent).
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(jpath, ec)))
+    return status::corruption("state journal " + jpath.string()
+                              + " is a symlink to a file that does not exist. " + what_to_do);
+  if (have_snapshot)
+    return status::corruption("state journal " + jpath.string() + " is missing but the snapshot "
+                              + (root_ / snapshot_file_name).string()
+                              + " exists: the entries after the snapshot are lost. "
+                              + what_to_do);
+  fs::path runs = root_ / "runs";
+  if (fs::is_directory(runs, ec) && !fs::is_empty(runs, ec))
+    return status::corruption("state journal " + jpath.string() + " is missing but "
+                              + runs.string() + " holds attempts of earlier runs. "
+                              + what_to_do);
   return status::ok();
 }
 

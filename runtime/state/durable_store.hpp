@@ -87,6 +87,7 @@ public:
 private:
   durable_store() = default;
   status load();
+  status check_journal_may_be_new(const std::filesystem::path& jpath, bool have_snapshot) const;
   status start_new_journal();
 
   std::filesystem::path root_;

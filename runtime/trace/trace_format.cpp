@@ -99,6 +99,9 @@ result<trace_record> trace_record_from_json(const json& j) {
   }
   if (!j.contains("body"))
     return bad("record: missing \"body\"");
+  // Every body is an object: the readers look its fields up by name.
+  if (!j["body"].is_object())
+    return bad("record: \"body\" must be a JSON object");
   r.body = j["body"];
   return r;
 }

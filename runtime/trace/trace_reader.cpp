@@ -67,7 +67,7 @@ result<trace_file> parse_trace(std::string_view text, std::string_view source) {
 }
 
 result<trace_file> read_trace(const std::filesystem::path& file) {
-  auto text = read_file(file, std::size_t{4} << 30);
+  auto text = read_file(file, trace_max_bytes);
   if (!text.is_ok())
     return text.error();
   return parse_trace(*text, file.string());

@@ -8,6 +8,7 @@
 // "<file>:<line>: <what>" (the first bad line only). Reads files only;
 // never throws.
 
+#include <cstddef>
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@ struct trace_file {
 };
 
 result<trace_file> parse_trace(std::string_view text, std::string_view source);
+// A trace is read whole: larger files are refused (docs/limits.md).
+inline constexpr std::size_t trace_max_bytes = std::size_t{1} << 30;
 result<trace_file> read_trace(const std::filesystem::path& file);
 
 } // namespace ad::runtime

@@ -1,6 +1,8 @@
 #include "runtime/workspace/task_scan.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
@@ -64,6 +66,71 @@ void add_error(scanned_task& task, task_error_kind kind, std::string message) {
   task.errors.push_back({kind, std::move(message)});
 }
 
+std::string two_digits(int index) {
+  return index < 10 ? "0" + std::to_string(index) : std::to_string(index);
+}
+
+// Pending subtasks of one group whose predecessors lead back to themselves
+// (`01+01_x`, or `01+02_a` beside `02+01_b`) can never start: each gets a
+// task error naming its cycle instead of waiting for a predecessor for ever.
+// A completed folder ends no cycle's wait, so only pending tasks count.
+void mark_dependency_cycles(std::vector<scanned_task>& tasks) {
+  // group -> subtask index -> positions in tasks
+  std::map<std::string, std::map<std::string, std::vector<std::size_t>>> pending;
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].name.find('/') != std::string::npos && !tasks[i].has_complete_log)
+      pending[tasks[i].group][two_digits(tasks[i].index)].push_back(i);
+  for (auto& [group, by_index] : pending) {
+    auto deps_of = [&](const std::string& index) {
+      std::vector<std::string> out;
+      for (auto pos : by_index[index])
+        for (const auto& d : tasks[pos].deps)
+          if (by_index.count(d) != 0 && std::find(out.begin(), out.end(), d) == out.end())
+            out.push_back(d);
+      return out;
+    };
+    for (const auto& [start, positions] : by_index) {
+      // Breadth-first from start's predecessors back to start: the shortest
+      // cycle through it.
+      std::map<std::string, std::string> reached_from;
+      std::deque<std::string> queue;
+      for (const auto& d : deps_of(start))
+        if (reached_from.emplace(d, start).second)
+          queue.push_back(d);
+      bool closed = false;
+      while (!queue.empty() && !closed) {
+        auto at = queue.front();
+        queue.pop_front();
+        if (at == start) {
+          closed = true;
+          break;
+        }
+        for (const auto& d : deps_of(at))
+          if (reached_from.emplace(d, at).second)
+            queue.push_back(d);
+      }
+      if (!closed)
+        continue;
+      // reached_from[x] waits for x: walking it from start lists the
+      // cycle backwards.
+      std::vector<std::string> chain{start};
+      for (auto at = reached_from[start]; at != start; at = reached_from[at])
+        chain.push_back(at);
+      std::string text = start;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        text += " -> " + *it;
+      for (auto pos : positions)
+        add_error(tasks[pos], task_error_kind::dependency_cycle,
+                  chain.size() == 1
+                    ? "task " + start + " names itself as its predecessor; remove +" + start +
+                        " from the folder name"
+                    : "dependency cycle in group " + group + ": " + text + " (\"A -> B\": A waits "
+                        "for B); none of them can start until one folder name drops its "
+                        "dependency");
+    }
+  }
+}
+
 } // namespace
 
 std::string_view to_string(task_error_kind kind) {
@@ -79,6 +146,7 @@ std::string_view to_string(task_error_kind kind) {
   case task_error_kind::missing_plan_header: return "missing-plan-header";
   case task_error_kind::plan_header_names_other_task: return "plan-header-names-other-task";
   case task_error_kind::incomplete_user_review: return "incomplete-user-review";
+  case task_error_kind::dependency_cycle: return "dependency-cycle";
   }
   return "?";
 }
@@ -301,6 +369,7 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
   for (const auto& dir : directories)
     if (auto task = read_task_folder(scan.workspace, dir, scan.warnings))
       scan.tasks.push_back(std::move(*task));
+  mark_dependency_cycles(scan.tasks);
   // A folder listed twice (a group read for its subtasks and as a task, or a
   // symlink back up the tree) reports its problem once.
   std::vector<std::string> unique;

@@ -41,6 +41,7 @@ enum class task_error_kind : uint8_t {
   missing_plan_header,
   plan_header_names_other_task,
   incomplete_user_review,
+  dependency_cycle,           // the task's predecessors lead back to it
 };
 
 std::string_view to_string(task_error_kind kind);

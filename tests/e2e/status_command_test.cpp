@@ -113,11 +113,11 @@ protected:
                 {"started_at", "2027-01-15T08:00:00.000Z"},
                 {"agent_pid", agent_pid_},
                 {"agent_start_token", *token}};
-    fs::create_directories(locator_.parent_path());
-    ASSERT_TRUE(runtime::write_file_atomic(locator_, runtime::dump_json(loc)));
-
+    // The journal exists before any attempt folder, as in a real run.
     auto store = runtime::durable_store::open(root_, identity_, runtime::posix_file_layer());
     ASSERT_TRUE(store) << store.error().to_string();
+    fs::create_directories(locator_.parent_path());
+    ASSERT_TRUE(runtime::write_file_atomic(locator_, runtime::dump_json(loc)));
     runtime::route_decision decision;
     decision.work_unit_id = work_unit;
     decision.stage = "worker";
@@ -227,6 +227,35 @@ TEST_F(status_e2e, unreadable_workspace_exits_2) {
   auto r = run_binary(agent_dispatch(), {"status", "--workspace", (dir_.path() / "none").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("status: "), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace ad::test
+
+namespace ad::test {
+namespace {
+
+class status_hostile : public status_e2e {};
+
+TEST_F(status_hostile, a_lock_file_with_odd_field_types_is_read_as_unknown_not_an_internal_error) {
+  fs::create_directories(root_);
+  ASSERT_TRUE(runtime::write_file_atomic(root_ / "lock", R"({"pid":"x","started_at":"y"})").is_ok());
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST_F(status_hostile, a_fifo_in_place_of_the_policy_or_the_state_is_an_error_not_a_hang) {
+  ASSERT_EQ(::mkfifo((ws_ / "agent-dispatch.json").c_str(), 0644), 0);
+  auto policy = run_binary(agent_dispatch(), {"policy", "check", "--workspace", ws_.string()});
+  EXPECT_EQ(policy.exit_code, 2);
+  EXPECT_NE(policy.err.find("is a FIFO, expected a regular file"), std::string::npos) << policy.err;
+  fs::remove(ws_ / "agent-dispatch.json");
+  fs::create_directories(root_);
+  ASSERT_EQ(::mkfifo((root_ / "journal.log").c_str(), 0644), 0);
+  auto status = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(status.exit_code, 2) << status.out << status.err;
+  EXPECT_NE(status.err.find("journal.log is a FIFO"), std::string::npos) << status.err;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // End-to-end: `agent-dispatch validate-plan` and the global options.
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -124,6 +125,14 @@ TEST(validate_plan, bad_input_is_a_clear_error) {
       run_binary(agent_dispatch(), {"validate-plan", (dir.path() / "ws/unreadable.md").string()});
   EXPECT_EQ(unreadable.exit_code, 2);
   EXPECT_TRUE(contains(unreadable.err, "cannot read the PLAN")) << unreadable.err;
+
+  // A FIFO would block a plain open for ever; it is refused at once.
+  auto fifo = dir.path() / "ws/agent-task/g/03_z/PLAN-local-G01.md";
+  fs::create_directories(fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto blocked = run_binary(agent_dispatch(), {"validate-plan", fifo.string()});
+  EXPECT_EQ(blocked.exit_code, 2);
+  EXPECT_TRUE(contains(blocked.err, "is a FIFO, expected a regular file")) << blocked.err;
 }
 
 } // namespace

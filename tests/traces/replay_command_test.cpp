@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -23,7 +25,9 @@ struct command_result {
 };
 
 command_result run_replay(const std::string& args) {
-  auto cmd = (test::binary_dir() / "agent-dispatch").string() + " replay " + args + " 2>&1";
+  // timeout: a replay that never ends fails the test instead of hanging it.
+  auto cmd = "timeout 60 " + (test::binary_dir() / "agent-dispatch").string() + " replay " + args
+             + " 2>&1";
   command_result r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p)
@@ -114,6 +118,63 @@ TEST(replay_command, a_trace_cut_by_a_crash_replays_what_it_holds_and_says_so) {
             std::string::npos)
     << r.out;
   EXPECT_NE(r.out.find("replay: identical:"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, an_inbound_record_whose_body_is_not_an_object_exits_2_naming_the_line) {
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  std::string out;
+  std::size_t line = 0, damaged = 0, start = 0;
+  while (start < text->size()) {
+    auto end = text->find('\n', start);
+    auto one = text->substr(start, end - start);
+    ++line;
+    if (damaged == 0 && one.find("\"kind\":\"scheduler.inbound\"") != std::string::npos) {
+      auto j = nlohmann::json::parse(one);
+      j["body"] = "x";
+      one = j.dump();
+      damaged = line;
+    }
+    out += one + "\n";
+    start = end + 1;
+  }
+  ASSERT_GT(damaged, 0u);
+  auto bad = dir.write("bad.jsonl", out);
+  auto r = run_replay(bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("bad.jsonl:" + std::to_string(damaged) + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"body\" must be a JSON object"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, a_fifo_or_a_device_is_refused_at_once) {
+  test::temp_dir dir;
+  auto fifo = dir.path() / "trace.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = run_replay(fifo.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is a FIFO, expected a regular file"), std::string::npos) << r.out;
+  auto zero = dir.path() / "zero.jsonl";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  r = run_replay(zero.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is a character device, expected a regular file"), std::string::npos)
+    << r.out;
+}
+
+TEST(replay_command, a_deeply_nested_line_is_an_error_not_a_crash) {
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  auto first_lines = text->substr(0, text->find('\n', text->find('\n') + 1) + 1);
+  std::string deep = "{\"seq\":3,\"dir\":\"edge\",\"kind\":\"x\",\"body\":"
+                     + std::string(200000, '[') + std::string(200000, ']') + "}\n";
+  auto bad = dir.write("deep.jsonl", first_lines + deep);
+  auto r = run_replay(bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("deep.jsonl:3:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nested deeper than 256 levels"), std::string::npos) << r.out;
 }
 
 } // namespace

@@ -282,8 +282,14 @@ TEST_F(state_actors_test, failed_write_makes_every_later_change_state_unavailabl
       [&](caf::error& e) { errors.push_back(e); });
   sched_.run();
   ASSERT_EQ(errors.size(), 3u);
-  for (auto& e : errors)
+  for (auto& e : errors) {
     EXPECT_EQ(e.code(), static_cast<uint8_t>(errc::state_unavailable)) << sys_.render(e);
+    // Plain words for a person: no nested quoting of the wrapped error.
+    auto text = sys_.render(e);
+    EXPECT_EQ(text.rfind("ad::state_unavailable: ", 0), 0u) << text;
+    EXPECT_EQ(text.find('\\'), std::string::npos) << text;
+    EXPECT_EQ(text.find("(\""), std::string::npos) << text;
+  }
   task_state_reply task;
   ask(get_task_state{"t0"}, [&](task_state_reply& r) { task = r; });
   sched_.run();

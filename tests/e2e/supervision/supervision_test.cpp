@@ -132,6 +132,24 @@ TEST(supervision, quota_on_the_first_candidate_fails_over_with_a_logical_context
   EXPECT_EQ(ws.check_registry(), 0);
 }
 
+TEST(supervision, a_program_that_cannot_start_fails_over_at_once_without_a_retry) {
+  supervision_ws ws;
+  ws.write_task(task, "cloud", {"src/a.cpp"});
+  ws.write_scenario(worker_attempts(
+    {{"1", {{"actions",
+             {fail("error", {{"message", "bash: line 1: agy: command not found"},
+                             {"exit_code", 127}})}}}}}));
+  auto r = ws.run();
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // Before, agy was retried with backoff until the budget ran out.
+  auto workers = ws.runs_of("worker");
+  EXPECT_EQ(clis(workers), (std::vector<std::string>{"agy", "claude"}));
+  ASSERT_FALSE(workers.empty());
+  EXPECT_EQ(workers[0].exit_code, 127);
+  EXPECT_FALSE(ws.archived(task).empty());
+  EXPECT_EQ(ws.check_registry(), 0);
+}
+
 TEST(supervision, context_limit_on_a_native_resume_pi_model_resumes_the_same_session) {
   supervision_ws ws;
   ws.write_task(task, "local", {"src/a.cpp"});

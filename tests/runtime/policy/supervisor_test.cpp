@@ -189,7 +189,6 @@ INSTANTIATE_TEST_SUITE_P(
     // Same target, continuation prompt.
     branch_row{"generic_error", setup::cloud_low, "worker", "generic-error", false, "retry_same", "agy", "generic"},
     branch_row{"process_terminated", setup::cloud_low, "worker", "process-terminated", false, "retry_same", "agy", "terminal"},
-    branch_row{"launch_failure", setup::cloud_low, "worker", "launch-failure", false, "retry_same", "agy", "terminal"},
     branch_row{"worker_review_control", setup::cloud_low, "worker", "review-control-violation", false, "retry_same", "agy", "terminal"},
     branch_row{"agy_session_stall", setup::cloud_low, "worker", "session-stall", false, "retry_same", "agy", "terminal"},
     // Single candidate: promotable failures promote along the chain.
@@ -203,6 +202,10 @@ INSTANTIATE_TEST_SUITE_P(
     branch_row{"context_fails_over", setup::cloud_high, "worker", "context-limit", false, "failover", "claude", "logical"},
     branch_row{"model_fails_over", setup::cloud_high, "worker", "model-unavailable", false, "failover", "claude", "logical"},
     branch_row{"stream_fails_over", setup::cloud_high, "worker", "provider-stream-disconnect", false, "failover", "claude", "logical"},
+    // A program that cannot be started: another candidate, else a block at once.
+    branch_row{"launch_failure_fails_over", setup::cloud_high, "worker", "launch-failure", false, "failover", "claude", "logical"},
+    branch_row{"launch_failure_blocks", setup::cloud_low, "worker", "launch-failure", false, "block", "", "could not start agy for target agy"},
+    branch_row{"review_launch_failure_blocks", setup::review, "review", "launch-failure", false, "block", "", "--retry-blocked"},
     branch_row{"connection_is_not_failover", setup::cloud_high, "worker", "provider-connection", false, "promote", "claude", "logical"},
     branch_row{"generic_with_candidates", setup::cloud_high, "worker", "generic-error", false, "retry_same", "agy", "generic"},
     branch_row{"no_failover_candidate", setup::after_failover, "worker", "provider-quota", false, "block", "", "no_failover_candidate"},

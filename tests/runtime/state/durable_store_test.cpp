@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/core/files.hpp"
 #include "runtime/state/journal.hpp"
@@ -170,6 +171,77 @@ TEST_F(durable_store_test, wrongly_typed_snapshot_field_is_corruption_not_an_exc
   auto s = durable_store::open(root_, id_, posix_file_layer());
   ASSERT_FALSE(s);
   EXPECT_TRUE(s.error().is_corruption()) << s.error().to_string();
+}
+
+TEST_F(durable_store_test, a_snapshot_state_that_is_not_an_object_is_corruption) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); ASSERT_TRUE(s->compact()); }
+  auto text = *read_file(root_ / snapshot_file_name);
+  auto at = text.find("\"state\":") + 8;
+  auto end = text.find(",\"workspace\":");
+  for (const std::string bad : {"null", "[]", "5", "\"x\""}) {
+    auto damaged = text.substr(0, at) + bad + text.substr(end);
+    ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, damaged));
+    auto s = durable_store::open(root_, id_, posix_file_layer());
+    ASSERT_FALSE(s) << bad << " loaded as a state";
+    EXPECT_TRUE(s.error().is_corruption()) << s.error().to_string();
+    EXPECT_NE(s.error().message().find(", not an object"), std::string::npos)
+      << s.error().message();
+  }
+}
+
+TEST_F(durable_store_test, a_journal_header_of_another_format_is_corruption) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  auto text = *read_file(root_ / journal_file_name);
+  auto scan = scan_journal(text, "j");
+  ASSERT_TRUE(scan);
+  auto header = nlohmann::json::parse(scan->records[0].payload);
+  header["format"] = 99;
+  auto rest = text.substr(scan->records[1].offset);
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name,
+                                encode_record(journal_record_type::header, header.dump()) + rest));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find("is not of format 1"), std::string::npos)
+    << s.error().message();
+}
+
+TEST_F(durable_store_test, a_lost_journal_is_corruption_where_a_state_existed) {
+  {
+    auto s = open();
+    ASSERT_TRUE(s->commit({test::scripted_batch(0)}));
+    ASSERT_TRUE(s->compact());
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+  }
+  // Beside a snapshot.
+  fs::remove(root_ / journal_file_name);
+  auto beside_snapshot = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(beside_snapshot);
+  EXPECT_TRUE(beside_snapshot.error().is_corruption());
+  EXPECT_NE(beside_snapshot.error().message().find("is missing but the snapshot"),
+            std::string::npos)
+    << beside_snapshot.error().message();
+  // Beside the attempts of earlier runs.
+  fs::remove(root_ / snapshot_file_name);
+  dir_.write("state/runs/20261201T000000Z__g__01_a__p1__worker__a01/locator.json", "{}");
+  auto beside_runs = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(beside_runs);
+  EXPECT_NE(beside_runs.error().message().find("holds attempts of earlier runs"),
+            std::string::npos)
+    << beside_runs.error().message();
+  // A dangling symlink in its place.
+  fs::remove_all(root_ / "runs");
+  fs::create_symlink(root_ / "gone.log", root_ / journal_file_name);
+  auto dangling = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(dangling);
+  EXPECT_NE(dangling.error().message().find("is a symlink to a file that does not exist"),
+            std::string::npos)
+    << dangling.error().message();
+  // Nothing left that shows a state existed: a new one starts.
+  fs::remove(root_ / journal_file_name);
+  auto fresh = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_TRUE(fresh) << fresh.error().to_string();
+  EXPECT_EQ((*fresh)->last_seq(), 0u);
 }
 
 TEST_F(durable_store_test, another_workspace_state_is_refused_naming_both) {

@@ -70,6 +70,16 @@ TEST(trace_format, record_round_trip_and_validation) {
   EXPECT_FALSE(trace_record_from_json(json{{"seq", 2}, {"dir", "decision"}, {"kind", "x"}, {"body", 1}}).is_ok());
 }
 
+TEST(trace_format, a_record_whose_body_is_not_an_object_is_refused) {
+  for (const json& body : {json("x"), json::array(), json(5), json(nullptr)}) {
+    auto r = trace_record_from_json(
+      json{{"seq", 1}, {"dir", "edge"}, {"kind", "scheduler.inbound"}, {"body", body}});
+    ASSERT_FALSE(r.is_ok()) << body.dump();
+    EXPECT_NE(r.error().message().find("\"body\" must be a JSON object"), std::string::npos)
+      << r.error().message();
+  }
+}
+
 TEST(trace_format, header_checks_schema_and_policy_hash) {
   auto j = to_json(sample_header());
   ASSERT_TRUE(trace_header_from_json(j).is_ok());

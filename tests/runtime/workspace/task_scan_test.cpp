@@ -211,6 +211,47 @@ TEST(task_scan, unreadable_huge_and_binary_plans_are_task_errors) {
   EXPECT_TRUE(binary->write_set_known);
 }
 
+TEST(task_scan, dependency_cycles_and_self_dependencies_are_task_errors_naming_the_cycle) {
+  test::temp_dir dir;
+  auto task = [&](const std::string& name) {
+    dir.write("agent-task/" + name + "/PLAN-local-G01.md",
+              "<!-- task=" + name + " plan=1 tag=t -->\n## Modified Files Summary\n");
+    dir.write("agent-task/" + name + "/CODE_REVIEW-local-G01.md", "review");
+  };
+  task("g/01+02_a");
+  task("g/02+01_b");
+  task("g/03+03_x");
+  task("g/04+01_c"); // waits on the cycle but is not in it
+  task("h/01+03_p");
+  task("h/02+01_q");
+  task("h/03+02_r");
+  dir.write("agent-task/k/01+02_done/complete.log", "done"); // completed: no cycle
+  task("k/02+01_open");
+  auto scan = scan_workspace(dir.path());
+  ASSERT_TRUE(scan.is_ok());
+  auto cycle_error = [&](const std::string& name) -> std::string {
+    const auto* t = find_task(*scan, name);
+    EXPECT_NE(t, nullptr) << name;
+    if (t == nullptr)
+      return "";
+    for (const auto& e : t->errors)
+      if (e.kind == task_error_kind::dependency_cycle)
+        return e.message;
+    return "";
+  };
+  EXPECT_EQ(cycle_error("g/01+02_a"),
+            "dependency cycle in group g: 01 -> 02 -> 01 (\"A -> B\": A waits for B); none of "
+            "them can start until one folder name drops its dependency");
+  EXPECT_NE(cycle_error("g/02+01_b").find("02 -> 01 -> 02"), std::string::npos);
+  EXPECT_EQ(cycle_error("g/03+03_x"),
+            "task 03 names itself as its predecessor; remove +03 from the folder name");
+  EXPECT_EQ(cycle_error("g/04+01_c"), "");
+  EXPECT_NE(cycle_error("h/01+03_p").find("01 -> 03 -> 02 -> 01"), std::string::npos)
+    << cycle_error("h/01+03_p");
+  EXPECT_NE(cycle_error("h/03+02_r").find("03 -> 02 -> 01 -> 03"), std::string::npos);
+  EXPECT_EQ(cycle_error("k/02+01_open"), "");
+}
+
 TEST(task_scan, find_workspace_root_walks_up) {
   auto ws = fs::canonical(fixture("basic"));
   auto from_plan = find_workspace_root(ws / "agent-task/alpha/02+01_ready/PLAN-local-G05.md");
