@@ -27,6 +27,7 @@ void add_process_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<spawn_process>("spawn_process");
   cfg.add_message_type<process_spawned>("process_spawned");
   cfg.add_message_type<terminate_process>("terminate_process");
+  cfg.add_message_type<process_output_consumed>("process_output_consumed");
   cfg.add_message_type<process_line>("process_line");
   cfg.add_message_type<process_silence>("process_silence");
   cfg.add_message_type<process_exit>("process_exit");

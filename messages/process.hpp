@@ -22,7 +22,10 @@ namespace ad::messages {
 // AGENT_DISPATCH_EXECUTION_ID=<marker> and env_additions ("NAME=value") added
 // to the dispatcher's environment. Lines longer than line_cap bytes are cut;
 // silence_interval_ms > 0 asks for a process_silence after every such
-// interval without output.
+// interval without output. flow_window > 0: the subscriber acknowledges the
+// lines it has consumed with process_output_consumed, and the process stops
+// being read while flow_window bytes are unacknowledged (see
+// runtime::spawn_request::flow_window).
 struct spawn_process {
   std::vector<std::string> argv;
   std::string cwd;
@@ -30,12 +33,13 @@ struct spawn_process {
   std::string marker;
   uint64_t line_cap = uint64_t{1} << 20;
   int64_t silence_interval_ms = 0;
+  uint64_t flow_window = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, spawn_process& x) {
   return f(caf::meta::type_name("spawn_process"), x.argv, x.cwd, x.env_additions, x.marker,
-           x.line_cap, x.silence_interval_ms);
+           x.line_cap, x.silence_interval_ms, x.flow_window);
 }
 
 enum class process_start : uint8_t { started = 1, launch_failed };
@@ -71,6 +75,18 @@ struct terminate_process {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, terminate_process& x) {
   return f(caf::meta::type_name("terminate_process"), x.child, x.grace_ms);
+}
+
+// The subscriber consumed `bytes` of the child's lines (each line counts
+// its text size plus one).
+struct process_output_consumed {
+  uint64_t child = 0;
+  uint64_t bytes = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, process_output_consumed& x) {
+  return f(caf::meta::type_name("process_output_consumed"), x.child, x.bytes);
 }
 
 enum class process_stream : uint8_t { out = 1, err };
@@ -128,7 +144,8 @@ typename Inspector::result_type inspect(Inspector& f, process_exit& x) {
 
 // The process edge actor.
 using process_actor = caf::typed_actor<caf::replies_to<spawn_process>::with<process_spawned>,
-                                       caf::reacts_to<terminate_process>>;
+                                       caf::reacts_to<terminate_process>,
+                                       caf::reacts_to<process_output_consumed>>;
 
 // What a subscriber to process events must handle (an attempt actor's
 // interface includes these three).

@@ -47,6 +47,7 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
                    runtime::attempt_follow_body(run.identity(), settings, started,
                                                 run.setup().progress));
   bool stopping = false;
+  uint64_t consumed = 0; // handled and not yet acknowledged
   for (;;) {
     auto wait = milliseconds(std::max<int64_t>(0, silence.next_deadline() - now_ms(self)));
     auto next = core::next_event(st.coro, st.events, wait);
@@ -102,6 +103,11 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
         stopping = true;
         end->stop = runtime::dispatcher_stop::no_progress;
         terminate_child(self, t.terminate_grace_ms);
+      }
+      consumed += line->text.size() + 1;
+      if (consumed >= runtime::attempt_flow_ack) {
+        self->send(st.cfg.process, messages::process_output_consumed{st.child, consumed});
+        consumed = 0;
       }
     } else if (auto* exit = std::get_if<messages::process_exit>(&*ev)) {
       if (exit->child != st.child)
@@ -199,6 +205,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   spawn.env_additions = req.env_additions;
   spawn.marker = run.marker();
   spawn.line_cap = req.line_cap;
+  spawn.flow_window = runtime::attempt_flow_window;
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));
   auto spawned = co_await ask;

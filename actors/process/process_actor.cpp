@@ -86,6 +86,7 @@ msg::process_actor::behavior_type process_actor_impl(
       spawn.marker = std::move(req.marker);
       spawn.line_cap = static_cast<std::size_t>(req.line_cap);
       spawn.silence_interval_ms = req.silence_interval_ms;
+      spawn.flow_window = req.flow_window;
       spawn.sink = std::make_shared<forwarding_sink>(std::move(subscriber));
       auto out = st.reactor->spawn(std::move(spawn));
       if (!out)
@@ -104,6 +105,10 @@ msg::process_actor::behavior_type process_actor_impl(
     [self](const msg::terminate_process& cmd) {
       if (self->state.reactor)
         self->state.reactor->terminate(cmd.child, cmd.grace_ms);
+    },
+    [self](const msg::process_output_consumed& done) {
+      if (self->state.reactor)
+        self->state.reactor->acknowledge(done.child, done.bytes);
     },
   };
 }

@@ -6,7 +6,8 @@
 // request without a sender, to the default subscriber given at spawn). The
 // reactor thread sends them with anon_send, so they may reach the
 // subscriber before the spawn reply. terminate_process kills the child's
-// process group (SIGTERM, grace, SIGKILL). When the actor exits, the reactor
+// process group (SIGTERM, grace, SIGKILL); process_output_consumed passes a
+// subscriber's acknowledgement to the reactor's flow control. When the actor exits, the reactor
 // shuts down and terminates every child it still runs. Error contract:
 // spawn_process answers errc::invalid_request for an empty argv, a
 // malformed env addition or no subscriber, and errc::retry_call when the

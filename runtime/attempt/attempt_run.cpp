@@ -99,7 +99,8 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
                        setup.progress, &run->patterns_);
 
   auto open_file = [&](const char* name, line_file& out) -> status {
-    auto f = line_file::create(run->attempt_dir_ / name);
+    auto keep = std::string_view(name) == "heartbeat.log" ? line_retention{} : attempt_log_retention;
+    auto f = line_file::create(run->attempt_dir_ / name, keep);
     if (!f)
       return f.error();
     out = std::move(*f);
@@ -335,6 +336,12 @@ void attempt_run::inspect_silence(int64_t silent_ms) {
   write_locator();
 }
 
+void attempt_run::seal_logs() {
+  for (line_file* f : {&stream_, &normalized_})
+    if (auto st = f->seal(); !st)
+      heartbeat_line(format_utc_iso(clock_->now()) + " [log] " + st.to_string());
+}
+
 void attempt_run::stall(int64_t silent_ms, int64_t limit_ms) {
   heartbeat_line(format_utc_iso(clock_->now()) + " [stall] silent_ms=" +
                  std::to_string(silent_ms) + " limit_ms=" + std::to_string(limit_ms) +
@@ -355,6 +362,7 @@ void attempt_run::finish_line(const failure_verdict& v) {
 failure_verdict attempt_run::fail_before_start(std::string failure_class,
                                                std::string failure_source,
                                                std::string evidence) {
+  seal_logs();
   failure_verdict v;
   v.failure_class = std::move(failure_class);
   v.failure_source = std::move(failure_source);
@@ -400,6 +408,7 @@ void attempt_run::read_codex_rollout() {
 }
 
 failure_verdict attempt_run::finish(const attempt_end& end) {
+  seal_logs();
   if (kind() == adapter_kind::agy && locator_.cli_log) {
     if (auto text = read_file_tail(*locator_.cli_log, 256 * 1024))
       file_diagnostics_ = output_->add_agy_cli_log(*text, patterns_);

@@ -42,6 +42,17 @@ namespace ad::runtime {
 
 inline constexpr std::string_view work_log_failure_class = "work-log-write-failed";
 
+// Flow control between an agent's pipes and its attempt (docs/limits.md):
+// at most attempt_flow_window bytes of lines are in flight (read from the
+// pipes and not yet handled by the attempt); the attempt acknowledges every
+// attempt_flow_ack bytes it has handled. An agent that writes faster than
+// its attempt handles blocks in write(2), so the dispatcher's memory per
+// attempt does not grow with the agent's output. The step must stay below
+// half the window, or a paused agent would never be resumed.
+inline constexpr uint64_t attempt_flow_window = uint64_t{4} << 20;
+inline constexpr uint64_t attempt_flow_ack = uint64_t{512} << 10;
+static_assert(attempt_flow_ack < attempt_flow_window / 2);
+
 // Everything an attempt is started with (the runtime mirror of the
 // start_attempt message).
 struct attempt_setup {
@@ -164,6 +175,8 @@ private:
   void write_locator();
   void heartbeat_line(std::string_view text);
   void finish_line(const failure_verdict& v);
+  // The kept tails of stream.log and normalized-output.log go into them.
+  void seal_logs();
 
   attempt_setup setup_;
   const clock* clock_ = nullptr;

@@ -29,6 +29,12 @@ result<std::string> read_file(const std::filesystem::path& path,
 
 enum class durability : uint8_t { buffered, synced };
 
+// A line file that keeps only its head and newest tail (runtime/attempt/
+// attempt_files.hpp) writes the tail to <file> + retained_tail_suffix and
+// rotates it to <file> + retained_tail_suffix + ".1"; a reader of the file's
+// progress or its last lines looks there too.
+inline constexpr std::string_view retained_tail_suffix = ".tail";
+
 // Replaces path's content. With durability::synced the data and the directory
 // entry are on disk when this returns OK.
 status write_file_atomic(const std::filesystem::path& path, std::string_view data,

@@ -336,6 +336,8 @@ liveness_evidence probe_liveness(const liveness_probe_input& in, const clock& cl
     ev.marker_pids = processes_with_marker(in.marker, proc_root);
   millis native = native_session_mtime(in.native_session_path);
   millis stream = file_mtime(in.stream_log_path);
+  if (!in.stream_log_path.empty()) // past its head, the log grows in its tail segment
+    stream = std::max(stream, file_mtime(in.stream_log_path.string() + std::string(retained_tail_suffix)));
   ev.native_session = native >= 0 ? evidence_presence::present : evidence_presence::absent;
   ev.stream_log = stream >= 0 ? evidence_presence::present : evidence_presence::absent;
   ev.last_progress = std::max<millis>({native, stream, 0});

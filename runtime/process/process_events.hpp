@@ -87,6 +87,13 @@ struct spawn_request {
   std::string marker;                 // AGENT_DISPATCH_EXECUTION_ID value; empty = none
   std::size_t line_cap = default_line_cap;
   int64_t silence_interval_ms = 0;    // 0 = no silence ticks
+  // Flow control: once this many bytes of lines (text plus one byte per
+  // line) were delivered and not yet acknowledged (process_reactor::
+  // acknowledge), the reactor stops reading the child's pipes, so a child
+  // that writes faster than its follower consumes blocks in write(2)
+  // instead of filling the dispatcher's memory. Reading resumes below half
+  // the window. 0: no flow control (every line is delivered at once).
+  uint64_t flow_window = 0;
   std::shared_ptr<process_event_sink> sink; // required
 };
 

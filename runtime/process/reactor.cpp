@@ -66,6 +66,7 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
     cmd.child = child;
     cmd.line_cap = request.line_cap == 0 ? default_line_cap : request.line_cap;
     cmd.silence_ms = request.silence_interval_ms;
+    cmd.flow_window = request.flow_window;
     running_.fetch_add(1);
   }
   {
@@ -87,18 +88,31 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
   return out;
 }
 
-status process_reactor::terminate(child_id id, int64_t grace_ms) {
+// Queues a command about one child unless the reactor is shut down.
+static status post_unless_stopped(process_reactor::impl& im, command cmd) {
   {
-    std::lock_guard<std::mutex> guard(impl_->mu);
-    if (impl_->stop_requested)
+    std::lock_guard<std::mutex> guard(im.mu);
+    if (im.stop_requested)
       return status::unsupported("process reactor is shut down");
   }
+  im.post(std::move(cmd));
+  return status::ok();
+}
+
+status process_reactor::terminate(child_id id, int64_t grace_ms) {
   command cmd;
   cmd.what = command::kind::terminate;
   cmd.id = id;
   cmd.grace_ms = grace_ms;
-  impl_->post(std::move(cmd));
-  return status::ok();
+  return post_unless_stopped(*impl_, std::move(cmd));
+}
+
+status process_reactor::acknowledge(child_id id, uint64_t bytes) {
+  command cmd;
+  cmd.what = command::kind::acknowledge;
+  cmd.id = id;
+  cmd.bytes = bytes;
+  return post_unless_stopped(*impl_, std::move(cmd));
 }
 
 void process_reactor::shutdown(shutdown_mode mode) {

@@ -70,6 +70,12 @@ public:
   // group still live.
   status terminate(child_id id, int64_t grace_ms = -1);
 
+  // The follower consumed `bytes` of the child's delivered lines (counted
+  // as text size plus one per line); with a flow window, reading resumes
+  // once less than half the window is unacknowledged. Unknown children
+  // are ignored.
+  status acknowledge(child_id id, uint64_t bytes);
+
   // Stops the reactor thread; blocks until it is done unless called from a
   // sink (then it only requests the stop). Idempotent.
   void shutdown(shutdown_mode mode = shutdown_mode::terminate_children);

@@ -44,6 +44,9 @@ struct child_record {
   bool terminating = false;
   bool killed = false;
   int64_t kill_deadline = 0;
+  uint64_t flow_window = 0; // 0: no flow control
+  uint64_t unacked = 0;     // bytes delivered and not acknowledged
+  bool paused = false;      // pipes taken out of epoll until acknowledged
 
   child_record(child_id i, const spawned_child& c, std::size_t cap)
     : id(i), pid(c.pid), out(c.stdout_fd, output_stream::stdout_stream, cap),
@@ -59,7 +62,7 @@ struct lingering_group {
 };
 
 struct command {
-  enum class kind : uint8_t { add_child, launch_failed, terminate, shutdown } what;
+  enum class kind : uint8_t { add_child, launch_failed, terminate, acknowledge, shutdown } what;
   child_id id = 0;
   spawned_child child;
   std::size_t line_cap = default_line_cap;
@@ -67,6 +70,8 @@ struct command {
   std::shared_ptr<process_event_sink> sink;
   std::string reason;
   int64_t grace_ms = 0;
+  uint64_t flow_window = 0;
+  uint64_t bytes = 0; // acknowledge
   shutdown_mode mode = shutdown_mode::terminate_children;
 };
 
@@ -109,6 +114,8 @@ struct process_reactor::impl {
   void close_pipe(child_record& c, pipe_state& p);
   bool read_once(child_record& c, pipe_state& p, int64_t now);
   void drain(child_record& c, pipe_state& p, int64_t now);
+  void pause(child_record& c);
+  void resume(child_record& c, int64_t now);
 
   // --- exits ----------------------------------------------------------------
   void mark_reaped(child_record& c, int wait_status, int64_t now);

@@ -119,7 +119,7 @@ void process_reactor::impl::watch_fd(int fd, uint64_t k) {
 void process_reactor::impl::unwatch_close(int& fd) {
   if (fd < 0)
     return;
-  ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
+  ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr); // ENOENT while paused: harmless
   ::close(fd);
   fd = -1;
 }
@@ -128,6 +128,7 @@ void process_reactor::impl::unwatch_close(int& fd) {
 
 void process_reactor::impl::emit_lines(child_record& c, pipe_state& p, std::string_view data) {
   p.splitter.feed(data, [&](std::string&& text, line_cut cut, uint64_t dropped) {
+    c.unacked += text.size() + 1;
     process_line line{c.id, p.stream, std::move(text), cut, dropped};
     guarded([&] { c.sink->on_line(std::move(line)); });
   });
@@ -148,6 +149,8 @@ bool process_reactor::impl::read_once(child_record& c, pipe_state& p, int64_t no
     c.last_activity = now;
     c.next_tick = now + c.silence_ms;
     emit_lines(c, p, std::string_view(buf.data(), static_cast<std::size_t>(n)));
+    if (c.flow_window > 0 && c.unacked >= c.flow_window && !c.paused)
+      pause(c);
     return true;
   }
   if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -171,6 +174,28 @@ void process_reactor::impl::drain(child_record& c, pipe_state& p, int64_t now) {
   }
   if (p.fd >= 0)
     close_pipe(c, p);
+}
+
+// Takes both pipes out of epoll (removed rather than masked: a masked fd
+// still reports EPOLLHUP). The child blocks in write(2) once its pipe is
+// full; an exit is still seen through the pidfd or SIGCHLD, and the pipes
+// are drained then.
+void process_reactor::impl::pause(child_record& c) {
+  c.paused = true;
+  for (pipe_state* p : {&c.out, &c.err})
+    if (p->fd >= 0)
+      ::epoll_ctl(epfd, EPOLL_CTL_DEL, p->fd, nullptr);
+}
+
+void process_reactor::impl::resume(child_record& c, int64_t now) {
+  c.paused = false;
+  if (c.out.fd >= 0)
+    watch_fd(c.out.fd, key(c.id, tag_stdout));
+  if (c.err.fd >= 0)
+    watch_fd(c.err.fd, key(c.id, tag_stderr));
+  // Time spent paused was not silence.
+  c.last_activity = now;
+  c.next_tick = now + c.silence_ms;
 }
 
 // --- exits ----------------------------------------------------------------
@@ -256,6 +281,7 @@ void process_reactor::impl::run_command(command& cmd, int64_t now) {
       auto rec = std::make_unique<child_record>(cmd.id, cmd.child, cmd.line_cap);
       rec->sink = std::move(cmd.sink);
       rec->silence_ms = cmd.silence_ms;
+      rec->flow_window = cmd.flow_window;
       rec->last_activity = now;
       rec->next_tick = now + cmd.silence_ms;
       if (use_pidfd) {
@@ -290,6 +316,16 @@ void process_reactor::impl::run_command(command& cmd, int64_t now) {
         else
           lingering.erase(lg);
       }
+      break;
+    }
+    case command::kind::acknowledge: {
+      auto it = children.find(cmd.id);
+      if (it == children.end())
+        break;
+      child_record& c = *it->second;
+      c.unacked -= std::min(cmd.bytes, c.unacked);
+      if (c.paused && c.unacked < c.flow_window / 2)
+        resume(c, now);
       break;
     }
     case command::kind::shutdown: {
@@ -365,6 +401,10 @@ void process_reactor::impl::run_timers(int64_t now, bool sigchld) {
       ::kill(-c.pid, SIGKILL);
     }
     if (!c.reaped) {
+      if (c.paused) {
+        c.next_tick = now + c.silence_ms;
+        continue;
+      }
       if (c.silence_ms > 0 && now >= c.next_tick) {
         process_silence tick{c.id, now - c.last_activity};
         c.next_tick = now + c.silence_ms;

@@ -167,6 +167,88 @@ TEST_P(reactor_test, a_configured_cap_applies) {
   EXPECT_EQ(lines[1].text, "ab");
 }
 
+// Bytes of lines as the reactor counts them for flow control.
+uint64_t delivered_bytes(const collecting_sink& sink) {
+  uint64_t n = 0;
+  for (const auto& l : sink.lines())
+    n += l.text.size() + 1;
+  return n;
+}
+
+TEST_P(reactor_test, a_flow_window_stops_reading_until_the_follower_acknowledges) {
+  // 64 MB of 100-byte lines from a child that then writes "done".
+  auto sink = std::make_shared<collecting_sink>();
+  spawn_request req;
+  req.argv = sh("yes " + std::string(99, 'a') + " | head -n 671088; echo done");
+  req.cwd = dir_.path();
+  req.flow_window = 1 << 20;
+  req.sink = sink;
+  auto out = reactor_->spawn(std::move(req));
+  ASSERT_TRUE(out.is_ok());
+  // Without acknowledgements the reactor delivers the window and at most
+  // one read (256 KiB) past it, however long the child waits.
+  ASSERT_TRUE(eventually([&] { return delivered_bytes(*sink) >= (1u << 20); }));
+  std::this_thread::sleep_for(300ms);
+  uint64_t held = delivered_bytes(*sink);
+  EXPECT_LE(held, (1u << 20) + (256u << 10));
+  EXPECT_EQ(sink->exit_count(), 0);
+  EXPECT_EQ(::kill(out->pid, 0), 0); // blocked in write(2), not ended
+  // Acknowledging everything delivered lets the whole output through.
+  uint64_t acked = 0;
+  ASSERT_TRUE(eventually(
+    [&] {
+      uint64_t now = delivered_bytes(*sink);
+      if (now > acked) {
+        reactor_->acknowledge(out->id, now - acked);
+        acked = now;
+      }
+      return sink->exit_count() == 1;
+    },
+    60s));
+  auto lines = sink->lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().text, "done");
+  EXPECT_EQ(delivered_bytes(*sink), 671088u * 100u + 5u);
+  EXPECT_EQ(sink->wait_exit()->exit_code, 0);
+}
+
+TEST_P(reactor_test, a_paused_child_is_still_terminated_and_reported) {
+  auto sink = std::make_shared<collecting_sink>();
+  spawn_request req;
+  req.argv = sh("yes line-of-output");
+  req.cwd = dir_.path();
+  req.flow_window = 64 << 10;
+  req.sink = sink;
+  auto out = reactor_->spawn(std::move(req));
+  ASSERT_TRUE(out.is_ok());
+  ASSERT_TRUE(eventually([&] { return delivered_bytes(*sink) >= (64u << 10); }));
+  ASSERT_TRUE(reactor_->terminate(out->id, 200).is_ok());
+  auto ex = sink->wait_exit();
+  ASSERT_TRUE(ex.has_value());
+  EXPECT_EQ(ex->kind, exit_kind::signaled);
+  EXPECT_NE(::kill(out->pid, 0), 0);
+}
+
+TEST_P(reactor_test, a_paused_child_gets_no_silence_ticks) {
+  auto sink = std::make_shared<collecting_sink>();
+  spawn_request req;
+  req.argv = sh("yes busy | head -c 8192; sleep 5");
+  req.cwd = dir_.path();
+  req.flow_window = 4096;
+  req.silence_interval_ms = 50;
+  req.sink = sink;
+  auto out = reactor_->spawn(std::move(req));
+  ASSERT_TRUE(out.is_ok());
+  // Paused, the follower is behind: time spent so is not the child's silence.
+  ASSERT_TRUE(eventually([&] { return delivered_bytes(*sink) >= 4096; }));
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(sink->ticks().empty());
+  reactor_->acknowledge(out->id, 1u << 30);
+  ASSERT_TRUE(eventually([&] { return !sink->ticks().empty(); }));
+  reactor_->terminate(out->id, 100);
+  ASSERT_TRUE(sink->wait_exit().has_value());
+}
+
 TEST_P(reactor_test, binary_garbage_on_stdout_is_survived) {
   auto sink = std::make_shared<collecting_sink>();
   run(sh("head -c 3000000 /dev/urandom; echo; echo tail-ok"), sink);
