@@ -4,6 +4,8 @@
 
 #include "actors/scheduler/quota_prober.hpp"
 #include "runtime/schedule/review_observe.hpp"
+#include "runtime/schedule/task_view.hpp"
+#include "runtime/worklog/work_log.hpp"
 #include "runtime/worklog/work_log_archive.hpp"
 
 namespace ad::actors {
@@ -31,6 +33,15 @@ public:
   std::vector<std::filesystem::path> archived_task_folders(
     const std::string& task) const override {
     return runtime::find_archived_task_folders(ctx_.task_root, task);
+  }
+
+  std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {
+    std::map<std::string, bool> out;
+    for (const auto& t : tasks)
+      out[t] = runtime::probe_work_log_writable(
+                 runtime::work_log_path(ctx_.workspace, runtime::group_of(t)))
+                 .is_ok();
+    return out;
   }
 
   work_log_move archive_work_log(const std::string& group) override {

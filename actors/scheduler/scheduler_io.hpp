@@ -9,6 +9,7 @@
 // inside one of the scheduler's steps, on its thread; none may block long.
 // Owned by one scheduler; not thread-safe.
 
+#include <map>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -47,6 +48,9 @@ public:
     const std::string& task) const = 0;
   virtual work_log_move archive_work_log(const std::string& group) = 0;
   virtual void remove_attempt_logs(const std::string& task) = 0;
+  // For each task, whether its group's work log could be written now
+  // (runtime::probe_work_log_writable).
+  virtual std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) = 0;
   // One reading per task of `state` with an active stage.
   virtual std::vector<runtime::active_stage_reading> read_active_stages(
     const runtime::state_model& state) = 0;

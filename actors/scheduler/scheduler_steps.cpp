@@ -190,6 +190,19 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
   if (s.ctx->retry_blocked) {
     changes = runtime::retry_blocked_changes(model.tasks, now);
     trace_retry_blocked(*s.ctx, model.tasks, now, changes);
+  } else {
+    // A block by an unwritable work log lifts once the log is writable.
+    std::vector<std::string> by_work_log;
+    for (const auto& [name, st] : model.tasks)
+      if (runtime::blocked_by_work_log(st))
+        by_work_log.push_back(name);
+    if (!by_work_log.empty()) {
+      auto writable = s.io->probe_work_logs(by_work_log);
+      trace_work_logs(*s.ctx, writable);
+      changes = runtime::work_log_unblock_changes(
+        model.tasks, [&](const std::string& t) { return writable.count(t) && writable.at(t); },
+        now);
+    }
   }
   auto review = review_active_stages_traced(*s.ctx, s.io->read_active_stages(model));
   s.survivors = std::move(review.live);

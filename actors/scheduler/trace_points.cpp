@@ -418,6 +418,11 @@ runtime::active_review review_active_stages_traced(
   return review;
 }
 
+void trace_work_logs(const run_context& ctx, const std::map<std::string, bool>& writable) {
+  if (ctx.trace)
+    ctx.trace->edge(kinds::scheduler_work_logs, runtime::json{{"writable", writable}});
+}
+
 void trace_group_close(const run_context& ctx, const runtime::group_reading& group,
                        const runtime::group_close& closed) {
   if (!ctx.trace)

@@ -136,6 +136,8 @@ void trace_reconcile(const run_context& ctx, const runtime::reconcile_input& in,
                      const runtime::reconcile_outcome& out);
 // scheduler.retry_blocked (every task's durable state, the clock reading)
 // -> scheduler.retry_cleared (the changes of `run --retry-blocked`).
+// The start-up probe of work logs that blocked tasks (scheduler.work_logs).
+void trace_work_logs(const run_context& ctx, const std::map<std::string, bool>& writable);
 void trace_retry_blocked(const run_context& ctx,
                          const std::map<std::string, runtime::task_state>& tasks,
                          runtime::millis now, const std::vector<runtime::state_change>& changes);

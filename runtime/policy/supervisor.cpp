@@ -47,7 +47,7 @@ public:
   supervisor_outcome run() {
     const std::string& fc = f_.failure_class;
     if (is_work_log_failure(fc))
-      return block("work log failure blocks the task at once (" + fc + ")", 0);
+      return block(work_log_block_reason(fc, f_.evidence), 0);
     if (fc == launch_refused_class) {
       const policy_target* t = pol_.find_target(target_id_);
       std::string cli = t != nullptr ? t->adapter : std::string("the agent CLI");

@@ -32,6 +32,13 @@ namespace ad::runtime {
 
 // Failure classes the decision function treats specially.
 bool is_work_log_failure(std::string_view failure_class);
+// The block reason of a work-log failure: the I/O error as the attempt saw
+// it (ENOSPC, a read-only file system) and the fix.
+std::string work_log_block_reason(std::string_view failure_class, std::string_view evidence);
+// Whether a task is blocked because its work log could not be written (the
+// blocker's evidence names a work-log failure class): such a block is
+// lifted at the next run's start once the work log is writable again.
+bool blocked_by_work_log(const task_state& task);
 bool is_failover_qualified(std::string_view failure_class); // quota, context, model, stream
 bool is_promotable(std::string_view failure_class); // + provider-connection, stream-disconnect
 
@@ -40,7 +47,14 @@ bool is_promotable(std::string_view failure_class); // + provider-connection, st
 // 2, 2, 30 gives 2, 4, 8, 16, 30, 30 s.
 millis backoff_delay(const policy_backoff& b, int64_t n);
 
-// {name} placeholders replaced from vars; unknown ones stay as written.
+// A path as a prompt shows it: as it is when it holds no white space,
+// quote, backslash or backtick; otherwise in double quotes with `"` and
+// `\` escaped by a backslash, so an agent (and agent-sim) reads a workspace
+// such as "/home/me/my project" as one path.
+std::string prompt_path(std::string_view path);
+
+// {name} placeholders replaced from vars (every variable is a path, shown
+// with prompt_path); unknown ones stay as written.
 std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars);
 
 struct task_paths {

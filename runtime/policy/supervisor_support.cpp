@@ -11,6 +11,22 @@ namespace ad::runtime {
 
 bool is_work_log_failure(std::string_view c) { return c.rfind("work-log", 0) == 0; }
 
+std::string work_log_block_reason(std::string_view failure_class, std::string_view evidence) {
+  std::string why = evidence.empty() ? std::string(failure_class) : std::string(evidence);
+  return "work log failure blocks the task at once (" + std::string(failure_class) + "): " + why +
+         ". Free space on that disk or make the workspace writable; the next run lifts this "
+         "block by itself once the work log can be written.";
+}
+
+bool blocked_by_work_log(const task_state& task) {
+  if (!task.blocked)
+    return false;
+  auto ev = parse_json(task.blocked->evidence, "blocker evidence");
+  return ev && ev->is_object() && ev->contains("failure_class") &&
+         (*ev)["failure_class"].is_string() &&
+         is_work_log_failure((*ev)["failure_class"].get<std::string>());
+}
+
 bool is_failover_qualified(std::string_view c) {
   return c == "provider-quota" || c == "context-limit" || c == "model-unavailable" ||
          c == "provider-stream-disconnect";
@@ -29,6 +45,19 @@ millis backoff_delay(const policy_backoff& b, int64_t n) {
   return static_cast<millis>(std::llround(s * 1000));
 }
 
+std::string prompt_path(std::string_view path) {
+  if (path.empty() || path.find_first_of(" \t\n\r\v\f\"'`\\") == std::string_view::npos)
+    return std::string(path);
+  std::string out = "\"";
+  for (char c : path) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 std::string render_prompt(std::string_view tmpl, const std::map<std::string, std::string>& vars) {
   std::string out;
   size_t i = 0;
@@ -38,7 +67,7 @@ std::string render_prompt(std::string_view tmpl, const std::map<std::string, std
       if (close != std::string_view::npos) {
         auto it = vars.find(std::string(tmpl.substr(i + 1, close - i - 1)));
         if (it != vars.end()) {
-          out += it->second;
+          out += prompt_path(it->second);
           i = close + 1;
           continue;
         }

@@ -41,6 +41,7 @@ inline constexpr std::string_view run_end = "run.end";             // final run 
 inline constexpr std::string_view scheduler_admission = "scheduler.admission"; // a pass's views
 inline constexpr std::string_view scheduler_reconcile = "scheduler.reconcile"; // vanished tasks
 inline constexpr std::string_view scheduler_liveness = "scheduler.liveness"; // active-stage probes
+inline constexpr std::string_view scheduler_work_logs = "scheduler.work_logs"; // start-up: {"writable": {task: bool}}
 inline constexpr std::string_view scheduler_sightings = "scheduler.sightings"; // examined tasks
 inline constexpr std::string_view scheduler_group = "scheduler.group"; // a group's closing inputs
 inline constexpr std::string_view scheduler_retry_blocked = "scheduler.retry_blocked"; // start-up

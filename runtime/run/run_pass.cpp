@@ -123,4 +123,17 @@ std::vector<state_change> retry_blocked_changes(const std::map<std::string, task
   return changes;
 }
 
+std::vector<state_change> work_log_unblock_changes(
+  const std::map<std::string, task_state>& tasks,
+  const std::function<bool(const std::string& task)>& writable, millis now) {
+  std::vector<state_change> changes;
+  for (const auto& [name, st] : tasks) {
+    if (!blocked_by_work_log(st) || !writable(name))
+      continue;
+    auto cleared = clear_for_retry(name, st, now);
+    changes.insert(changes.end(), cleared.changes.begin(), cleared.changes.end());
+  }
+  return changes;
+}
+
 } // namespace ad::runtime

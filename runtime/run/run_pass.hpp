@@ -81,6 +81,14 @@ group_close decide_group_close(const group_reading& g);
 std::vector<state_change> retry_blocked_changes(const std::map<std::string, task_state>& tasks,
                                                 millis now);
 
+// At every run's start: clear_for_retry for each task blocked because its
+// work log could not be written (blocked_by_work_log) whose work log
+// `writable` says can be written now (the disk was freed, the workspace
+// made writable again), in name order.
+std::vector<state_change> work_log_unblock_changes(
+  const std::map<std::string, task_state>& tasks,
+  const std::function<bool(const std::string& task)>& writable, millis now);
+
 // The observation for compute_run_exit once nothing runs here any more.
 // `completed` counts tasks this run completed.
 run_observation observe_run_end(const pass_plan& last, bool task_group_requested,

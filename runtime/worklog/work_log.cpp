@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -257,6 +258,24 @@ result<work_log_row> append_work_log(const fs::path& log_path, const work_log_ev
     return row;
   }
   return status::io_error("work log " + log_path.string() + " kept being replaced while appending");
+}
+
+status probe_work_log_writable(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+      return status::from_errno("open " + path.string() + " for append", errno);
+    ::close(fd);
+  } else if (::access(path.parent_path().c_str(), W_OK) != 0) {
+    return status::from_errno("write in " + path.parent_path().string(), errno);
+  }
+  struct statvfs fs {};
+  if (::statvfs(path.parent_path().c_str(), &fs) != 0)
+    return status::from_errno("statvfs " + path.parent_path().string(), errno);
+  if (static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (uint64_t{1} << 20))
+    return status::io_error(path.parent_path().string() + ": less than 1 MiB free");
+  return status::ok();
 }
 
 } // namespace ad::runtime

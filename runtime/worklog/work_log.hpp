@@ -69,6 +69,12 @@ work_log_document parse_work_log(std::string_view text);
 std::filesystem::path work_log_path(const std::filesystem::path& workspace,
                                     std::string_view group);
 
+// Whether a row could be appended to the work log at `path` now: the file
+// (or, before its first row, its folder) is writable and its file system
+// has at least 1 MiB free. Writes nothing. io_error naming the path and
+// the cause otherwise.
+status probe_work_log_writable(const std::filesystem::path& path);
+
 // A row to append; seq and time are set by append_work_log.
 struct work_log_event {
   std::string event;

@@ -112,6 +112,21 @@ TEST_F(run_loop, dependent_tasks_with_overlapping_writes_complete_and_a_second_r
   EXPECT_EQ(runs2, runs) << "a second run must start no agent";
 }
 
+// A workspace whose path holds spaces: every prompt quotes its paths, the
+// simulator finds its task from them, and the run completes.
+TEST_F(run_loop, a_workspace_path_with_spaces_completes) {
+  temp_dir dir;
+  fs::path ws = dir.path() / "my project" / "two  spaces";
+  fs::create_directories(ws);
+  test::write_plan_and_review(ws, "app/01_model", "cloud", {"src/model.cpp"});
+  test::write_plan_and_review(ws, "app/02+01_api", "local", {"src/api.cpp"});
+  auto r = run_binary(agent_dispatch(), {"run", "--workspace", ws.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(ws / "agent-task/archive"));
+  EXPECT_FALSE(fs::exists(ws / "agent-task/app/01_model"));
+  EXPECT_FALSE(fs::exists(ws / "agent-task/app/02+01_api"));
+}
+
 // The README's main command: the demo workspace (the standard demo with its
 // two held tasks resolved) run for real with the demo scenario's failures (a
 // rate limit, a pi stream disconnect that fails over natively, "file already

@@ -1,6 +1,7 @@
 #include "tools/agent-sim/workspace_effects.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 #include <system_error>
@@ -211,11 +212,42 @@ result<task_files> task_from_name(const fs::path& workspace, std::string_view na
   return task_from_directory(workspace, workspace / "agent-task" / std::string(name));
 }
 
-result<task_files> task_from_prompt(const fs::path& workspace, std::string_view prompt) {
-  std::istringstream words{std::string(prompt)};
+// The prompt's words: runs of non-space characters, where a double-quoted
+// span (with \" and \\ escapes) is one word however many spaces it holds,
+// as the dispatcher quotes a path with spaces.
+std::vector<std::string> prompt_words(std::string_view prompt) {
+  std::vector<std::string> words;
   std::string word;
+  bool quoted = false, any = false;
+  for (std::size_t i = 0; i < prompt.size(); ++i) {
+    char c = prompt[i];
+    if (quoted) {
+      if (c == '\\' && i + 1 < prompt.size())
+        word += prompt[++i];
+      else if (c == '"')
+        quoted = false;
+      else
+        word += c;
+    } else if (c == '"') {
+      quoted = any = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (any)
+        words.push_back(std::move(word));
+      word.clear();
+      any = false;
+    } else {
+      word += c;
+      any = true;
+    }
+  }
+  if (any)
+    words.push_back(std::move(word));
+  return words;
+}
+
+result<task_files> task_from_prompt(const fs::path& workspace, std::string_view prompt) {
   std::error_code ec;
-  while (words >> word) {
+  for (const auto& word : prompt_words(prompt)) {
     std::string tok = prompt_token(word);
     if (tok.find('/') == std::string::npos) continue;
     fs::path p = tok;

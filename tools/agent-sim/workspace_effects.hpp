@@ -53,6 +53,9 @@ struct plan_identity {
 // Finds the task a prompt is about: an absolute or workspace-relative path to
 // a PLAN/CODE_REVIEW file, a task folder under agent-task/, or an attempt
 // locator (a locator.json or its folder) whose "task" field names it.
+// The words of a prompt: a double-quoted span (\" and \\ escaped) is one
+// word, as the dispatcher quotes a path that holds spaces.
+std::vector<std::string> prompt_words(std::string_view prompt);
 runtime::result<task_files> task_from_prompt(const fs::path& workspace, std::string_view prompt);
 // The task folder agent-task/<name> of a workspace (for `--task`).
 runtime::result<task_files> task_from_name(const fs::path& workspace, std::string_view name);

@@ -244,6 +244,20 @@ public:
 
   void remove_attempt_logs(const std::string&) override {}
 
+  std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {
+    const json* w = f_->ahead(kinds::scheduler_work_logs);
+    std::map<std::string, bool> out;
+    if (!w || !w->contains("writable") || !(*w)["writable"].is_object()) {
+      f_->fail("work logs were probed with no scheduler.work_logs ahead");
+      return out;
+    }
+    for (const auto& t : tasks) {
+      const auto& rec = (*w)["writable"];
+      out[t] = rec.contains(t) && rec[t].is_boolean() && rec[t].get<bool>();
+    }
+    return out;
+  }
+
   std::vector<runtime::active_stage_reading> read_active_stages(
     const runtime::state_model&) override {
     const json* l = f_->ahead(kinds::scheduler_liveness);

@@ -55,6 +55,8 @@ struct seen {
   int applies = 0;
   bool refuse_applies = false;                       // the store answers every apply with an error
   int quota_batches = 0;
+  bool work_log_writable = true;                      // probe_work_logs' answer
+  std::vector<std::vector<std::string>> work_log_probes;
 };
 
 // A task actor that only counts the stops it is sent.
@@ -102,6 +104,13 @@ public:
     fs::path month = fs::path(task_root_) / "archive" / "2026" / "11";
     if (fs::exists(month / task / "complete.log"))
       out.push_back(month / task);
+    return out;
+  }
+  std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {
+    std::map<std::string, bool> out;
+    for (const auto& t : tasks)
+      out[t] = s_->work_log_writable;
+    s_->work_log_probes.push_back(tasks);
     return out;
   }
   work_log_move archive_work_log(const std::string& group) override {
@@ -580,6 +589,43 @@ TEST_F(blocked_task_test, with_retry_blocked_is_cleared_durably_and_started) {
   EXPECT_FALSE(model->tasks["g/01_a"].blocked.has_value());
   EXPECT_TRUE(model->tasks["g/01_a"].failure_budgets.empty());
   EXPECT_FALSE(finished->has_value());
+}
+
+// A task blocked because its work log could not be written (ENOSPC, a
+// read-only workspace): the block lifts by itself once the log is writable.
+class work_log_blocked_test : public scheduler_actor_test {
+protected:
+  void SetUp() override {
+    test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+    runtime::task_state st;
+    st.work_unit_id = work_unit_of("g/01_a");
+    st.blocked = runtime::blocked_info{
+      "work log failure blocks the task at once (work-log-write-failed): No space left on device",
+      R"({"role": "worker", "failure_class": "work-log-write-failed"})"};
+    model->tasks["g/01_a"] = st;
+  }
+};
+
+TEST_F(work_log_blocked_test, is_cleared_and_started_once_the_work_log_is_writable) {
+  start(4);
+  EXPECT_EQ(record->work_log_probes, (std::vector<std::vector<std::string>>{{"g/01_a"}}));
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  EXPECT_FALSE(model->tasks["g/01_a"].blocked.has_value());
+}
+
+TEST_F(work_log_blocked_test, stays_blocked_while_the_work_log_cannot_be_written) {
+  record->work_log_writable = false;
+  start(4);
+  EXPECT_EQ(record->work_log_probes.size(), 1u);
+  EXPECT_TRUE(record->started.empty());
+  EXPECT_TRUE(model->tasks["g/01_a"].blocked.has_value());
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2) << (*finished)->summary;
+}
+
+TEST_F(blocked_task_test, another_block_is_not_probed) {
+  start(4);
+  EXPECT_TRUE(record->work_log_probes.empty());
 }
 
 } // namespace

@@ -242,6 +242,30 @@ TEST(supervisor, review_control_violation_retries_from_scratch) {
   EXPECT_EQ(std::get<retry_same>(generic.step).origin, prompt_origin::continuation);
 }
 
+TEST(supervisor, a_path_with_spaces_or_quotes_is_quoted_in_a_prompt) {
+  EXPECT_EQ(prompt_path("/ws/agent-task/g/01_x/PLAN.md"), "/ws/agent-task/g/01_x/PLAN.md");
+  EXPECT_EQ(prompt_path(""), "");
+  EXPECT_EQ(prompt_path("/home/me/my project/PLAN.md"), "\"/home/me/my project/PLAN.md\"");
+  EXPECT_EQ(prompt_path("/a\"b\\c/PLAN.md"), "\"/a\\\"b\\\\c/PLAN.md\"");
+  EXPECT_EQ(prompt_path("/tab\there"), "\"/tab\there\"");
+  EXPECT_EQ(render_prompt("Read {plan} and {unknown}.", {{"plan", "/my ws/PLAN.md"}}),
+            "Read \"/my ws/PLAN.md\" and {unknown}.");
+}
+
+TEST(supervisor, a_work_log_block_says_the_cause_and_that_it_lifts_by_itself) {
+  auto why = work_log_block_reason("work-log-write-failed",
+                                   "append to /ws/agent-task/g/WORK_LOG.md: No space left on device");
+  EXPECT_NE(why.find("No space left on device"), std::string::npos) << why;
+  EXPECT_NE(why.find("the next run lifts this block by itself"), std::string::npos) << why;
+  task_state t;
+  t.blocked = blocked_info{why, R"({"failure_class": "work-log-write-failed"})"};
+  EXPECT_TRUE(blocked_by_work_log(t));
+  t.blocked = blocked_info{"budget", R"({"failure_class": "provider-quota"})"};
+  EXPECT_FALSE(blocked_by_work_log(t));
+  t.blocked = blocked_info{"odd", "not json"};
+  EXPECT_FALSE(blocked_by_work_log(t));
+}
+
 TEST(supervisor, budget_blocks_at_exactly_the_limit_with_evidence) {
   world w;
   w.prepare(setup::cloud_low);

@@ -141,3 +141,22 @@ TEST(work_log_append, concurrent_appenders_in_several_processes_get_unique_incre
 
 } // namespace
 } // namespace ad::runtime
+
+namespace ad::runtime {
+namespace {
+
+TEST(work_log_probe, a_writable_folder_or_log_passes_and_a_missing_folder_names_the_path) {
+  test::temp_dir dir;
+  auto log = dir.path() / "agent-task" / "g" / "WORK_LOG.md";
+  std::filesystem::create_directories(log.parent_path());
+  EXPECT_TRUE(probe_work_log_writable(log).is_ok()); // before its first row
+  dir.write("agent-task/g/WORK_LOG.md", "# Work log\n");
+  EXPECT_TRUE(probe_work_log_writable(log).is_ok());
+  EXPECT_EQ(*read_file(log), "# Work log\n"); // the probe writes nothing
+  auto gone = probe_work_log_writable(dir.path() / "agent-task" / "nowhere" / "WORK_LOG.md");
+  ASSERT_FALSE(gone.is_ok());
+  EXPECT_NE(gone.to_string().find("nowhere"), std::string::npos) << gone.to_string();
+}
+
+} // namespace
+} // namespace ad::runtime

@@ -120,6 +120,28 @@ TEST_F(workspace_effects, finds_the_task_from_plan_review_folder_and_locator_pro
   EXPECT_FALSE(task_from_prompt(tmp_.path(), "Read /elsewhere/agent-task/a/01_b/PLAN-local-G03.md").is_ok());
 }
 
+TEST(workspace_parsing, a_quoted_span_is_one_prompt_word) {
+  EXPECT_EQ(prompt_words(R"(Read "/home/me/my project/PLAN.md" and go.)"),
+            (std::vector<std::string>{"Read", "/home/me/my project/PLAN.md", "and", "go."}));
+  EXPECT_EQ(prompt_words(R"(a "q\"uote\\d" b)"),
+            (std::vector<std::string>{"a", "q\"uote\\d", "b"}));
+  EXPECT_EQ(prompt_words("  one\ttwo\n"), (std::vector<std::string>{"one", "two"}));
+}
+
+TEST(workspace_paths, a_workspace_whose_path_has_spaces_is_found_from_a_quoted_prompt) {
+  test::temp_dir tmp;
+  fs::path ws = tmp.path() / "my project" / "with  two spaces";
+  fs::create_directories(ws / "agent-task" / "auth" / "02+01_api");
+  fs::path plan = ws / "agent-task" / "auth" / "02+01_api" / "PLAN-local-G03.md";
+  ASSERT_TRUE(runtime::write_file_atomic(plan, std::string(plan_text)).is_ok());
+  std::string quoted = "\"" + plan.string() + "\"";
+  auto found = task_from_prompt(ws, "Read " + quoted + " and complete the task.");
+  ASSERT_TRUE(found.is_ok()) << found.error().to_string();
+  EXPECT_EQ(found->name, "auth/02+01_api");
+  // The same path unquoted is ambiguous: the simulator does not guess.
+  EXPECT_FALSE(task_from_prompt(ws, "Read " + plan.string() + " and complete the task.").is_ok());
+}
+
 TEST_F(workspace_effects, confine_refuses_escapes_and_symlinks_out) {
   EXPECT_TRUE(confine(tmp_.path(), "src/a.cpp").is_ok());
   EXPECT_FALSE(confine(tmp_.path(), "../outside.txt").is_ok());
