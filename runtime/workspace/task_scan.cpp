@@ -346,6 +346,19 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
     return status::not_found("workspace " + scan.workspace.string() + " is not a folder");
   if (!fs::is_directory(scan.task_root, ec))
     return status::not_found("no agent-task/ folder in workspace " + scan.workspace.string());
+  // Folders that resolve outside the workspace (a symlinked agent-task/,
+  // group or task folder) are never scanned: their plans would have agents
+  // work on another tree.
+  auto outside = [&](const fs::path& dir) -> std::optional<fs::path> {
+    auto real = fs::canonical(dir, ec);
+    if (ec || is_within(real, scan.workspace))
+      return std::nullopt;
+    return real;
+  };
+  if (auto real = outside(scan.task_root))
+    return status::invalid_argument(scan.task_root.string() + " resolves to " + real->string() +
+                                    ", outside the workspace: make agent-task/ a folder of the "
+                                    "workspace itself");
 
   std::vector<fs::path> directories;
   if (group) {
@@ -358,12 +371,25 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
       if (e.kind == entry_kind::directory && e.name != "archive")
         scan.groups.push_back(e.name);
   }
+  auto keep_inside = [&](const fs::path& dir) {
+    if (auto real = outside(dir)) {
+      scan.warnings.push_back("skipped " + dir.string() + ": it resolves to " + real->string() +
+                              ", outside the workspace");
+      return false;
+    }
+    return true;
+  };
+  std::vector<std::string> groups;
+  for (const auto& g : scan.groups)
+    if (keep_inside(scan.task_root / g))
+      groups.push_back(g);
+  scan.groups = std::move(groups);
   for (const auto& g : scan.groups) {
     auto group_dir = scan.task_root / g;
     directories.push_back(group_dir);
     if (auto entries = list_folder(group_dir, scan.warnings))
       for (const auto& e : *entries)
-        if (e.kind == entry_kind::directory)
+        if (e.kind == entry_kind::directory && keep_inside(group_dir / e.name))
           directories.push_back(group_dir / e.name);
   }
   for (const auto& dir : directories)

@@ -105,10 +105,28 @@ std::string_view to_string(write_set_problem problem) {
   case write_set_problem::unresolvable: return "unresolvable";
   case write_set_problem::outside_workspace: return "outside-workspace";
   case write_set_problem::workspace_root: return "workspace-root";
+  case write_set_problem::protected_path: return "protected-path";
+  case write_set_problem::not_regular: return "not-regular";
   case write_set_problem::no_valid_path: return "no-valid-path";
   }
   return "unknown";
 }
+
+namespace {
+
+// Why an agent may never be given this workspace path (relative), or "".
+std::string protected_reason(const fs::path& relative) {
+  auto first = relative.begin() == relative.end() ? std::string() : relative.begin()->string();
+  if (first == ".git")
+    return "inside .git (a hook or config written there runs code at the next git command)";
+  if (first == "agent-task")
+    return "inside agent-task/ (the dispatcher's plans, reviews and control files)";
+  if (relative == "agent-dispatch.json")
+    return "the workspace policy (agent-dispatch.json) decides how agents run";
+  return {};
+}
+
+} // namespace
 
 bool is_placeholder_path(std::string_view claim) {
   if (claim.find_first_of("<>{}") != std::string_view::npos ||
@@ -243,6 +261,16 @@ write_set_report inspect_write_set(std::string_view plan_text, const fs::path& w
       std::error_code ec;
       if (fs::is_directory(*resolved, ec)) {
         reject(write_set_problem::directory, "existing directory instead of a file");
+        continue;
+      }
+      if (auto why = protected_reason(resolved->lexically_relative(workspace)); !why.empty()) {
+        reject(write_set_problem::protected_path, why);
+        continue;
+      }
+      auto kind = fs::status(*resolved, ec).type();
+      if (!ec && kind != fs::file_type::regular && kind != fs::file_type::not_found) {
+        reject(write_set_problem::not_regular,
+               "not a regular file (a FIFO, socket or device blocks or harms whoever writes it)");
         continue;
       }
       paths.insert(resolved->string());

@@ -32,6 +32,8 @@ enum class write_set_problem : uint8_t {
   unresolvable,      // symlink loop or file-system error while resolving
   outside_workspace, // after resolving .. and symlinks
   workspace_root,
+  protected_path,    // .git/, agent-task/ or the workspace policy: never an agent's to write
+  not_regular,       // an existing FIFO, socket or device
   no_valid_path,     // nothing valid was claimed
 };
 

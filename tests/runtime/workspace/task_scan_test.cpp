@@ -176,6 +176,37 @@ TEST(task_scan, symlink_loops_are_warnings_not_hangs) {
   EXPECT_NE(find_task(*scan, "g/01_x"), nullptr);
 }
 
+TEST(task_scan, folders_that_resolve_outside_the_workspace_are_not_scanned) {
+  test::temp_dir dir;
+  test::temp_dir elsewhere;
+  test::write_plan_and_review(dir.path(), "g/01_in", "cloud", {"src/a.cpp"});
+  test::write_plan_and_review(elsewhere.path(), "h/01_out", "cloud", {"src/b.cpp"});
+  auto root = dir.path() / "agent-task";
+  fs::create_symlink(elsewhere.path() / "agent-task" / "h", root / "ext");         // a group
+  fs::create_symlink(elsewhere.path() / "agent-task" / "h" / "01_out", root / "g" / "02_out"); // a task
+  auto scan = scan_workspace(dir.path());
+  ASSERT_TRUE(scan.is_ok()) << scan.error().to_string();
+  EXPECT_NE(find_task(*scan, "g/01_in"), nullptr);
+  EXPECT_EQ(find_task(*scan, "g/02_out"), nullptr);
+  EXPECT_EQ(find_task(*scan, "ext/01_out"), nullptr);
+  auto warned = [&](const fs::path& p) {
+    return std::any_of(scan->warnings.begin(), scan->warnings.end(), [&](const std::string& w) {
+      return w.find("skipped " + p.string() + ": it resolves to") == 0 &&
+             w.find("outside the workspace") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(warned(root / "ext"));
+  EXPECT_TRUE(warned(root / "g" / "02_out"));
+
+  // agent-task/ itself pointing at / is refused, not scanned.
+  test::temp_dir rooted;
+  fs::create_symlink("/", rooted.path() / "agent-task");
+  auto refused = scan_workspace(rooted.path());
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.error().message().find("outside the workspace"), std::string::npos)
+    << refused.error().message();
+}
+
 TEST(task_scan, unreadable_huge_and_binary_plans_are_task_errors) {
   test::temp_dir dir;
   const std::string header = "<!-- task=g/01_huge plan=1 tag=t -->\n## Modified Files Summary\n";

@@ -1,6 +1,7 @@
 #include "runtime/workspace/write_set.hpp"
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 
 #include "tests/runtime/workspace/fixtures.hpp"
@@ -47,6 +48,7 @@ TEST_F(write_set_rules, valid_rows_give_canonical_sorted_paths) {
 TEST_F(write_set_rules, each_rejection_has_its_own_diagnostic_naming_the_row) {
   fs::create_symlink("/etc", ws_.path() / "etc_link");
   fs::create_symlink("/nonexistent-dir/file", ws_.path() / "dangling_out");
+  ASSERT_EQ(::mkfifo((ws_.path() / "src/pipe").c_str(), 0600), 0);
   const std::vector<write_set_case> cases = {
       {"| no backticks here | x |", write_set_problem::no_path},
       {"| ` ` | x |", write_set_problem::empty_path},
@@ -72,6 +74,12 @@ TEST_F(write_set_rules, each_rejection_has_its_own_diagnostic_naming_the_row) {
       {"| `src/missing/../../..` | x |", write_set_problem::outside_workspace},
       {"| `.` | x |", write_set_problem::workspace_root},
       {"| `src/..` | x |", write_set_problem::workspace_root},
+      {"| `.git/config` | x |", write_set_problem::protected_path},
+      {"| `.git/hooks/pre-commit` | x |", write_set_problem::protected_path},
+      {"| `src/../.git/agent-dispatch/state.json` | x |", write_set_problem::protected_path},
+      {"| `agent-task/g/01_x/complete.log` | x |", write_set_problem::protected_path},
+      {"| `agent-dispatch.json` | x |", write_set_problem::protected_path},
+      {"| `src/pipe` | x |", write_set_problem::not_regular},
   };
   for (const auto& c : cases) {
     auto r = inspect("| `src/existing.cpp` | fine |\n" + c.row + "\n");
