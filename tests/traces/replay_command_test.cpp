@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/files.hpp"
+#include "runtime/trace/trace_format.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::tools {
@@ -101,6 +102,34 @@ TEST(replay_command, a_broken_trace_exits_2_naming_the_line) {
   auto r = run_replay(bad.string());
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("bad.jsonl:3:"), std::string::npos) << r.out;
+}
+
+TEST(replay_command, an_unknown_policy_time_zone_names_the_trace_and_the_field) {
+  test::temp_dir dir;
+  auto pol = dir.write("policy.json", recorded_policy_text("clean", [](nlohmann::json& p) {
+    p["timezone"] = "Nowhere/Atlantis";
+  }));
+  auto r = run_replay(corpus("clean") + " --policy " + pol.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("clean.jsonl: policy field \"timezone\" (Nowhere/Atlantis"),
+            std::string::npos) << r.out;
+}
+
+TEST(replay_command, a_damaged_recorded_zone_names_the_trace_and_the_header_field) {
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  auto eol = text->find('\n');
+  auto header = nlohmann::json::parse(text->substr(0, eol));
+  header["time_zone"] = "Europe/Berlin";
+  header["policy"]["timezone"] = "Europe/Berlin";
+  header["time_zone_tzif"] = "00112233"; // hex, but not TZif
+  header["policy_sha256"] = runtime::trace_policy_hash(header["policy"]);
+  auto bad = dir.write("zone.jsonl", header.dump() + text->substr(eol));
+  auto r = run_replay(bad.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("zone.jsonl: header field \"time_zone_tzif\" (the zone Europe/Berlin"),
+            std::string::npos) << r.out;
 }
 
 TEST(replay_command, a_trace_cut_by_a_crash_replays_what_it_holds_and_says_so) {

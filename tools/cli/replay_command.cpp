@@ -54,7 +54,7 @@ int run_replay(const replay_options& opt) {
   }
   auto report = tools::replay_recorded_run(*trace, *pol);
   if (!report.is_ok()) {
-    std::cerr << "replay: " << report.error().message() << "\n";
+    std::cerr << "replay: " << opt.trace << ": " << report.error().message() << "\n";
     return exit_blocked;
   }
   if (report->divergence) {

@@ -38,11 +38,13 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   const std::function<void(runtime::replay_handlers&)>& customize, replay_by how) {
   // The zone recorded with the trace when the policy names it; another
   // policy's zone comes from this machine's tz database.
-  auto zone = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty()
-                ? runtime::time_zone_from_tzif(pol.timezone, trace.header.time_zone_tzif)
-                : runtime::load_time_zone(pol.timezone);
+  bool recorded = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty();
+  auto zone = recorded ? runtime::time_zone_from_tzif(pol.timezone, trace.header.time_zone_tzif)
+                       : runtime::load_time_zone(pol.timezone);
   if (!zone.is_ok())
-    return zone.error().with_context("policy time zone");
+    return zone.error().with_context(
+      recorded ? "header field \"time_zone_tzif\" (the zone " + pol.timezone + " recorded with the trace)"
+               : "policy field \"timezone\" (" + pol.timezone + ", read from this machine's zone files)");
   actors::run_context ctx;
   ctx.workspace = replay_workspace;
   ctx.task_root = (std::filesystem::path(replay_workspace) / "agent-task").string();
