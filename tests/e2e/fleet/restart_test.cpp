@@ -56,12 +56,16 @@ uint32_t restart_seed() {
 // Per task and role: one event, a short silence, the stage's effect (work, or
 // a PASS review that archives the task), then a quiet tail and a silent exit
 // 0 (nothing written after the tail, so an agent whose dispatcher died during
-// it still ends normally). About 40% of the runs get a long tail (1-2.5 s at
+// it still ends normally). About 40% of the runs get a long tail (3-6 s at
 // the fleet's time scale of 0.01): a kill then leaves an agent alive whose
-// work is already visible. Seconds are simulator seconds (scaled by 0.01).
+// work is already visible, and it is still alive when the next dispatcher
+// has started (a sanitized dispatcher under a loaded ctest -j2 takes over a
+// second to probe its CLIs and read its state; with tails of 1-2.5 s a run
+// once saw no survivor in ten restarts). Seconds are simulator seconds
+// (scaled by 0.01).
 json restart_scenario(const wg::gen_plan& plan, std::mt19937& rng) {
   std::uniform_int_distribution<int> lead(5, 30);
-  std::uniform_int_distribution<int> long_tail(100, 250);
+  std::uniform_int_distribution<int> long_tail(300, 600);
   std::uniform_int_distribution<int> short_tail(1, 5);
   std::bernoulli_distribution quiet(0.4);
   auto actions = [&](json effect) {
