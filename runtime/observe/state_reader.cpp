@@ -18,12 +18,21 @@ public:
   status truncate(uint64_t) override { return status::ok(); }
 };
 
+class discard_overwrite final : public overwrite_file {
+public:
+  status write(std::string_view) override { return status::ok(); }
+  status sync() override { return status::ok(); }
+};
+
 // Reads through the real layer; every write is dropped.
 class read_only_layer final : public state_file_layer {
 public:
   result<std::string> read(const fs::path& path) override { return real_->read(path); }
   result<std::unique_ptr<append_file>> open_append(const fs::path&) override {
     return std::unique_ptr<append_file>(new discard_append());
+  }
+  result<std::unique_ptr<overwrite_file>> open_overwrite(const fs::path&) override {
+    return std::unique_ptr<overwrite_file>(new discard_overwrite());
   }
   status replace(const fs::path&, std::string_view) override { return status::ok(); }
   status make_dirs(const fs::path&) override { return status::ok(); }

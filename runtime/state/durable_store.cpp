@@ -26,9 +26,13 @@ const char* what_to_do =
   "Restore the state root from a backup, or move it aside to start over (durable state is "
   "then lost).";
 
+// "mark": this journal's writer keeps journal.mark, so a missing mark is
+// damage; journals of earlier versions lack the key and are read without it.
 std::string journal_header_payload(const workspace_identity& w, uint64_t base_seq) {
-  return dump_json(
-    json{{"format", state_format_version}, {"workspace", identity_json(w)}, {"base_seq", base_seq}});
+  return dump_json(json{{"format", state_format_version},
+                        {"workspace", identity_json(w)},
+                        {"base_seq", base_seq},
+                        {"mark", true}});
 }
 
 } // namespace
@@ -58,6 +62,24 @@ result<std::unique_ptr<durable_store>> durable_store::open(const fs::path& root,
 status durable_store::load() {
   if (auto st = files_->make_dirs(root_); !st)
     return st;
+  // The mark first: it is rewritten only after the journal's sync, so read
+  // before the journal it never runs ahead of what a reader then sees.
+  fs::path mark_path = root_ / mark_file_name;
+  std::optional<uint64_t> mark;
+  bool mark_present = false;
+  if (auto text = files_->read(mark_path)) {
+    // Empty: created, then the process died before the first write.
+    mark_present = !text->empty();
+    if (mark_present)
+      mark = decode_mark(*text);
+    if (mark_present && !mark)
+      report_.warnings.push_back(
+        "journal mark " + mark_path.string() + " is damaged (" + std::to_string(text->size())
+        + " bytes); the check that no acknowledged entry is missing from the journal was "
+          "skipped this time, and the mark is rewritten at the next commit");
+  } else if (!text.error().is_not_found()) {
+    return text.error();
+  }
   // Snapshot.
   fs::path snap_path = root_ / snapshot_file_name;
   auto snap_text = files_->read(snap_path);
@@ -103,6 +125,8 @@ status durable_store::load() {
       return jtext.error();
     if (auto st = check_journal_may_be_new(jpath, snap_text.is_ok()); !st)
       return st;
+    if (auto st = check_mark(mark, false); !st)
+      return st;
     return start_new_journal();
   }
   auto scan = scan_journal(*jtext, jpath);
@@ -129,7 +153,9 @@ status durable_store::load() {
     return id.error();
   if (auto st = check_workspace_identity(*id, workspace_, jpath); !st)
     return st;
-  uint64_t base_seq = header->value("base_seq", uint64_t{0});
+  const json& base_field = (*header)["base_seq"];
+  uint64_t base_seq = base_field.is_number_unsigned() ? base_field.get<uint64_t>() : 0;
+  bool mark_kept = (*header)["mark"].is_boolean() && (*header)["mark"].get<bool>();
   if (base_seq > last_seq_)
     return status::corruption("state journal " + jpath.string() + " continues from entry "
                               + std::to_string(base_seq) + " but the snapshot ends at entry "
@@ -169,6 +195,14 @@ status durable_store::load() {
     last_seq_ = seq;
     ++report_.replayed_entries;
   }
+  if (mark_kept && !mark_present)
+    return status::corruption("journal mark " + mark_path.string()
+                              + " is missing, but the journal " + jpath.string()
+                              + " was started with one: whether acknowledged entries are "
+                                "missing from the journal cannot be checked. "
+                              + what_to_do);
+  if (auto st = check_mark(mark, true); !st)
+    return st;
   auto handle = files_->open_append(jpath);
   if (!handle)
     return handle.error();
@@ -208,9 +242,44 @@ status durable_store::check_journal_may_be_new(const fs::path& jpath, bool have_
   return status::ok();
 }
 
+status durable_store::check_mark(const std::optional<uint64_t>& mark, bool have_journal) const {
+  if (!mark || *mark <= last_seq_)
+    return status::ok();
+  fs::path jpath = root_ / journal_file_name;
+  return status::corruption(
+    "state journal " + jpath.string()
+    + (have_journal ? " ends at entry " : " is missing; the state ends at entry ")
+    + std::to_string(last_seq_) + ", but the journal mark " + (root_ / mark_file_name).string()
+    + " records that entry " + std::to_string(*mark)
+    + " was durable: acknowledged entries are missing (the journal was cut short or replaced by "
+      "an older copy). "
+    + what_to_do);
+}
+
+status durable_store::write_mark(bool sync) {
+  if (!mark_) {
+    auto handle = files_->open_overwrite(root_ / mark_file_name);
+    if (!handle)
+      return handle.error();
+    mark_ = std::move(*handle);
+  }
+  if (auto st = mark_->write(encode_mark(last_seq_)); !st)
+    return st;
+  if (sync) {
+    if (auto st = mark_->sync(); !st)
+      return st;
+    ++stats_.syncs;
+  }
+  return status::ok();
+}
+
 status durable_store::start_new_journal() {
   fs::path jpath = root_ / journal_file_name;
   journal_.reset();
+  // The mark exists before a journal that says it is kept: synced here, its
+  // name made durable by the directory sync of the replace below.
+  if (auto st = write_mark(true); !st)
+    return st;
   auto record = encode_record(journal_record_type::header,
                               journal_header_payload(workspace_, last_seq_));
   if (auto st = files_->replace(jpath, record); !st)
@@ -267,11 +336,16 @@ durable_store::commit(const std::vector<std::vector<state_change>>& entries) {
       r.outcomes.push_back(apply_change(state_, c));
     out.push_back(std::move(r));
   }
-  if (journal_bytes_ > options_.compact_after_bytes) {
-    // The commit is durable whatever happens here; a failed compaction only
-    // makes the store refuse the next commit.
-    (void) compact();
+  // The commit is durable whatever happens from here on: a failed mark write
+  // or compaction only makes the store refuse the next commit. The mark is
+  // not synced per commit: it may lag the journal after a power loss (never
+  // lead it), and after a crash of the process it is exact.
+  if (auto st = write_mark(false); !st) {
+    failed_ = st.with_context("state journal mark write failed; state is read-only until restart");
+    return out;
   }
+  if (journal_bytes_ > options_.compact_after_bytes)
+    (void) compact();
   return out;
 }
 

@@ -5,7 +5,9 @@
 // journal, drops a torn final record (a warning in load_report gives its byte
 // count) and truncates it away; commit() is one group commit: every entry
 // becomes one journal record, all of them go out in ONE append and ONE sync,
-// and only then are they applied to the in-memory mirror. When the journal
+// and only then are they applied to the in-memory mirror, and the journal
+// mark (journal.mark) is rewritten with the last seq, so that a journal later
+// cut short, even at a record boundary, is refused on open. When the journal
 // grows past a threshold it is compacted: the mirror is written as a new
 // snapshot (write temp, fsync, rename, fsync dir) and the journal is replaced
 // by an empty one.
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,7 @@ struct entry_result {
 
 inline constexpr const char* snapshot_file_name = "state.json";
 inline constexpr const char* journal_file_name = "journal.log";
+inline constexpr const char* mark_file_name = "journal.mark";
 inline constexpr int state_format_version = 1;
 
 class durable_store {
@@ -89,6 +93,8 @@ private:
   status load();
   status check_journal_may_be_new(const std::filesystem::path& jpath, bool have_snapshot) const;
   status start_new_journal();
+  status check_mark(const std::optional<uint64_t>& mark, bool have_journal) const;
+  status write_mark(bool sync);
 
   std::filesystem::path root_;
   workspace_identity workspace_;
@@ -99,6 +105,7 @@ private:
   uint64_t journal_bytes_ = 0;
   size_t snapshot_bytes_ = 0;  // size of the last snapshot written or read
   std::unique_ptr<append_file> journal_;
+  std::unique_ptr<overwrite_file> mark_;
   load_report report_;
   store_stats stats_;
   status failed_;

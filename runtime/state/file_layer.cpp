@@ -49,6 +49,36 @@ private:
   fs::path path_;
 };
 
+class posix_overwrite_file final : public overwrite_file {
+public:
+  posix_overwrite_file(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  ~posix_overwrite_file() override { ::close(fd_); }
+
+  status write(std::string_view data) override {
+    ssize_t n;
+    do {
+      n = ::pwrite(fd_, data.data(), data.size(), 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+      return status::from_errno("write " + path_.string(), errno);
+    if (static_cast<size_t>(n) != data.size())
+      return status::io_error("write " + path_.string() + ": short write of "
+                              + std::to_string(n) + " of " + std::to_string(data.size())
+                              + " bytes");
+    return status::ok();
+  }
+
+  status sync() override {
+    if (::fdatasync(fd_) != 0)
+      return status::from_errno("fdatasync " + path_.string(), errno);
+    return status::ok();
+  }
+
+private:
+  int fd_;
+  fs::path path_;
+};
+
 class posix_layer final : public state_file_layer {
 public:
   result<std::string> read(const fs::path& path) override {
@@ -60,6 +90,13 @@ public:
     if (fd < 0)
       return status::from_errno("open " + path.string() + " for appending", errno);
     return std::unique_ptr<append_file>(std::make_unique<posix_append_file>(fd, path));
+  }
+
+  result<std::unique_ptr<overwrite_file>> open_overwrite(const fs::path& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+      return status::from_errno("open " + path.string() + " for writing", errno);
+    return std::unique_ptr<overwrite_file>(std::make_unique<posix_overwrite_file>(fd, path));
   }
 
   status replace(const fs::path& path, std::string_view data) override {

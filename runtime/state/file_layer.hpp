@@ -2,7 +2,8 @@
 // The file operations the durable store performs, behind an interface so
 // tests can fail the k-th write or fsync (once or persistently) or cut files
 // short, the way SQLite's crash tests do. posix_file_layer() is the real one:
-// appends with write(2), syncs with fdatasync(2) and replaces whole files
+// appends with write(2), rewrites the mark with pwrite(2), syncs with
+// fdatasync(2) and replaces whole files
 // with write_file_atomic (temp, fsync, rename, fsync dir). Single-threaded:
 // one owner (the serializer) uses a layer at a time. Every failure is a
 // status naming the path; nothing throws.
@@ -26,12 +27,22 @@ public:
   virtual status truncate(uint64_t size) = 0;         // cut back to size and sync
 };
 
+// A small file rewritten in place from its first byte (the journal mark).
+class overwrite_file {
+public:
+  virtual ~overwrite_file() = default;
+  virtual status write(std::string_view data) = 0;  // one pwrite(2) at offset 0
+  virtual status sync() = 0;                         // data durable on OK
+};
+
 class state_file_layer {
 public:
   virtual ~state_file_layer() = default;
   // Whole content; not_found when missing.
   virtual result<std::string> read(const std::filesystem::path& path) = 0;
   virtual result<std::unique_ptr<append_file>> open_append(const std::filesystem::path& path) = 0;
+  // Opens for in-place rewrites, creating the file when missing.
+  virtual result<std::unique_ptr<overwrite_file>> open_overwrite(const std::filesystem::path& path) = 0;
   // Durable whole-file replace.
   virtual status replace(const std::filesystem::path& path, std::string_view data) = 0;
   virtual status make_dirs(const std::filesystem::path& dir) = 0;

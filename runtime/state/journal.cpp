@@ -117,4 +117,24 @@ result<journal_scan> scan_journal(std::string_view data, const std::filesystem::
   return scan;
 }
 
+namespace {
+constexpr std::string_view mark_magic = "ADMARK01";
+}
+
+std::string encode_mark(uint64_t seq) {
+  std::string out(mark_magic);
+  put_u32(out, static_cast<uint32_t>(seq & 0xffffffffu));
+  put_u32(out, static_cast<uint32_t>(seq >> 32));
+  put_u32(out, mask(crc32c(out)));
+  return out;
+}
+
+std::optional<uint64_t> decode_mark(std::string_view data) {
+  if (data.size() != journal_mark_size || data.substr(0, mark_magic.size()) != mark_magic)
+    return std::nullopt;
+  if (mask(crc32c(data.substr(0, 16))) != get_u32(data, 16))
+    return std::nullopt;
+  return uint64_t{get_u32(data, 8)} | (uint64_t{get_u32(data, 12)} << 32);
+}
+
 } // namespace ad::runtime

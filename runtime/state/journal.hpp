@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,5 +49,15 @@ struct journal_scan {
 };
 
 result<journal_scan> scan_journal(std::string_view data, const std::filesystem::path& file);
+
+// The journal's high-water mark (journal.mark, docs/state-format.md): the seq
+// of the last entry whose sync returned, rewritten in place after every group
+// commit. 20 bytes: magic "ADMARK01", seq as uint64 LE, masked CRC-32C of the
+// 16 bytes before it. A journal that ends before the mark's seq lost
+// acknowledged entries, even when it was cut exactly at a record boundary.
+inline constexpr size_t journal_mark_size = 20;
+std::string encode_mark(uint64_t seq);
+// The seq, or nullopt when the bytes are not an intact mark.
+std::optional<uint64_t> decode_mark(std::string_view data);
 
 } // namespace ad::runtime

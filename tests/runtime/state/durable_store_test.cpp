@@ -64,7 +64,7 @@ TEST_F(durable_store_test, committed_entries_survive_reopen) {
   EXPECT_TRUE(s->report().warnings.empty());
 }
 
-TEST_F(durable_store_test, group_commit_is_one_append_and_one_sync) {
+TEST_F(durable_store_test, group_commit_is_one_append_one_sync_and_one_mark_rewrite) {
   auto layer = std::make_shared<test::fault_file_layer>();
   auto s = durable_store::open(root_, id_, layer);
   ASSERT_TRUE(s);
@@ -75,8 +75,8 @@ TEST_F(durable_store_test, group_commit_is_one_append_and_one_sync) {
   auto r = (*s)->commit(entries);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->size(), 8u);
-  EXPECT_EQ(layer->writes() - writes, 1u);
-  EXPECT_EQ(layer->syncs() - syncs, 1u);
+  EXPECT_EQ(layer->writes() - writes, 2u);  // the journal append and the mark's pwrite
+  EXPECT_EQ(layer->syncs() - syncs, 1u);    // the journal's; the mark is not synced per commit
   EXPECT_EQ((*s)->stats().commits, 1u);
   EXPECT_EQ((*s)->stats().changes, replay(0, 0).tasks.size() + [&] {
               size_t n = 0;
@@ -237,8 +237,15 @@ TEST_F(durable_store_test, a_lost_journal_is_corruption_where_a_state_existed) {
   EXPECT_NE(dangling.error().message().find("is a symlink to a file that does not exist"),
             std::string::npos)
     << dangling.error().message();
-  // Nothing left that shows a state existed: a new one starts.
+  // The journal mark records that entries were durable.
   fs::remove(root_ / journal_file_name);
+  auto beside_mark = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(beside_mark);
+  EXPECT_NE(beside_mark.error().message().find("records that entry 2 was durable"),
+            std::string::npos)
+    << beside_mark.error().message();
+  // Nothing left that shows a state existed: a new one starts.
+  fs::remove(root_ / mark_file_name);
   auto fresh = durable_store::open(root_, id_, posix_file_layer());
   ASSERT_TRUE(fresh) << fresh.error().to_string();
   EXPECT_EQ((*fresh)->last_seq(), 0u);
@@ -255,15 +262,112 @@ TEST_F(durable_store_test, another_workspace_state_is_refused_naming_both) {
 }
 
 TEST_F(durable_store_test, a_failed_sync_makes_the_store_refuse_further_commits) {
-  auto layer = std::make_shared<test::fault_file_layer>(test::fault_kind::sync, 2, test::fault_mode::once);
-  auto s = durable_store::open(root_, id_, layer);  // the new journal's replace is sync 1
+  auto layer = std::make_shared<test::fault_file_layer>(test::fault_kind::sync, 3, test::fault_mode::once);
+  // The new journal's mark is sync 1 and its replace sync 2.
+  auto s = durable_store::open(root_, id_, layer);
   ASSERT_TRUE(s);
   auto r = (*s)->commit({test::scripted_batch(0)});
   ASSERT_FALSE(r);
   EXPECT_TRUE(r.error().is_io_error());
   EXPECT_FALSE((*s)->health());
   EXPECT_FALSE((*s)->commit({test::scripted_batch(1)}));  // layer would succeed now
-  EXPECT_EQ(layer->syncs(), 2u);
+  EXPECT_EQ(layer->syncs(), 3u);
+}
+
+// The journal cut at a record boundary: every record that is left is intact,
+// so only the mark tells that acknowledged entries are gone.
+TEST_F(durable_store_test, a_journal_cut_at_a_record_boundary_is_refused) {
+  {
+    auto s = open();
+    for (int i = 0; i < 4; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+  }
+  auto text = *read_file(root_ / journal_file_name);
+  auto scan = scan_journal(text, "j");
+  ASSERT_TRUE(scan);
+  ASSERT_EQ(scan->records.size(), 5u);
+  for (size_t keep : {4u, 1u}) {  // entries 1..3 kept; the header alone
+    ASSERT_TRUE(write_file_atomic(root_ / journal_file_name,
+                                  std::string_view(text).substr(0, scan->records[keep].offset)));
+    auto s = durable_store::open(root_, id_, posix_file_layer());
+    ASSERT_FALSE(s) << "kept " << keep << " records";
+    EXPECT_TRUE(s.error().is_corruption());
+    const auto& msg = s.error().message();
+    EXPECT_NE(msg.find("ends at entry " + std::to_string(keep - 1)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("records that entry 4 was durable"), std::string::npos) << msg;
+    EXPECT_NE(msg.find((root_ / mark_file_name).string()), std::string::npos) << msg;
+  }
+  // The whole journal back: it loads.
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name, text));
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->state(), replay(0, 4));
+}
+
+TEST_F(durable_store_test, an_older_copy_of_the_journal_is_refused) {
+  std::string older;
+  {
+    auto s = open();
+    ASSERT_TRUE(s->commit({test::scripted_batch(0)}));
+    older = *read_file(root_ / journal_file_name);
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+  }
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name, older));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("ends at entry 1"), std::string::npos) << s.error().message();
+}
+
+TEST_F(durable_store_test, a_missing_mark_is_refused_where_the_journal_keeps_one) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  fs::remove(root_ / mark_file_name);
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find("is missing, but the journal"), std::string::npos)
+    << s.error().message();
+}
+
+TEST_F(durable_store_test, a_damaged_mark_is_a_warning_and_is_rewritten) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  auto mark = *read_file(root_ / mark_file_name);
+  ASSERT_EQ(mark.size(), journal_mark_size);
+  EXPECT_EQ(decode_mark(mark), std::optional<uint64_t>(1));
+  mark[9] ^= 0x40;
+  ASSERT_TRUE(write_file_atomic(root_ / mark_file_name, mark));
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->report().warnings.size(), 1u);
+    EXPECT_NE(s->report().warnings[0].find("journal mark"), std::string::npos);
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+  }
+  auto s = open();
+  EXPECT_TRUE(s->report().warnings.empty());
+  EXPECT_EQ(decode_mark(*read_file(root_ / mark_file_name)), std::optional<uint64_t>(2));
+}
+
+// A journal started by an earlier version has no "mark" in its header and no
+// mark file: it loads, and the first commit starts keeping the mark.
+TEST_F(durable_store_test, a_journal_of_an_earlier_version_loads_without_a_mark) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  auto text = *read_file(root_ / journal_file_name);
+  auto scan = scan_journal(text, "j");
+  ASSERT_TRUE(scan);
+  auto header = nlohmann::json::parse(scan->records[0].payload);
+  ASSERT_TRUE(header.contains("mark"));
+  header.erase("mark");
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name,
+                                encode_record(journal_record_type::header, header.dump())
+                                  + text.substr(scan->records[1].offset)));
+  fs::remove(root_ / mark_file_name);
+  {
+    auto s = open();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->last_seq(), 1u);
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+  }
+  EXPECT_EQ(decode_mark(*read_file(root_ / mark_file_name)), std::optional<uint64_t>(2));
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // A state_file_layer for fault tests: wraps the real one, counts write-class
-// operations (append, replace, truncate) and sync-class operations (sync,
-// replace) and fails the k-th of one kind, once or persistently. A failed
+// operations (append, replace, truncate, mark write) and sync-class
+// operations (sync, replace) and fails the k-th of one kind, once or persistently. A failed
 // append writes the first half of its data before failing, like a write cut
 // short; a failed sync leaves the data written but reports an error. No
 // real fsync is issued: these tests simulate failures, not power loss, and
@@ -45,6 +45,7 @@ public:
   result<std::string> read(const std::filesystem::path& path) override { return real_->read(path); }
 
   result<std::unique_ptr<append_file>> open_append(const std::filesystem::path& path) override;
+  result<std::unique_ptr<overwrite_file>> open_overwrite(const std::filesystem::path& path) override;
 
   status replace(const std::filesystem::path& path, std::string_view data) override {
     if (should_fail(fault_kind::write))
@@ -96,6 +97,36 @@ private:
   std::shared_ptr<fault_file_layer> layer_;
   std::unique_ptr<append_file> real_;
 };
+
+class fault_overwrite_file final : public overwrite_file {
+public:
+  fault_overwrite_file(std::shared_ptr<fault_file_layer> layer, std::unique_ptr<overwrite_file> real)
+      : layer_(std::move(layer)), real_(std::move(real)) {}
+
+  status write(std::string_view data) override {
+    if (layer_->should_fail(fault_kind::write))
+      return status::io_error("injected mark write failure");
+    return real_->write(data);
+  }
+  status sync() override {
+    if (layer_->should_fail(fault_kind::sync))
+      return status::io_error("injected mark sync failure");
+    return status::ok();
+  }
+
+private:
+  std::shared_ptr<fault_file_layer> layer_;
+  std::unique_ptr<overwrite_file> real_;
+};
+
+inline result<std::unique_ptr<overwrite_file>>
+fault_file_layer::open_overwrite(const std::filesystem::path& path) {
+  auto real = real_->open_overwrite(path);
+  if (!real)
+    return real.error();
+  return std::unique_ptr<overwrite_file>(
+    std::make_unique<fault_overwrite_file>(shared_from_this(), std::move(*real)));
+}
 
 inline result<std::unique_ptr<append_file>>
 fault_file_layer::open_append(const std::filesystem::path& path) {
