@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages agent-dispatch needs to build and test.
 # Checks first; runs apt-get update and install only for what is missing.
 # Idempotent: a second run prints that everything is present and changes nothing.
+# Usage: tools/setup.sh [--fuzz]
+#   --fuzz  also clang and its libFuzzer runtime (tools/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,9 @@ packages=(
   libcaf-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   googletest libgtest-dev libgmock-dev libssl-dev libcpp-httplib-dev libre2-dev
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

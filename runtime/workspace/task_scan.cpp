@@ -80,7 +80,8 @@ void mark_dependency_cycles(std::vector<scanned_task>& tasks) {
   for (std::size_t i = 0; i < tasks.size(); ++i)
     if (tasks[i].name.find('/') != std::string::npos && !tasks[i].has_complete_log)
       pending[tasks[i].group][two_digits(tasks[i].index)].push_back(i);
-  for (auto& [group, by_index] : pending) {
+  for (auto& entry : pending) {
+    auto& by_index = entry.second;
     auto deps_of = [&](const std::string& index) {
       std::vector<std::string> out;
       for (auto pos : by_index[index])
@@ -124,7 +125,7 @@ void mark_dependency_cycles(std::vector<scanned_task>& tasks) {
                   chain.size() == 1
                     ? "task " + start + " names itself as its predecessor; remove +" + start +
                         " from the folder name"
-                    : "dependency cycle in group " + group + ": " + text + " (\"A -> B\": A waits "
+                    : "dependency cycle in group " + entry.first + ": " + text + " (\"A -> B\": A waits "
                         "for B); none of them can start until one folder name drops its "
                         "dependency");
     }

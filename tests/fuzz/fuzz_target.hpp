@@ -1,0 +1,54 @@
+#pragma once
+// One fuzz target, built two ways from the same body:
+// - the libFuzzer build (tools/fuzz.sh, AD_LIBFUZZER defined): the body is
+//   the target's LLVMFuzzerTestOneInput;
+// - the test suite: the body registers under its name, and fuzz_corpus_test
+//   runs it over the target's seeds and kept inputs (tests/fuzz/corpus/).
+// A body returns 0 and checks its invariants with fuzz_require, which prints
+// what broke and aborts: libFuzzer then keeps the input as a crash, and the
+// test suite fails.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace ad::fuzz {
+
+using target_fn = int (*)(std::string_view input);
+
+inline std::map<std::string, target_fn>& registry() {
+  static std::map<std::string, target_fn> targets;
+  return targets;
+}
+
+inline bool register_target(const char* name, target_fn fn) {
+  registry()[name] = fn;
+  return true;
+}
+
+inline void fuzz_require(bool ok, std::string_view what) {
+  if (ok)
+    return;
+  std::fprintf(stderr, "fuzz invariant broken: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
+
+} // namespace ad::fuzz
+
+#ifdef AD_LIBFUZZER
+#define AD_FUZZ_TARGET(name)                                                            \
+  static int ad_fuzz_##name(std::string_view input);                                    \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {             \
+    return ad_fuzz_##name(std::string_view(reinterpret_cast<const char*>(data), size)); \
+  }                                                                                     \
+  static int ad_fuzz_##name(std::string_view input)
+#else
+#define AD_FUZZ_TARGET(name)                                                      \
+  static int ad_fuzz_##name(std::string_view input);                              \
+  [[maybe_unused]] static const bool ad_fuzz_registered_##name =                  \
+    ::ad::fuzz::register_target(#name, &ad_fuzz_##name);                          \
+  static int ad_fuzz_##name(std::string_view input)
+#endif
