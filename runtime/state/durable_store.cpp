@@ -22,6 +22,8 @@ result<workspace_identity> identity_from(const json& j, const fs::path& file) {
   }
 }
 
+constexpr uint64_t max_entry_seq = uint64_t{1} << 62;
+
 const char* what_to_do =
   "Restore the state root from a backup, or move it aside to start over (durable state is "
   "then lost).";
@@ -112,6 +114,12 @@ status durable_store::load() {
       return status::corruption(model.error().message() + ". " + what_to_do);
     state_ = std::move(*model);
     last_seq_ = seq->get<uint64_t>();
+    // One seq per group-commit entry: no state root reaches 2^62, and a seq
+    // near 2^64 would wrap at the next commit and lose it on reload.
+    if (last_seq_ > max_entry_seq)
+      return status::corruption(snap_path.string() + ": the snapshot's seq "
+                                + std::to_string(last_seq_)
+                                + " is beyond any count of entries. " + what_to_do);
   } else if (!snap_text.error().is_not_found()) {
     return snap_text.error();
   }
