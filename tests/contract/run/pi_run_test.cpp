@@ -8,6 +8,7 @@
 // API: a 429 is a rate limit with "try again in 2s", covered below), so
 // there is no usage-limit case for pi.
 #include <filesystem>
+#include <sstream>
 
 #include "tests/contract/run/run_checks.hpp"
 
@@ -191,12 +192,21 @@ TEST(pi_run, a_long_tool_call_is_no_silence) {
   ASSERT_TRUE(finished(r));
   auto loc = expect_real_success(cli::pi, r);
   EXPECT_EQ(file_text(r.ws / "slow.txt"), "slept\n");
-  if (loc.is_object()) {
-    EXPECT_TRUE(loc["silence_inspection"].is_null()) << loc.dump(1);
-  }
   auto heartbeat = r.kept_file(r.worker_attempts()[0], "heartbeat.log");
   EXPECT_TRUE(contains(heartbeat, "pi_phase=tool-running")) << heartbeat;
-  EXPECT_FALSE(contains(heartbeat, "[silence-inspection]")) << heartbeat;
+  // On a loaded machine node can take over 2 s to start pi; that silence is
+  // real and may be inspected. The 6 s the tool runs must not be.
+  std::istringstream lines{heartbeat};
+  int inspections = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!contains(line, "[silence-inspection]")) continue;
+    ++inspections;
+    EXPECT_TRUE(contains(line, "(phase starting)")) << heartbeat;
+  }
+  if (loc.is_object()) {
+    EXPECT_EQ(loc.value("silence_inspections", 0), inspections) << loc.dump(1);
+    EXPECT_EQ(loc["silence_inspection"].is_null(), inspections == 0) << loc.dump(1);
+  }
 }
 
 TEST(pi_run, a_stalled_session_is_resumed_from_the_real_session_file) {
