@@ -20,6 +20,7 @@
 
 #include "messages/coroutine.hpp"
 #include "messages/process.hpp"
+#include "messages/wire.hpp"
 
 namespace ad::messages {
 
@@ -109,7 +110,8 @@ struct start_attempt {
   std::vector<std::string> command_template;  // adapter "command"
   std::vector<std::string> env_additions;     // "NAME=value"
   // routing evidence copied into the locator
-  std::string selector_evidence_json;  // "" or a JSON object
+  bool has_selector_evidence = false;
+  runtime::route_decision selector_evidence; // when has_selector_evidence
   int64_t stage_budget = 0;
   std::string retry_handoff_id;        // "" when none
   // policy
@@ -130,7 +132,7 @@ typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
            x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
            x.effort, x.prompt, x.session_id, x.native_session_file, x.resumed_from_locator,
            x.provider, x.caps, x.plan_path, x.review_path, x.command_template, x.env_additions,
-           x.selector_evidence_json, x.stage_budget, x.retry_handoff_id, x.failure_patterns,
+           x.has_selector_evidence, x.selector_evidence, x.stage_budget, x.retry_handoff_id, x.failure_patterns,
            x.progress, x.timing, x.line_cap, x.record_classification);
 }
 

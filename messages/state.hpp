@@ -4,8 +4,8 @@
 // typed changes and replies only once they are durable) and the serializer
 // (the only writer of state files; group-commits whatever is queued). Changes
 // travel as runtime::state_change values (runtime/state/change.hpp); across
-// hosts a change list is carried as its JSON journal text, and whole task or
-// state payloads travel as JSON text (decode with runtime/state/model_json.hpp).
+// hosts a change list is carried as its JSON journal text, and task and
+// state values as their snapshot JSON (messages/wire.hpp).
 // Error contract of both actors: errc::state_unavailable when the durable
 // write failed (the store then refuses every further change until the
 // dispatcher restarts: stop admitting work), errc::invalid_request for a
@@ -27,6 +27,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "messages/errc.hpp"
+#include "messages/wire.hpp"
 #include "runtime/state/change.hpp"
 
 namespace ad::messages {
@@ -89,7 +90,7 @@ typename Inspector::result_type inspect(Inspector& f, state_changes_applied& x) 
   return f(caf::meta::type_name("state_changes_applied"), x.seq, x.outcomes);
 }
 
-// Query one task's state (JSON text of runtime::task_state).
+// Query one task's state.
 struct get_task_state {
   std::string task;
 };
@@ -102,15 +103,15 @@ typename Inspector::result_type inspect(Inspector& f, get_task_state& x) {
 struct task_state_reply {
   std::string task;
   bool found = false;
-  std::string state_json;  // runtime::task_from_json_text decodes it
+  runtime::task_state state; // when found
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_state_reply& x) {
-  return f(caf::meta::type_name("task_state_reply"), x.task, x.found, x.state_json);
+  return f(caf::meta::type_name("task_state_reply"), x.task, x.found, x.state);
 }
 
-// Query the whole state (JSON text of runtime::state_model).
+// Query the whole state.
 struct get_state_snapshot {};
 
 template <class Inspector>
@@ -119,13 +120,13 @@ typename Inspector::result_type inspect(Inspector& f, get_state_snapshot&) {
 }
 
 struct state_snapshot_reply {
-  uint64_t seq = 0;        // last durable entry reflected
-  std::string state_json;  // runtime::state_from_json_text decodes it
+  uint64_t seq = 0; // last durable entry reflected
+  runtime::state_model state;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, state_snapshot_reply& x) {
-  return f(caf::meta::type_name("state_snapshot_reply"), x.seq, x.state_json);
+  return f(caf::meta::type_name("state_snapshot_reply"), x.seq, x.state);
 }
 
 // Subscriber -> store: from now on, publish every entry to the sender once

@@ -3,12 +3,13 @@
 // every failed attempt is reported to it and it answers with the next step
 // (runtime/policy/supervisor.hpp decides; the actor only applies the policy
 // it was spawned with and keeps the per-target quota cool-downs shared by all
-// tasks). Structured values travel as JSON text (requests, task state, steps)
-// and state changes as their journal JSON (messages/state.hpp); `now` is part
-// of each request so a recorded trace replays the same decisions. The
+// tasks). Fields are runtime/ values (messages/wire.hpp says how they cross
+// hosts); `now` is part of each request so a recorded trace replays the same
+// decisions. The
 // supervisor writes nothing: the caller makes the returned changes durable
 // through the state store before acting on the step.
-// Error contract: errc::invalid_request when a request's JSON does not decode.
+// Error contract: errc::invalid_request when a serialized request does not
+// decode.
 // Registered by add_supervisor_messages().
 
 #include <cstdint>
@@ -21,33 +22,32 @@
 #include <caf/typed_actor.hpp>
 
 #include "messages/state.hpp"
+#include "messages/wire.hpp"
 
 namespace ad::messages {
 
 // Attempt -> supervisor: this attempt failed; what next?
 struct supervise_failure {
-  std::string request_json;    // runtime::supervisor_request
-  std::string task_state_json; // runtime::task_state (task_to_json_text)
-  int64_t now = 0;             // ms since the epoch, UTC
+  runtime::supervisor_request request;
+  runtime::task_state task;
+  int64_t now = 0; // ms since the epoch, UTC
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, supervise_failure& x) {
-  return f(caf::meta::type_name("supervise_failure"), x.request_json, x.task_state_json, x.now);
+  return f(caf::meta::type_name("supervise_failure"), x.request, x.task, x.now);
 }
 
 struct supervision_decided {
-  std::string step;      // retry_same | failover | promote | resume_native | wait_until | block
-  std::string step_json; // runtime::to_json(next_step)
-  std::vector<state_change> changes; // make durable before acting on the step
-  std::vector<std::string> events;   // tactical diagnostic events, JSON text each
-  int64_t trace_seq = 0; // the supervisor.failure trace edge (0: not tracing)
+  runtime::next_step step;
+  std::vector<state_change> changes;       // make durable before acting on the step
+  std::vector<runtime::tactical_event> events; // the tactical analysis, in order
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
   std::string changes_json;
-  return f(caf::meta::type_name("supervision_decided"), x.step, x.step_json,
+  return f(caf::meta::type_name("supervision_decided"), x.step,
            caf::meta::save_callback([&]() -> caf::error {
              changes_json = runtime::changes_to_json_text(x.changes);
              return caf::none;
@@ -59,19 +59,19 @@ typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
              x.changes = std::move(*parsed);
              return caf::none;
            }),
-           x.events, x.trace_seq);
+           x.events);
 }
 
 // Attempt -> supervisor: the stage succeeded; its budget starts over.
 struct stage_succeeded {
   std::string task;
   std::string stage;
-  std::string task_state_json;
+  runtime::task_state state;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stage_succeeded& x) {
-  return f(caf::meta::type_name("stage_succeeded"), x.task, x.stage, x.task_state_json);
+  return f(caf::meta::type_name("stage_succeeded"), x.task, x.stage, x.state);
 }
 
 // A list of changes to make durable (reply to stage_succeeded).
@@ -87,13 +87,13 @@ typename Inspector::result_type inspect(Inspector& f, supervision_changes& x) {
 // Scheduler -> supervisor: `run --retry-blocked` clears this task.
 struct retry_blocked_task {
   std::string task;
-  std::string task_state_json;
+  runtime::task_state state;
   int64_t now = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, retry_blocked_task& x) {
-  return f(caf::meta::type_name("retry_blocked_task"), x.task, x.task_state_json, x.now);
+  return f(caf::meta::type_name("retry_blocked_task"), x.task, x.state, x.now);
 }
 
 struct retry_cleared {
@@ -125,12 +125,12 @@ typename Inspector::result_type inspect(Inspector& f, retry_cleared& x) {
 // Scheduler -> supervisor: an admission quota batch; exhausted targets cool
 // down for every task, available ones are released.
 struct quota_batch_taken {
-  std::string snapshot_json; // runtime::probe_snapshot
+  runtime::probe_snapshot snapshot;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, quota_batch_taken& x) {
-  return f(caf::meta::type_name("quota_batch_taken"), x.snapshot_json);
+  return f(caf::meta::type_name("quota_batch_taken"), x.snapshot);
 }
 
 // Anyone -> supervisor: the shared cool-downs (for selection and status).
@@ -142,12 +142,12 @@ typename Inspector::result_type inspect(Inspector& f, get_target_cooldowns&) {
 }
 
 struct target_cooldowns_reply {
-  std::string cooldowns_json; // runtime::target_cooldowns_from_json decodes it
+  runtime::target_cooldowns cooldowns;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, target_cooldowns_reply& x) {
-  return f(caf::meta::type_name("target_cooldowns_reply"), x.cooldowns_json);
+  return f(caf::meta::type_name("target_cooldowns_reply"), x.cooldowns);
 }
 
 using supervisor_actor =

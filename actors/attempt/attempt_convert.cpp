@@ -1,6 +1,7 @@
 #include "actors/attempt/attempt_convert.hpp"
 
 #include "runtime/core/json.hpp"
+#include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
 
@@ -35,12 +36,8 @@ runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_a
   s.launch.review_path = req.review_path;
   s.launch.command_template = req.command_template;
   s.env_additions = req.env_additions;
-  if (!req.selector_evidence_json.empty()) {
-    auto evidence = runtime::parse_json(req.selector_evidence_json, "selector evidence");
-    if (!evidence)
-      return evidence.error();
-    s.selector_evidence = std::move(*evidence);
-  }
+  if (req.has_selector_evidence)
+    runtime::to_json(s.selector_evidence, req.selector_evidence);
   s.stage_budget = req.stage_budget;
   s.retry_handoff_id = req.retry_handoff_id;
   for (auto& p : req.failure_patterns)

@@ -4,8 +4,10 @@
 
 namespace ad::actors {
 
-std::string admission_probe_plan(const run_context& ctx, const std::vector<task_spec>& specs,
-                                 const runtime::state_model& model, runtime::millis now) {
+std::vector<runtime::planned_probe> admission_probe_plan(const run_context& ctx,
+                                                         const std::vector<task_spec>& specs,
+                                                         const runtime::state_model& model,
+                                                         runtime::millis now) {
   std::vector<runtime::admitted_worker> workers;
   for (const auto& spec : specs) {
     if (spec.stage != "worker")
@@ -20,10 +22,7 @@ std::string admission_probe_plan(const run_context& ctx, const std::vector<task_
   if (workers.empty())
     return {};
   auto requests = runtime::admission_probe_requests(ctx.pol, ctx.zone, workers, now);
-  auto plan = runtime::plan_quota_probes(ctx.pol, requests);
-  if (plan.empty())
-    return {};
-  return runtime::dump_json(runtime::probe_plan_to_json(plan));
+  return runtime::plan_quota_probes(ctx.pol, requests);
 }
 
 void attach_admission_quota(std::vector<task_spec>& specs, const runtime::probe_snapshot& snap) {

@@ -13,9 +13,9 @@
 
 namespace ad::actors {
 
-// The plan as JSON text (messages::run_quota_probes), "" when no probe is
-// needed; now: the clock reading the pass decided on.
-std::string admission_probe_plan(const run_context& ctx, const std::vector<task_spec>& specs,
+// The distinct probes to run (messages::run_quota_probes), empty when no
+// probe is needed; now: the clock reading the pass decided on.
+std::vector<runtime::planned_probe> admission_probe_plan(const run_context& ctx, const std::vector<task_spec>& specs,
                                  const runtime::state_model& model, runtime::millis now);
 
 // Every worker spec gets the snapshot as its admission quota.

@@ -71,7 +71,8 @@ void run_pass(self_ptr self);
 // The admission quota batch (SPEC section 5): runs the planned probes once on
 // the detached prober, tells the supervisor, and hands the snapshot to the
 // admitted workers; without probes (or when they fail) starts them as they are.
-void with_admission_quota(self_ptr self, const std::string& probes, std::vector<task_spec> start,
+void with_admission_quota(self_ptr self, const std::vector<runtime::planned_probe>& probes,
+                          std::vector<task_spec> start,
                           std::function<void(std::vector<task_spec>)> k) {
   auto& s = self->state;
   if (probes.empty() || start.empty()) {
@@ -86,16 +87,10 @@ void with_admission_quota(self_ptr self, const std::string& probes, std::vector<
                 messages::run_quota_probes{probes, s.ctx->workspace, id, now})
     .then(
       [self, start, k](const messages::quota_probes_done& done) mutable {
-        inbound(self, "quota", [&] {
-          return runtime::json{{"snapshot", runtime::json_or_text(done.snapshot_json)}};
-        });
-        auto doc = runtime::parse_json(done.snapshot_json, "quota_probes_done");
-        auto snap = doc ? runtime::probe_snapshot_from_json(*doc)
-                        : runtime::result<runtime::probe_snapshot>(doc.error());
-        if (snap) {
-          self->send(self->state.ctx->supervisor, messages::quota_batch_taken{done.snapshot_json});
-          attach_admission_quota(start, *snap);
-        }
+        inbound(self, "quota",
+                [&] { return runtime::json{{"snapshot", runtime::to_json(done.snapshot)}}; });
+        self->send(self->state.ctx->supervisor, messages::quota_batch_taken{done.snapshot});
+        attach_admission_quota(start, done.snapshot);
         k(std::move(start));
       },
       [self, start, k](caf::error& err) mutable {
@@ -163,19 +158,12 @@ void run_pass(self_ptr self) {
   // Once: the state as of now, and from then on every durable entry.
   self->request(s.ctx->store, s.ctx->state_timeout, messages::subscribe_state_changes{})
     .then(
-      [self](const messages::state_snapshot_reply& r) {
+      [self](messages::state_snapshot_reply& r) {
         inbound(self, "snapshot", [&r] {
-          return runtime::json{{"seq", r.seq}, {"state", runtime::json_or_text(r.state_json)}};
+          return runtime::json{{"seq", r.seq}, {"state", runtime::state_to_json(r.state)}};
         });
         auto& s = self->state;
-        auto model = runtime::state_from_json_text(r.state_json, "state snapshot");
-        if (!model.is_ok()) {
-          s.terminal_error = model.error().message();
-          s.pass_in_flight = false;
-          finish_if_idle(self);
-          return;
-        }
-        s.mirror = std::move(*model);
+        s.mirror = std::move(r.state);
         s.mirror_seq = r.seq;
         s.subscribed = true;
         pass_over_mirror(self);

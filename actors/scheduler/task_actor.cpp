@@ -53,15 +53,9 @@ void refresh(self_ptr self, std::function<void()> k) {
   self->request(self->state.ctx->store, self->state.ctx->state_timeout,
                 messages::get_task_state{self->state.spec.name})
     .then(
-      [self, k](const messages::task_state_reply& r) {
-        if (r.found) {
-          auto st = runtime::task_from_json_text(r.state_json, "task state");
-          if (!st.is_ok()) {
-            end_task(self, "error", st.error().message());
-            return;
-          }
-          self->state.st = std::move(*st);
-        }
+      [self, k](messages::task_state_reply& r) {
+        if (r.found)
+          self->state.st = std::move(r.state);
         k();
       },
       [self](caf::error& err) { end_on_error(self, "state store", err); });
@@ -94,15 +88,15 @@ void launch(self_ptr self, std::string target_id, std::string prompt,
 void on_failure(self_ptr self, const messages::attempt_result& r) {
   auto& s = self->state;
   auto now = s.ctx->clk->now();
-  messages::supervise_failure req{supervisor_request_json(s, r),
-                                  runtime::task_to_json_text(s.st), now};
+  messages::supervise_failure req{supervisor_request_of(s, r), s.st, now};
   self->request(s.ctx->supervisor, s.ctx->state_timeout, std::move(req))
     .then(
-      [self](messages::supervision_decided& d) {
-        auto step = parse_step(d, self->state.ctx->clk->now());
-        auto changes = std::move(d.changes);
-        persist(self, std::move(changes), [self, step, events = std::move(d.events),
-                                           edge = d.trace_seq] {
+      [self, identity = r.identity](messages::supervision_decided& d) {
+        auto& s = self->state;
+        auto step = parse_step(d.step, s.ctx->clk->now());
+        // The supervisor.failure edge the step was decided on.
+        int64_t edge = s.ctx->trace ? s.ctx->trace->noted_cause(identity) : 0;
+        persist(self, std::move(d.changes), [self, step, events = std::move(d.events), edge] {
           runtime::crash_point("after-decision");
           emit_tactical_events(self->state, events, step);
           emit_step_event(self->state, step);
@@ -218,11 +212,8 @@ void read_cooldowns(self_ptr self, std::function<void()> k) {
   self->request(self->state.ctx->supervisor, self->state.ctx->state_timeout,
                 messages::get_target_cooldowns{})
     .then(
-      [self, k](const messages::target_cooldowns_reply& r) {
-        auto doc = runtime::parse_json(r.cooldowns_json, "target cool-downs");
-        if (doc)
-          if (auto c = runtime::target_cooldowns_from_json(*doc))
-            self->state.cooldowns = std::move(*c);
+      [self, k](messages::target_cooldowns_reply& r) {
+        self->state.cooldowns = std::move(r.cooldowns);
         k();
       },
       [k](caf::error&) { k(); });

@@ -42,29 +42,32 @@ void emit(const run_context& ctx, Event ev) {
 
 } // namespace
 
-parsed_step parse_step(const messages::supervision_decided& d, runtime::millis now) {
+parsed_step parse_step(const runtime::next_step& step, runtime::millis now) {
   parsed_step out;
-  out.kind = d.step;
-  auto j = runtime::parse_json(d.step_json, "supervisor step");
-  if (!j.is_ok() || !j->is_object()) {
-    out.kind = "block";
-    out.reason = "supervisor step unreadable";
-    return out;
-  }
-  auto str = [&](const char* key) {
-    return j->contains(key) && (*j)[key].is_string() ? (*j)[key].get<std::string>()
-                                                     : std::string();
-  };
-  out.target = str("target");
-  out.prompt = str("prompt");
-  out.native_session = str("session");
-  out.reason = str("reason");
-  if (j->contains("delay_ms") && (*j)["delay_ms"].is_number())
-    out.delay = (*j)["delay_ms"].get<int64_t>();
-  if (out.kind == "wait_until") {
-    auto until = runtime::parse_utc_iso(str("until"));
-    out.delay = until.is_ok() ? std::max<runtime::millis>(0, *until - now) : 0;
-  }
+  out.kind = std::string(runtime::step_name(step));
+  std::visit(
+    [&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, runtime::block_step>) {
+        out.reason = x.reason;
+      } else if constexpr (std::is_same_v<T, runtime::wait_until>) {
+        out.target = x.target;
+        out.prompt = x.prompt;
+        out.reason = x.reason;
+        out.delay = std::max<runtime::millis>(0, x.until - now);
+      } else {
+        out.target = x.target;
+        out.prompt = x.prompt;
+        out.delay = x.delay;
+        if constexpr (std::is_same_v<T, runtime::resume_native>)
+          out.native_session = x.session;
+        if constexpr (std::is_same_v<T, runtime::failover_step> ||
+                      std::is_same_v<T, runtime::promote_step>)
+          if (x.package.kind == runtime::package_kind::native)
+            out.native_session = x.package.native_session_path;
+      }
+    },
+    step);
   return out;
 }
 
@@ -100,7 +103,8 @@ parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std:
   return out;
 }
 
-std::string supervisor_request_json(const task_actor_state& s, const messages::attempt_result& r) {
+runtime::supervisor_request supervisor_request_of(const task_actor_state& s,
+                                                  const messages::attempt_result& r) {
   const auto& spec = s.spec;
   const auto& ctx = *s.ctx;
   const auto& write_set_now = s.write_set_after;
@@ -141,7 +145,7 @@ std::string supervisor_request_json(const task_actor_state& s, const messages::a
     named.now = ctx.clk->now();
     req.named_files = io_of(s).named_files(named);
   }
-  return runtime::dump_json(runtime::to_json(req));
+  return req;
 }
 
 target_choice choose_target(const task_actor_state& s) {
@@ -242,9 +246,8 @@ messages::start_attempt make_start_attempt(const task_actor_state& s,
   const runtime::route_decision* decision = nullptr;
   if (auto d = s.st.decisions.find(s.spec.stage); d != s.st.decisions.end()) {
     decision = &d->second;
-    runtime::json j;
-    runtime::to_json(j, d->second);
-    req.selector_evidence_json = runtime::dump_json(j);
+    req.has_selector_evidence = true;
+    req.selector_evidence = d->second;
   }
   auto settings = runtime::launch_settings_for(ctx.pol, target, decision, s.spec.stage);
   req.env_additions = std::move(settings.env_additions);
@@ -366,24 +369,19 @@ void emit_step_event(const task_actor_state& s, const parsed_step& step) {
     emit(*s.ctx, messages::task_failed{now, name, stage, step.kind + " on " + step.target});
 }
 
-void emit_tactical_events(const task_actor_state& s, const std::vector<std::string>& events,
+void emit_tactical_events(const task_actor_state& s,
+                          const std::vector<runtime::tactical_event>& events,
                           const parsed_step& step) {
-  for (const auto& text : events) {
-    auto j = runtime::parse_json(text, "tactical event");
+  for (const auto& e : events) {
     // Every diagnostic ("attempt failed, analysing", "matched", "no tactical
-    // pattern matched") goes to the debug log as recorded; a match is also a
-    // run event.
-    spdlog::info("tactical {} {}: {}", s.spec.name, s.spec.stage, text);
-    if (!j.is_ok() || !j->is_object() || j->value("kind", "") != "matched")
+    // pattern matched") goes to the debug log; a match is also a run event.
+    spdlog::info("tactical {} {}: {}", s.spec.name, s.spec.stage,
+                 runtime::dump_json(runtime::to_json(e)));
+    if (e.kind != "matched")
       continue;
-    std::vector<std::string> ids;
-    if (j->contains("pattern_ids") && (*j)["pattern_ids"].is_array())
-      for (const auto& id : (*j)["pattern_ids"])
-        if (id.is_string())
-          ids.push_back(id.get<std::string>());
     std::string action = step.kind + (step.target.empty() ? "" : " on " + step.target);
     emit(*s.ctx, messages::tactical_matched{s.ctx->clk->now(), s.spec.name, s.spec.stage, s.target,
-                                            std::move(ids), std::move(action)});
+                                            e.pattern_ids, std::move(action)});
   }
 }
 

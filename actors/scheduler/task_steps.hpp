@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "actors/scheduler/task_actor.hpp"
+#include "runtime/policy/supervisor.hpp"
+#include "runtime/policy/tactical.hpp"
 #include "runtime/run/named_paths.hpp"
 #include "runtime/run/stage_steps.hpp"
 
@@ -25,7 +27,7 @@ struct parsed_step {
   std::string reason;
 };
 
-parsed_step parse_step(const messages::supervision_decided& d, runtime::millis now);
+parsed_step parse_step(const runtime::next_step& step, runtime::millis now);
 
 // The wait_until step of a durable quota-reset wait found at the start.
 parsed_step resumed_reset_wait(const task_actor_state& s, runtime::millis until,
@@ -37,7 +39,8 @@ parsed_step cooldown_wait(runtime::millis until, runtime::millis now, const std:
 // The supervisor's request for the attempt r that failed: its failure
 // report, the task's paths, the write set now and what is known about the
 // files the failure's message names (read through the task's io).
-std::string supervisor_request_json(const task_actor_state& s, const messages::attempt_result& r);
+runtime::supervisor_request supervisor_request_of(const task_actor_state& s,
+                                                  const messages::attempt_result& r);
 
 struct target_choice {
   std::vector<runtime::state_change> changes; // decision records, or the block
@@ -119,9 +122,10 @@ void emit_task_started(const task_actor_state& s);
 void emit_attempt_began(const task_actor_state& s, const messages::start_attempt& req);
 void emit_attempt_ended(const task_actor_state& s, const messages::attempt_result& r);
 void emit_step_event(const task_actor_state& s, const parsed_step& step);
-// The supervisor's tactical diagnostic events (JSON text each): a match is
-// shown as tactical_matched with the step taken about it.
-void emit_tactical_events(const task_actor_state& s, const std::vector<std::string>& events,
+// The supervisor's tactical diagnostic events: a match is shown as
+// tactical_matched with the step taken about it.
+void emit_tactical_events(const task_actor_state& s,
+                          const std::vector<runtime::tactical_event>& events,
                           const parsed_step& step);
 
 } // namespace ad::actors

@@ -100,17 +100,17 @@ state_store_actor::behavior_type state_store(
       auto it = self->state.model.tasks.find(q.task);
       if (it != self->state.model.tasks.end()) {
         reply.found = true;
-        reply.state_json = runtime::task_to_json_text(it->second);
+        reply.state = it->second;
       }
       return reply;
     },
     [=](get_state_snapshot) {
-      return state_snapshot_reply{self->state.seq, runtime::state_to_json_text(self->state.model)};
+      return state_snapshot_reply{self->state.seq, self->state.model};
     },
     [=](subscribe_state_changes) {
       if (auto sub = caf::actor_cast<state_subscriber_actor>(self->current_sender()))
         self->state.subscribers.push_back(std::move(sub));
-      return state_snapshot_reply{self->state.seq, runtime::state_to_json_text(self->state.model)};
+      return state_snapshot_reply{self->state.seq, self->state.model};
     },
     [=](get_claims) {
       claims_reply reply;

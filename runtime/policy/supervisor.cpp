@@ -335,6 +335,15 @@ supervisor_outcome decide_after_failure(const policy& pol, const time_zone& zone
   return deciding(pol, zone, task, cooldowns, req, now).run();
 }
 
+supervisor_outcome supervise_with_cooldowns(const policy& pol, const time_zone& zone,
+                                            target_cooldowns& cooldowns, const task_state& task,
+                                            const supervisor_request& req, millis now) {
+  auto out = decide_after_failure(pol, zone, task, cooldowns, req, now);
+  out.cooldowns.expire(now);
+  cooldowns = out.cooldowns;
+  return out;
+}
+
 std::vector<state_change> on_attempt_succeeded(const std::string& task_name, const task_state& task,
                                                std::string_view stage) {
   std::vector<state_change> out{reset_failures{task_name, std::string(stage)}};

@@ -147,6 +147,8 @@ using next_step =
   std::variant<retry_same, failover_step, promote_step, resume_native, wait_until, block_step>;
 std::string_view step_name(const next_step& s); // "retry_same", "failover", ...
 json to_json(const next_step& s);
+// The inverse of to_json; invalid_argument names the member at fault.
+result<next_step> next_step_from_json(const json& j);
 
 struct supervisor_request {
   failure_report failure;
@@ -172,6 +174,13 @@ struct supervisor_outcome {
 supervisor_outcome decide_after_failure(const policy& pol, const time_zone& zone,
                                         const task_state& task, const target_cooldowns& cooldowns,
                                         const supervisor_request& req, millis now);
+
+// The supervisor's reply to one failure, with the cool-downs it keeps
+// (updated in place, and in the outcome, with the entries expired at `now`
+// dropped). The supervisor actor and replay both call it.
+supervisor_outcome supervise_with_cooldowns(const policy& pol, const time_zone& zone,
+                                            target_cooldowns& cooldowns, const task_state& task,
+                                            const supervisor_request& req, millis now);
 
 // A success of stage: its budget, retry counters and reset waits start over,
 // and a served intervention context is cleared.

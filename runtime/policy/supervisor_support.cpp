@@ -233,6 +233,85 @@ json to_json(const next_step& s) {
   return j;
 }
 
+namespace {
+
+context_package context_package_from_json(const json& j) {
+  context_package p;
+  auto mode = json_member<std::string>(j, "resume_mode");
+  if (mode != "native" && mode != "logical")
+    throw_json_member_error("resume_mode", "must be \"native\" or \"logical\"");
+  p.kind = mode == "native" ? package_kind::native : package_kind::logical;
+  p.plan = json_member<std::string>(j, "plan");
+  p.locator = json_member<std::string>(j, "locator");
+  p.workspace = json_member<std::string>(j, "workspace");
+  p.raw_log = json_member<std::string>(j, "raw_log");
+  p.normalized_output = json_member<std::string>(j, "normalized_output");
+  p.native_session_path = json_member<std::string>(j, "native_session_path");
+  return p;
+}
+
+template <class Step>
+Step moved_step_from_json(const json& j) {
+  Step x;
+  x.target = json_member<std::string>(j, "target");
+  if (!j.contains("package") || !j["package"].is_object())
+    throw_json_member_error("package", "must be an object");
+  x.package = context_package_from_json(j["package"]);
+  x.prompt = json_member<std::string>(j, "prompt");
+  x.decision = json_member<route_decision>(j, "decision");
+  x.delay = json_member<millis>(j, "delay_ms");
+  return x;
+}
+
+} // namespace
+
+result<next_step> next_step_from_json(const json& j) {
+  try {
+    auto name = json_member<std::string>(j, "step");
+    if (name == "retry_same") {
+      retry_same x;
+      x.target = json_member<std::string>(j, "target");
+      x.prompt = json_member<std::string>(j, "prompt");
+      x.delay = json_member<millis>(j, "delay_ms");
+      x.kind = json_member<std::string>(j, "kind");
+      auto origin = json_member<std::string>(j, "origin");
+      if (origin != "from_scratch" && origin != "continuation")
+        throw_json_member_error("origin", "must be \"from_scratch\" or \"continuation\"");
+      x.origin = origin == "from_scratch" ? prompt_origin::from_scratch : prompt_origin::continuation;
+      return next_step{std::move(x)};
+    }
+    if (name == "failover")
+      return next_step{moved_step_from_json<failover_step>(j)};
+    if (name == "promote")
+      return next_step{moved_step_from_json<promote_step>(j)};
+    if (name == "resume_native") {
+      resume_native x;
+      x.target = json_member<std::string>(j, "target");
+      x.session = json_member<std::string>(j, "session");
+      x.prompt = json_member<std::string>(j, "prompt");
+      x.delay = json_member<millis>(j, "delay_ms");
+      return next_step{std::move(x)};
+    }
+    if (name == "wait_until") {
+      wait_until x;
+      auto until = parse_utc_iso(json_member<std::string>(j, "until"));
+      if (!until)
+        throw_json_member_error("until", "is not a UTC time (" + until.error().message() + ")");
+      x.until = *until;
+      x.reason = json_member<std::string>(j, "reason");
+      x.target = json_member<std::string>(j, "target");
+      x.prompt = json_member<std::string>(j, "prompt");
+      return next_step{std::move(x)};
+    }
+    if (name == "block")
+      return next_step{block_step{json_member<std::string>(j, "reason"),
+                                  json_member<std::string>(j, "evidence")}};
+    throw_json_member_error("step", "names no step (\"" + name + "\")");
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("supervisor step: ") + e.what());
+  }
+}
+
 json to_json(const supervisor_request& r) {
   json files = json::array();
   for (const auto& f : r.write_set_now) {

@@ -53,6 +53,17 @@ json to_json(const tactical_event& e) {
           {"matched_line", e.matched_line}};
 }
 
+result<tactical_event> tactical_event_from_json(const json& j) {
+  try {
+    return tactical_event{json_member<std::string>(j, "kind"),
+                          json_member<std::string>(j, "message"),
+                          json_member<std::vector<std::string>>(j, "pattern_ids"),
+                          json_member<std::string>(j, "matched_line")};
+  } catch (const std::exception& e) {
+    return status::invalid_argument(std::string("tactical event: ") + e.what());
+  }
+}
+
 tactical_analysis analyse_tactical(const std::vector<tactical_pattern>& patterns,
                                    const tactical_input& input) {
   tactical_analysis out;

@@ -38,6 +38,7 @@ struct tactical_event {
   std::string matched_line;
 };
 json to_json(const tactical_event& e);
+result<tactical_event> tactical_event_from_json(const json& j);
 
 struct tactical_analysis {
   std::vector<std::string> matched_ids; // policy order

@@ -20,11 +20,11 @@ json changes_body(const std::vector<state_change>& changes) {
   return out;
 }
 
-json supervisor_failure_body(std::string_view request_json, std::string_view task_state_json,
+json supervisor_failure_body(const supervisor_request& request, const task_state& task,
                              millis now) {
-  return json{{"request", json_or_text(request_json)},
-              {"task_state", json_or_text(task_state_json)},
-              {"now", now}};
+  json state;
+  to_json(state, task);
+  return json{{"request", to_json(request)}, {"task_state", std::move(state)}, {"now", now}};
 }
 
 json supervisor_step_body(const supervisor_outcome& out) {

@@ -77,7 +77,7 @@ json json_or_text(std::string_view text);
 
 json changes_body(const std::vector<state_change>& changes);
 
-json supervisor_failure_body(std::string_view request_json, std::string_view task_state_json,
+json supervisor_failure_body(const supervisor_request& request, const task_state& task,
                              millis now);
 json supervisor_step_body(const supervisor_outcome& out);
 

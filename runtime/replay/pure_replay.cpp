@@ -9,15 +9,6 @@
 
 namespace ad::runtime {
 
-supervisor_outcome supervise_with_cooldowns(const policy& pol, const time_zone& zone,
-                                            target_cooldowns& cooldowns, const task_state& task,
-                                            const supervisor_request& req, millis now) {
-  auto out = decide_after_failure(pol, zone, task, cooldowns, req, now);
-  out.cooldowns.expire(now);
-  cooldowns = out.cooldowns;
-  return out;
-}
-
 namespace {
 
 using decisions = result<std::vector<replayed_decision>>;

@@ -24,11 +24,4 @@ namespace ad::runtime {
 
 void add_pure_replay_handlers(replay_handlers& handlers, const policy& pol, const time_zone& zone);
 
-// The supervisor's reply to one supervise_failure, with the cool-downs it
-// keeps (updated in place, and in the outcome, with the entries expired at
-// `now` dropped). The supervisor actor and replay both call it.
-supervisor_outcome supervise_with_cooldowns(const policy& pol, const time_zone& zone,
-                                            target_cooldowns& cooldowns, const task_state& task,
-                                            const supervisor_request& req, millis now);
-
 } // namespace ad::runtime

@@ -103,6 +103,17 @@ void trace_writer::write_buffer_locked() {
   buffer_.clear();
 }
 
+void trace_writer::note_cause(const std::string& key, int64_t seq) {
+  std::lock_guard lock(mu_);
+  causes_[key] = seq;
+}
+
+int64_t trace_writer::noted_cause(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = causes_.find(key);
+  return it == causes_.end() ? 0 : it->second;
+}
+
 status trace_writer::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   in_memory_ = false;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,6 +52,13 @@ public:
   // seq of its edge among them (0 when its edge is not among them).
   void append_kept(const std::vector<trace_record>& records);
 
+  // A cause one actor records for another actor's later records, so that no
+  // business message carries a trace seq: the supervisor notes its
+  // supervisor.failure edge under the failed attempt's identity, and the
+  // task actor names it as the cause of what it does on that step.
+  void note_cause(const std::string& key, int64_t seq);
+  // The seq noted under key (0: none).
+  int64_t noted_cause(const std::string& key) const;
   // Writes the buffer and closes the file; idempotent. Returns the first
   // write error, if any.
   status stop();
@@ -77,6 +85,7 @@ private:
   status error_;
   bool in_memory_ = false;
   std::vector<trace_record> kept_;
+  std::map<std::string, int64_t> causes_;
   std::size_t kept_edges_ = 0;
 };
 

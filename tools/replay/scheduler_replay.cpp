@@ -318,10 +318,6 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
   };
 }
 
-std::string text_of(const json& j) {
-  return j.is_string() ? j.get<std::string>() : runtime::dump_json(j);
-}
-
 // The scheduler actor of one trace, replayed once, and per recorded edge
 // what it decided there.
 class scheduler_actor_replay {
@@ -402,16 +398,30 @@ private:
         caf::anon_send(actor, messages::state_changes_published{
                                 runtime::json_member<uint64_t>(b, "seq"), std::move(*changes)});
       } else if (message == "snapshot") {
-        return answer(f.subscribe,
-                      error ? messages::state_snapshot_reply{}
-                            : messages::state_snapshot_reply{
-                                runtime::json_member<uint64_t>(b, "seq"), text_of(b.at("state"))});
+        messages::state_snapshot_reply reply;
+        if (!error) {
+          auto state = runtime::state_from_json(b.at("state"), "scheduler.inbound snapshot state");
+          if (!state.is_ok()) {
+            f.fail(state.error().message());
+            return false;
+          }
+          reply = {runtime::json_member<uint64_t>(b, "seq"), std::move(*state)};
+        }
+        return answer(f.subscribe, std::move(reply));
       } else if (message == "applied") {
         return answer(f.apply, messages::state_changes_applied{
                                  error ? 0 : runtime::json_member<uint64_t>(b, "seq"), {}});
       } else if (message == "quota") {
-        return answer(f.quota, messages::quota_probes_done{
-                                 error ? std::string() : text_of(b.at("snapshot"))});
+        messages::quota_probes_done reply;
+        if (!error) {
+          auto snap = runtime::probe_snapshot_from_json(b.at("snapshot"));
+          if (!snap.is_ok()) {
+            f.fail("scheduler.inbound quota: " + snap.error().message());
+            return false;
+          }
+          reply.snapshot = std::move(*snap);
+        }
+        return answer(f.quota, std::move(reply));
       } else {
         f.fail("the replayed scheduler is idle where the trace has it handle \"" + message + "\"");
         return false;

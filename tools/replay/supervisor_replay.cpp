@@ -7,6 +7,7 @@
 #include "tools/replay/deterministic_system.hpp"
 #include "runtime/policy/quota.hpp"
 #include "runtime/replay/decision_records.hpp"
+#include "runtime/state/model_json.hpp"
 
 namespace ad::tools {
 
@@ -20,7 +21,7 @@ struct failure_answer {
   bool done = false;
   std::string error;
   messages::supervision_decided decided;
-  std::string cooldowns_json;
+  runtime::target_cooldowns cooldowns;
 };
 
 // Asks the supervisor one supervise_failure, then the cool-downs it keeps.
@@ -37,7 +38,7 @@ void ask_supervisor(caf::event_based_actor* self, messages::supervisor_actor sup
         self->request(sup, caf::infinite, messages::get_target_cooldowns{})
           .then(
             [out](messages::target_cooldowns_reply& r) {
-              out->cooldowns_json = std::move(r.cooldowns_json);
+              out->cooldowns = std::move(r.cooldowns);
               out->done = true;
             },
             fail);
@@ -45,17 +46,10 @@ void ask_supervisor(caf::event_based_actor* self, messages::supervisor_actor sup
       fail);
 }
 
-// The supervisor.step body of a reply, in the layout supervisor_step_body
-// records (the reply carries the same values as JSON text).
-json step_body(const messages::supervision_decided& d, const std::string& cooldowns_json) {
-  json events = json::array();
-  for (const auto& e : d.events)
-    events.push_back(runtime::json_or_text(e));
-  return json{{"step", d.step},
-              {"detail", runtime::json_or_text(d.step_json)},
-              {"changes", runtime::changes_body(d.changes)},
-              {"events", events},
-              {"cooldowns", runtime::json_or_text(cooldowns_json)}};
+// The supervisor.step body of a reply, as supervisor_step_body records it.
+json step_body(messages::supervision_decided d, runtime::target_cooldowns cooldowns) {
+  return runtime::supervisor_step_body(
+    {std::move(d.step), std::move(d.changes), std::move(d.events), std::move(cooldowns)});
 }
 
 } // namespace
@@ -82,9 +76,14 @@ decisions supervisor_replay::failure(const json& body) {
   if (!body.is_object() || !body.contains("request") || !body.contains("task_state") ||
       !body.contains("now") || !body["now"].is_number_integer())
     return runtime::status::invalid_argument("supervisor.failure: needs request, task_state and now");
-  messages::supervise_failure msg{runtime::dump_json(body["request"]),
-                                  runtime::dump_json(body["task_state"]),
-                                  body["now"].get<int64_t>()};
+  auto req = runtime::supervisor_request_from_json(body["request"]);
+  if (!req)
+    return runtime::status::invalid_argument("supervisor.failure: " + req.error().message());
+  auto task = runtime::task_from_json_text(runtime::dump_json(body["task_state"]),
+                                           "supervisor.failure.task_state");
+  if (!task)
+    return task.error();
+  messages::supervise_failure msg{std::move(*req), std::move(*task), body["now"].get<int64_t>()};
   auto out = std::make_shared<failure_answer>();
   impl_->sys.spawn(ask_supervisor, impl_->sup, std::move(msg), out);
   impl_->sched.run();
@@ -93,15 +92,16 @@ decisions supervisor_replay::failure(const json& body) {
   if (!out->error.empty())
     return runtime::status::invalid_argument("supervisor.failure: " + out->error);
   return std::vector<runtime::replayed_decision>{
-    {std::string(kinds::supervisor_step), step_body(out->decided, out->cooldowns_json)}};
+    {std::string(kinds::supervisor_step), step_body(std::move(out->decided), std::move(out->cooldowns))}};
 }
 
 decisions supervisor_replay::quota_batch(const json& body) {
   if (!body.is_object() || !body.contains("snapshot"))
     return runtime::status::invalid_argument("supervisor.quota_batch: needs snapshot");
-  if (auto snap = runtime::probe_snapshot_from_json(body["snapshot"]); !snap.is_ok())
+  auto snap = runtime::probe_snapshot_from_json(body["snapshot"]);
+  if (!snap.is_ok())
     return snap.error();
-  caf::anon_send(impl_->sup, messages::quota_batch_taken{runtime::dump_json(body["snapshot"])});
+  caf::anon_send(impl_->sup, messages::quota_batch_taken{std::move(*snap)});
   impl_->sched.run();
   return std::vector<runtime::replayed_decision>{};
 }

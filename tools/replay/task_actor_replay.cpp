@@ -189,8 +189,11 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       if (!i)
         return unanswered<messages::target_cooldowns_reply>(
           self, *f, "cool-downs asked for with no task.begin ahead");
-      return messages::target_cooldowns_reply{
-        runtime::dump_json(f->life->bodies[*i].value("cooldowns", json::object()))};
+      auto cooldowns =
+        runtime::target_cooldowns_from_json(f->life->bodies[*i].value("cooldowns", json::object()));
+      if (!cooldowns.is_ok())
+        return f->fail("task.begin cooldowns: " + cooldowns.error().message());
+      return messages::target_cooldowns_reply{std::move(*cooldowns)};
     },
     [self, f, stop_first](
       messages::get_task_state& m) -> caf::result<messages::task_state_reply> {
@@ -202,8 +205,11 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       if (!i || !f->life->bodies[*i].contains("task_state"))
         return unanswered<messages::task_state_reply>(
           self, *f, "task state asked for with no recorded reading ahead");
-      return messages::task_state_reply{
-        m.task, true, runtime::dump_json(f->life->bodies[*i]["task_state"])};
+      auto st = runtime::task_from_json_text(runtime::dump_json(f->life->bodies[*i]["task_state"]),
+                                             "recorded task_state");
+      if (!st.is_ok())
+        return f->fail(st.error().message());
+      return messages::task_state_reply{m.task, true, std::move(*st)};
     },
     [f, stop_first](
       messages::apply_state_changes&) -> caf::result<messages::state_changes_applied> {
@@ -213,7 +219,7 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
       return messages::state_changes_applied{};
     },
     [self, f, stop_first](
-      messages::supervise_failure&) -> caf::result<messages::supervision_decided> {
+      messages::supervise_failure& asked) -> caf::result<messages::supervision_decided> {
       stop_first();
       if (auto err = f->error_next("supervisor"))
         return std::move(*err);
@@ -231,13 +237,15 @@ caf::behavior stand_in(caf::event_based_actor* self, std::shared_ptr<feed> f) {
         runtime::dump_json(step->value("changes", json::array())), "supervisor.step changes");
       if (!changes.is_ok())
         return f->fail(changes.error().message());
+      auto next = runtime::next_step_from_json(step->value("detail", json::object()));
+      if (!next.is_ok())
+        return f->fail(next.error().message());
       // The supervisor records this edge in the run; here it stands in.
       auto seq = f->mem->edge(kinds::supervisor_failure, json::object());
+      f->mem->note_cause(asked.request.failure.attempt_id, seq);
       messages::supervision_decided d;
-      d.step = step->value("step", "");
-      d.step_json = runtime::dump_json(step->value("detail", json::object()));
+      d.step = std::move(*next);
       d.changes = std::move(*changes);
-      d.trace_seq = seq;
       return d;
     },
     [self, f](messages::start_attempt& req) -> caf::result<messages::attempt_result> {

@@ -177,7 +177,7 @@ caf::behavior stand_in_store(caf::event_based_actor* self, std::shared_ptr<seen>
   return {
     [=](const messages::subscribe_state_changes&) {
       *subscriber = caf::actor_cast<caf::actor>(self->current_sender());
-      return messages::state_snapshot_reply{*seq, runtime::state_to_json_text(*model)};
+      return messages::state_snapshot_reply{*seq, *model};
     },
     [=](const messages::apply_state_changes& req) -> caf::result<messages::state_changes_applied> {
       ++s->applies;

@@ -1,7 +1,8 @@
 // The supervisor actor on CAF's deterministic scheduler: it answers a failed
 // attempt with the decision function's step and changes, shares quota
 // cool-downs between tasks, resets on success, clears blocks with a retry
-// handoff, and rejects malformed requests with errc::invalid_request.
+// handoff; its messages cross hosts through CAF's binary encoding, and a
+// serialized request that does not decode is errc::invalid_request.
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
@@ -68,9 +69,9 @@ protected:
     sched_.run();
   }
 
-  std::string task_json() { return runtime::task_to_json_text(model_.tasks.at(task_name)); }
+  runtime::task_state task() { return model_.tasks.at(task_name); }
 
-  std::string failure_json(const char* failure_class, const char* evidence = "boom") {
+  runtime::supervisor_request failure(const char* failure_class, const char* evidence = "boom") {
     runtime::supervisor_request req;
     req.failure.task = task_name;
     req.failure.stage = "worker";
@@ -82,7 +83,7 @@ protected:
     req.paths.plan = "/ws/PLAN-cloud-G05.md";
     req.lane = "cloud";
     req.grade = 5;
-    return runtime::dump_json(runtime::to_json(req));
+    return req;
   }
 
   // Sends req from a fresh client and runs the scheduler until the reply.
@@ -119,16 +120,16 @@ protected:
 };
 
 TEST_F(supervisor_actor_test, answers_a_quota_failure_with_a_failover_and_its_changes) {
-  auto reply = ask<supervision_decided>(supervise_failure{failure_json("provider-quota"), task_json(), now});
+  auto reply = ask<supervision_decided>(supervise_failure{failure("provider-quota"), task(), now});
   ASSERT_TRUE(reply.has_value());
-  EXPECT_EQ(reply->step, "failover");
-  auto step = runtime::parse_json(reply->step_json, "step");
-  ASSERT_TRUE(step.is_ok());
-  EXPECT_EQ((*step)["target"], "sim-b");
-  EXPECT_EQ((*step)["package"]["resume_mode"], "logical");
-  EXPECT_EQ((*step)["package"]["locator"], "/runs/a01/locator.json");
+  const auto* step = std::get_if<runtime::failover_step>(&reply->step);
+  ASSERT_NE(step, nullptr) << runtime::step_name(reply->step);
+  EXPECT_EQ(step->target, "sim-b");
+  EXPECT_EQ(step->package.kind, runtime::package_kind::logical);
+  EXPECT_EQ(step->package.locator, "/runs/a01/locator.json");
   ASSERT_EQ(reply->events.size(), 2u);
-  EXPECT_NE(reply->events[1].find("no tactical pattern matched"), std::string::npos);
+  EXPECT_EQ(reply->events[1].kind, "no_match");
+  EXPECT_NE(reply->events[1].message.find("no tactical pattern matched"), std::string::npos);
   commit(reply->changes);
   EXPECT_EQ(model_.tasks.at(task_name).decisions.at("worker").selected_target, "sim-b");
   EXPECT_EQ(model_.tasks.at(task_name).failure_budgets.at("worker"), 1);
@@ -136,25 +137,23 @@ TEST_F(supervisor_actor_test, answers_a_quota_failure_with_a_failover_and_its_ch
   // The cool-down is shared: the actor now reports sim-a cooling down.
   auto cool = ask<target_cooldowns_reply>(get_target_cooldowns{});
   ASSERT_TRUE(cool.has_value());
-  auto parsed = runtime::target_cooldowns_from_json(*runtime::parse_json(cool->cooldowns_json, "c"));
-  ASSERT_TRUE(parsed.is_ok());
-  EXPECT_TRUE(parsed->active("sim-a", now + 1000).has_value());
+  EXPECT_TRUE(cool->cooldowns.active("sim-a", now + 1000).has_value());
 }
 
 TEST_F(supervisor_actor_test, retries_with_backoff_until_the_budget_blocks) {
   for (int i = 1; i < pol_.budgets.recovery_failures; ++i) {
-    auto reply = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+    auto reply = ask<supervision_decided>(supervise_failure{failure("generic-error"), task(), now});
     ASSERT_TRUE(reply.has_value());
-    ASSERT_EQ(reply->step, "retry_same") << i;
+    ASSERT_EQ(runtime::step_name(reply->step), "retry_same") << i;
     commit(reply->changes);
   }
-  auto last = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+  auto last = ask<supervision_decided>(supervise_failure{failure("generic-error"), task(), now});
   ASSERT_TRUE(last.has_value());
-  EXPECT_EQ(last->step, "block");
+  EXPECT_EQ(runtime::step_name(last->step), "block");
   commit(last->changes);
   ASSERT_TRUE(model_.tasks.at(task_name).blocked.has_value());
 
-  auto cleared = ask<retry_cleared>(retry_blocked_task{task_name, task_json(), now});
+  auto cleared = ask<retry_cleared>(retry_blocked_task{task_name, task(), now});
   ASSERT_TRUE(cleared.has_value());
   EXPECT_FALSE(cleared->has_handoff); // generic-error does not qualify
   commit(cleared->changes);
@@ -162,10 +161,10 @@ TEST_F(supervisor_actor_test, retries_with_backoff_until_the_budget_blocks) {
 }
 
 TEST_F(supervisor_actor_test, success_resets_the_stage) {
-  auto reply = ask<supervision_decided>(supervise_failure{failure_json("generic-error"), task_json(), now});
+  auto reply = ask<supervision_decided>(supervise_failure{failure("generic-error"), task(), now});
   ASSERT_TRUE(reply.has_value());
   commit(reply->changes);
-  auto reset = ask<supervision_changes>(stage_succeeded{task_name, "worker", task_json()});
+  auto reset = ask<supervision_changes>(stage_succeeded{task_name, "worker", task()});
   ASSERT_TRUE(reset.has_value());
   commit(reset->changes);
   const auto& budgets = model_.tasks.at(task_name).failure_budgets;
@@ -177,20 +176,12 @@ TEST_F(supervisor_actor_test, quota_batches_start_and_end_cooldowns) {
   snap.snapshot_id = "batch-1";
   snap.checked_at = now;
   snap.entries.push_back({"sim-b", {"probe"}, runtime::quota_status::exhausted, true, now + 60000, ""});
-  caf::anon_send(actor_, quota_batch_taken{runtime::dump_json(runtime::to_json(snap))});
+  caf::anon_send(actor_, quota_batch_taken{snap});
   sched_.run();
   auto cool = ask<target_cooldowns_reply>(get_target_cooldowns{});
-  auto parsed = runtime::target_cooldowns_from_json(*runtime::parse_json(cool->cooldowns_json, "c"));
-  ASSERT_TRUE(parsed.is_ok());
-  EXPECT_EQ(parsed->active("sim-b", now)->until, now + 60000);
-}
-
-TEST_F(supervisor_actor_test, malformed_requests_are_invalid_requests) {
-  caf::error err;
-  auto reply = ask<supervision_decided>(supervise_failure{"{not json", task_json(), now}, &err);
-  EXPECT_FALSE(reply.has_value());
-  EXPECT_EQ(err.category(), caf::atom("ad"));
-  EXPECT_EQ(err.code(), static_cast<uint8_t>(errc::invalid_request));
+  ASSERT_TRUE(cool.has_value());
+  ASSERT_TRUE(cool->cooldowns.active("sim-b", now).has_value());
+  EXPECT_EQ(cool->cooldowns.active("sim-b", now)->until, now + 60000);
 }
 
 } // namespace
@@ -205,22 +196,38 @@ TEST(supervisor_messages, decided_and_cleared_replies_round_trip_through_caf_ser
   test_config cfg;
   caf::actor_system sys{cfg};
   supervision_decided out;
-  out.step = "block";
-  out.step_json = R"({"step":"block"})";
+  runtime::failover_step moved;
+  moved.target = "sim-b";
+  moved.package.kind = runtime::package_kind::native;
+  moved.package.native_session_path = "/runs/a01/session.jsonl";
+  moved.prompt = "continue";
+  moved.decision.selected_target = "sim-b";
+  moved.delay = 1500;
+  out.step = moved;
   out.changes.push_back(runtime::record_failure{"g/01_x", "worker"});
   out.changes.push_back(runtime::set_blocked{"g/01_x", {"limit", "{}"}});
-  out.events = {"e1", "e2"};
+  out.events = {{"attempt_failed", "attempt failed, analysing", {}, ""},
+                {"matched", "matched", {"p1", "p2"}, "error: EEXIST"}};
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
   ASSERT_FALSE(sink(out));
   supervision_decided in;
   caf::binary_deserializer source{sys, buf};
   ASSERT_FALSE(source(in));
-  EXPECT_EQ(in.step, "block");
-  EXPECT_EQ(in.step_json, out.step_json);
+  const auto* back_step = std::get_if<runtime::failover_step>(&in.step);
+  ASSERT_NE(back_step, nullptr);
+  EXPECT_EQ(back_step->target, "sim-b");
+  EXPECT_EQ(back_step->package.kind, runtime::package_kind::native);
+  EXPECT_EQ(back_step->package.native_session_path, "/runs/a01/session.jsonl");
+  EXPECT_EQ(back_step->prompt, "continue");
+  EXPECT_EQ(back_step->decision.selected_target, "sim-b");
+  EXPECT_EQ(back_step->delay, 1500);
   ASSERT_EQ(in.changes.size(), 2u);
   EXPECT_EQ(runtime::change_name(in.changes[1]), "set_blocked");
-  EXPECT_EQ(in.events, out.events);
+  ASSERT_EQ(in.events.size(), 2u);
+  EXPECT_EQ(in.events[1].kind, "matched");
+  EXPECT_EQ(in.events[1].pattern_ids, (std::vector<std::string>{"p1", "p2"}));
+  EXPECT_EQ(in.events[1].matched_line, "error: EEXIST");
 
   retry_cleared cleared;
   cleared.changes.push_back(runtime::clear_blocked{"g/01_x"});
@@ -238,6 +245,62 @@ TEST(supervisor_messages, decided_and_cleared_replies_round_trip_through_caf_ser
   EXPECT_TRUE(back.has_handoff);
   EXPECT_EQ(back.handoff_id, "handoff-1");
   EXPECT_EQ(back.locator, "/runs/l.json");
+}
+
+// Every step kind, the request and the task state keep their values on
+// the wire.
+TEST(supervisor_messages, every_step_kind_and_the_request_round_trip) {
+  using namespace ad::messages;
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  runtime::wait_until wait{1796220072000, "quota resets", "sim-a", "go on"};
+  runtime::retry_same retry{"sim-a", "again", 2000, "generic", runtime::prompt_origin::from_scratch};
+  std::vector<runtime::next_step> steps{retry, runtime::failover_step{}, runtime::promote_step{},
+                                        runtime::resume_native{"pi", "/s.jsonl", "resume", 7},
+                                        wait, runtime::block_step{"limit", R"({"role":"worker"})"}};
+  for (const auto& step : steps) {
+    supervise_failure req;
+    req.request.failure.task = "g/01_x";
+    req.request.failure.failure_class = "provider-quota";
+    req.request.grade = 7;
+    req.task.work_unit_id = "g/01_x::plan-1";
+    req.now = 42;
+    supervision_decided decided;
+    decided.step = step;
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    ASSERT_FALSE(sink(req, decided));
+    supervise_failure req_back;
+    supervision_decided back;
+    caf::binary_deserializer source{sys, buf};
+    ASSERT_FALSE(source(req_back, back)) << runtime::step_name(step);
+    EXPECT_EQ(runtime::dump_json(runtime::to_json(back.step)),
+              runtime::dump_json(runtime::to_json(step)));
+    EXPECT_EQ(req_back.request.failure.task, "g/01_x");
+    EXPECT_EQ(req_back.request.failure.failure_class, "provider-quota");
+    EXPECT_EQ(req_back.request.grade, 7);
+    EXPECT_EQ(req_back.task.work_unit_id, "g/01_x::plan-1");
+    EXPECT_EQ(req_back.now, 42);
+  }
+}
+
+// A request whose encoded value does not decode fails as invalid_request,
+// naming the value.
+TEST(supervisor_messages, a_request_that_does_not_decode_is_an_invalid_request) {
+  using namespace ad::messages;
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  // The wire layout of supervise_failure: request text, task text, now.
+  ASSERT_FALSE(sink(std::string("{not json"), std::string("{}"), int64_t{42}));
+  supervise_failure back;
+  caf::binary_deserializer source{sys, buf};
+  auto err = source(back);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err.category(), caf::atom("ad"));
+  EXPECT_EQ(err.code(), static_cast<uint8_t>(errc::invalid_request));
+  EXPECT_NE(sys.render(err).find("supervisor_request"), std::string::npos) << sys.render(err);
 }
 
 } // namespace

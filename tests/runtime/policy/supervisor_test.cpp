@@ -632,5 +632,47 @@ TEST(context_package, verification_requires_every_named_file) {
   EXPECT_TRUE(verify_context_package(p).is_ok());
 }
 
+TEST(next_step_json, every_step_reads_back_as_written) {
+  failover_step moved;
+  moved.target = "sim-b";
+  moved.package.kind = package_kind::native;
+  moved.package.plan = "/ws/PLAN.md";
+  moved.package.native_session_path = "/runs/a01/s.jsonl";
+  moved.prompt = "continue";
+  moved.decision.selected_target = "sim-b";
+  moved.delay = 250;
+  promote_step up;
+  up.target = "sim-c";
+  up.prompt = "take over";
+  std::vector<next_step> steps{retry_same{"sim-a", "again", 2000, "generic", prompt_origin::from_scratch},
+                               moved, up, resume_native{"pi", "/s.jsonl", "resume", 7},
+                               wait_until{1796220072123, "quota", "sim-a", "go on"},
+                               block_step{"limit reached", R"({"role":"worker"})"}};
+  for (const auto& step : steps) {
+    auto back = next_step_from_json(to_json(step));
+    ASSERT_TRUE(back.is_ok()) << step_name(step) << ": " << back.error().message();
+    EXPECT_EQ(back->index(), step.index());
+    EXPECT_EQ(dump_json(to_json(*back)), dump_json(to_json(step)));
+  }
+}
+
+TEST(next_step_json, a_bad_step_names_the_member) {
+  auto unknown = next_step_from_json(json{{"step", "jump"}});
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.error().message().find("jump"), std::string::npos) << unknown.error().message();
+  auto j = to_json(next_step{retry_same{"sim-a", "again", 0, "generic", prompt_origin::continuation}});
+  j.erase("delay_ms");
+  auto missing = next_step_from_json(j);
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.error().message().find("delay_ms"), std::string::npos)
+    << missing.error().message();
+  auto when = to_json(next_step{wait_until{1, "r", "t", "p"}});
+  when["until"] = "yesterday";
+  auto bad_time = next_step_from_json(when);
+  ASSERT_FALSE(bad_time.is_ok());
+  EXPECT_NE(bad_time.error().message().find("until"), std::string::npos);
+  EXPECT_FALSE(next_step_from_json(json::array()).is_ok());
+}
+
 } // namespace
 } // namespace ad::runtime

@@ -59,6 +59,21 @@ TEST(analyse_tactical, default_patterns_match_evidence_diagnostics_and_stream_ta
   }
 }
 
+TEST(tactical_event_json, reads_back_as_written_and_names_a_bad_member) {
+  tactical_event e{"matched", "matched", {"eexist", "lock"}, "error: EEXIST: a.txt"};
+  auto back = tactical_event_from_json(to_json(e));
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(back->kind, e.kind);
+  EXPECT_EQ(back->message, e.message);
+  EXPECT_EQ(back->pattern_ids, e.pattern_ids);
+  EXPECT_EQ(back->matched_line, e.matched_line);
+  auto j = to_json(e);
+  j["pattern_ids"] = "eexist";
+  auto bad = tactical_event_from_json(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("pattern_ids"), std::string::npos) << bad.error().message();
+}
+
 TEST(analyse_tactical, new_patterns_are_policy_data) {
   auto loaded = parse_policy_text(
     R"({"tactical_patterns": [{"id": "disk-full", "regexes": ["no space left on device"],

@@ -158,6 +158,18 @@ TEST(trace_writer, by_default_each_record_is_in_the_file_when_appended) {
   ASSERT_TRUE((*w)->stop().is_ok());
 }
 
+TEST(trace_writer, a_noted_cause_is_found_under_its_key_and_writes_no_record) {
+  auto w = trace_writer::in_memory(host_paths());
+  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a01"), 0);
+  auto e = w->edge("supervisor.failure", json::object());
+  w->note_cause("g__01_a__p1__worker__a01", e);
+  w->note_cause("g__01_b__p1__worker__a01", 99);
+  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a01"), e);
+  EXPECT_EQ(w->noted_cause("g__01_b__p1__worker__a01"), 99);
+  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a02"), 0);
+  EXPECT_EQ(w->kept_records().size(), 1u);
+}
+
 TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
   auto w = trace_writer::in_memory(host_paths());
   auto e = w->edge("attempt.result", json{{"locator", "/home/u/ws/.git/agent-dispatch/runs/a"}});
