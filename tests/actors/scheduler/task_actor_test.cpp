@@ -1,0 +1,402 @@
+// The real task actor on CAF's deterministic scheduler, with the real
+// supervisor actor deciding and stand-ins for the rest: a state store that
+// keeps the model in memory and applies every change (so the durable order
+// is visible), an attempt host that ends each attempt as the test scripted
+// it (or holds it until it is cancelled), a scheduler that keeps the
+// task_ended it is told, and file reads given by the test. Each test drives
+// one path of a task through the actor: a failure and its retry, a failover,
+// a wait for cooling targets, a block and a stop.
+
+#include "actors/scheduler/task_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "actors/scheduler/task_steps.hpp"
+#include "actors/supervisor/supervisor_actor.hpp"
+#include "messages/types.hpp"
+#include "runtime/agents/attempt_locator.hpp"
+#include "runtime/policy/policy.hpp"
+#include "runtime/run/attempt_snapshots.hpp"
+#include "runtime/state/change.hpp"
+#include "runtime/state/model.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ad::actors {
+namespace {
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    set("scheduler.policy", caf::atom("testing"));
+    messages::register_message_types(*this);
+  }
+};
+
+constexpr const char* policy_text = R"({
+  "targets": [
+    {"id": "sim-a", "adapter": "command", "model": "a", "execution_class": "cloud_model", "argv": ["x"]},
+    {"id": "sim-b", "adapter": "command", "model": "b", "execution_class": "cloud_model", "argv": ["x"]}
+  ],
+  "rules": [{"id": "workers", "stage": "worker", "lanes": ["cloud"], "grades": [1, 10],
+             "candidates": ["sim-a", "sim-b"]}],
+  "review_target": "sim-a",
+  "promotion": {"sim-a": "sim-b"},
+  "backoff": {"initial_s": 0.5, "coefficient": 2, "max_s": 4}
+})";
+
+const std::string task_name = "g/01_x";
+const std::string work_unit = "g/01_x::plan-1::tag-a";
+constexpr runtime::millis start_time = 1'800'000'000'000;
+
+// How the stand-in host ends one attempt.
+struct scripted_end {
+  std::string status = "succeeded"; // or "failed"
+  std::string failure_class;
+  bool hold = false; // keep it running until cancel_attempt
+};
+
+// What the stand-ins saw, shared with the test.
+struct seen {
+  runtime::state_model model;
+  std::vector<std::string> applied;            // change names, in durable order
+  std::vector<messages::start_attempt> starts; // in order
+  std::vector<int64_t> recorded_at_start;      // the durable attempt counter as each start arrived
+  std::deque<scripted_end> script;
+  std::vector<std::string> cancels;            // identities
+  std::optional<caf::typed_response_promise<messages::attempt_result>> held;
+  std::string attempt_dir;
+  std::optional<messages::task_ended> ended;
+};
+
+messages::state_store_actor::behavior_type stand_in_store(messages::state_store_actor::pointer,
+                                                          std::shared_ptr<seen> s) {
+  return {
+    [s](messages::apply_state_changes& msg) {
+      messages::state_changes_applied out;
+      for (const auto& c : msg.changes) {
+        auto st = runtime::apply_change(s->model, c);
+        s->applied.push_back(runtime::change_name(c));
+        out.outcomes.push_back({static_cast<uint8_t>(st.get_code()), st.message()});
+      }
+      out.seq = s->applied.size();
+      return out;
+    },
+    [s](messages::get_task_state& q) {
+      messages::task_state_reply r;
+      r.task = q.task;
+      if (auto it = s->model.tasks.find(q.task); it != s->model.tasks.end()) {
+        r.found = true;
+        r.state = it->second;
+      }
+      return r;
+    },
+    [s](messages::get_state_snapshot) { return messages::state_snapshot_reply{0, s->model}; },
+    [s](messages::subscribe_state_changes) { return messages::state_snapshot_reply{0, s->model}; },
+    [](messages::get_claims) { return messages::claims_reply{}; },
+    [](messages::st_batch_atom) {},
+  };
+}
+
+std::string identity_of(const messages::start_attempt& req) {
+  return runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+}
+
+messages::attempt_result result_for(const seen& s, const messages::start_attempt& req,
+                                    const scripted_end& end) {
+  messages::attempt_result r;
+  r.identity = identity_of(req);
+  r.attempt_dir = s.attempt_dir;
+  r.locator_path = s.attempt_dir + "/locator.json";
+  r.status = end.status;
+  r.exit_code = end.status == "succeeded" ? 0 : 1;
+  r.failure_class = end.failure_class;
+  r.evidence = end.failure_class.empty() ? "" : "the agent said: " + end.failure_class;
+  return r;
+}
+
+messages::attempt_host_actor::behavior_type stand_in_host(messages::attempt_host_actor::pointer self,
+                                                          std::shared_ptr<seen> s) {
+  return {
+    [self, s](messages::start_attempt& req) -> caf::result<messages::attempt_result> {
+      int64_t counter = 0;
+      for (const auto& [key, n] : s->model.attempt_counters)
+        if (key.task == req.task && key.role == req.role)
+          counter = std::max(counter, n);
+      s->recorded_at_start.push_back(counter);
+      s->starts.push_back(req);
+      auto end = s->script.empty() ? scripted_end{} : s->script.front();
+      if (!s->script.empty())
+        s->script.pop_front();
+      if (end.hold) {
+        auto rp = self->make_response_promise<messages::attempt_result>();
+        s->held = rp;
+        return rp;
+      }
+      return result_for(*s, req, end);
+    },
+    [s](messages::cancel_attempt& c) {
+      s->cancels.push_back(c.identity);
+      if (s->held) {
+        const auto& req = s->starts.back();
+        s->held->deliver(result_for(*s, req, {"failed", "cancelled", false}));
+        s->held.reset();
+      }
+    },
+  };
+}
+
+messages::scheduler_actor::behavior_type stand_in_scheduler(messages::scheduler_actor::pointer,
+                                                            std::shared_ptr<seen> s) {
+  return {
+    [s](messages::task_ended& e) { s->ended = e; },
+    [](messages::sch_pass_atom) {},
+    [](messages::sch_poll_atom) {},
+    [](messages::shutdown_requested&) {},
+    [](messages::state_changes_published&) {},
+  };
+}
+
+// The files a task actor reads, as the test gives them: the worker's
+// runtime identity is what its last start asked for.
+class given_io final : public task_io {
+public:
+  explicit given_io(std::shared_ptr<seen> s) : s_(std::move(s)) {}
+  void capture_review_baseline(task_actor_state&) const override {}
+  success_reading read_after_success(const task_actor_state&,
+                                     const messages::attempt_result&) const override {
+    success_reading r;
+    if (!s_->starts.empty())
+      r.runtime_identity = {s_->starts.back().adapter, s_->starts.back().model};
+    return r;
+  }
+  std::vector<runtime::file_snapshot> current_write_set(const task_actor_state&) const override {
+    return {};
+  }
+  runtime::state_change snapshot_before(const task_actor_state& s,
+                                        const std::string& identity) const override {
+    return runtime::write_set_change(s.spec.name, identity, runtime::snapshot_phase::before, {});
+  }
+  void remove_attempt_logs(const task_actor_state&) const override {}
+  std::vector<runtime::named_file> named_files(const runtime::named_path_query&) const override {
+    return {};
+  }
+
+private:
+  std::shared_ptr<seen> s_;
+};
+
+class task_actor_test : public ::testing::Test {
+protected:
+  task_actor_test()
+      : sys_(cfg_), sched_(dynamic_cast<caf::scheduler::test_coordinator&>(sys_.scheduler())),
+        seen_(std::make_shared<seen>()), clock_(std::make_shared<runtime::manual_clock>(start_time)) {}
+
+  void SetUp() override {
+    auto loaded = runtime::parse_policy_text(policy_text, "policy.json");
+    ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+    pol_ = loaded->value;
+    seen_->attempt_dir = dir_.path().string();
+    ASSERT_TRUE(
+      runtime::apply_change(seen_->model, runtime::begin_work_unit{task_name, work_unit}).is_ok());
+    auto ctx = std::make_shared<run_context>();
+    ctx->workspace = (dir_.path() / "ws").string();
+    ctx->task_root = ctx->workspace + "/agent-task";
+    ctx->runs_dir = dir_.path().string();
+    ctx->pol = pol_;
+    ctx->zone = runtime::time_zone::fixed("UTC", 0);
+    ctx->clk = clock_;
+    ctx->store = sys_.spawn(stand_in_store, seen_);
+    ctx->supervisor = spawn_supervisor(sys_, pol_, ctx->zone);
+    ctx->host = sys_.spawn(stand_in_host, seen_);
+    ctx->io = std::make_shared<given_io>(seen_);
+    ctx_ = ctx;
+    scheduler_ = sys_.spawn(stand_in_scheduler, seen_);
+    sched_.run();
+  }
+
+  void TearDown() override {
+    for (const caf::actor& a : {caf::actor_cast<caf::actor>(ctx_->store),
+                                caf::actor_cast<caf::actor>(ctx_->supervisor),
+                                caf::actor_cast<caf::actor>(ctx_->host),
+                                caf::actor_cast<caf::actor>(scheduler_)})
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    sched_.run();
+  }
+
+  task_spec worker_spec() const {
+    task_spec spec;
+    spec.name = task_name;
+    spec.stage = "worker";
+    spec.task_dir = ctx_->task_root + "/g/01_x";
+    spec.plan = spec.task_dir + "/PLAN-cloud-G05.md";
+    spec.lane = "cloud";
+    spec.grade = 5;
+    spec.plan_number = 1;
+    spec.work_unit_id = work_unit;
+    return spec;
+  }
+
+  void start_task() {
+    task_ = sys_.spawn(task_actor_impl, run_context_ptr(ctx_), worker_spec(), scheduler_);
+    sched_.run();
+  }
+
+  // Runs the actors; whenever they are idle, moves the clock to the next
+  // timer and fires it, until the task has ended (at most `timers` times).
+  void run_to_end(int timers = 20) {
+    sched_.run();
+    for (int i = 0; i < timers && !seen_->ended; ++i) {
+      if (!sched_.trigger_timeout())
+        break;
+      // The timer's message is queued, not handled yet: the run's clock
+      // shows the time it fired at when the actor reads it.
+      clock_->set(start_time + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 sched_.clock().current_time - epoch_)
+                                 .count());
+      sched_.run();
+    }
+  }
+
+  std::vector<std::string> started_models() const {
+    std::vector<std::string> out;
+    for (const auto& r : seen_->starts)
+      out.push_back(r.model);
+    return out;
+  }
+
+  void expect_each_start_durable_first() const {
+    ASSERT_EQ(seen_->recorded_at_start.size(), seen_->starts.size());
+    for (std::size_t i = 0; i < seen_->starts.size(); ++i)
+      EXPECT_EQ(seen_->recorded_at_start[i], seen_->starts[i].attempt)
+        << "attempt " << seen_->starts[i].attempt << " reached the host before it was durable";
+  }
+
+  test_config cfg_;
+  caf::actor_system sys_;
+  caf::scheduler::test_coordinator& sched_;
+  caf::actor_clock::time_point epoch_ = sched_.clock().now();
+  std::shared_ptr<seen> seen_;
+  std::shared_ptr<runtime::manual_clock> clock_;
+  test::temp_dir dir_;
+  runtime::policy pol_;
+  std::shared_ptr<run_context> ctx_;
+  messages::scheduler_actor scheduler_;
+  messages::task_actor task_;
+};
+
+TEST_F(task_actor_test, a_success_records_the_decision_and_the_start_before_launching) {
+  start_task();
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "advance") << seen_->ended->reason;
+  EXPECT_EQ(started_models(), (std::vector<std::string>{"a"}));
+  expect_each_start_durable_first();
+  const auto& st = seen_->model.tasks.at(task_name);
+  ASSERT_TRUE(st.completing_decision.has_value());
+  EXPECT_EQ(st.completing_decision->selected_target, "sim-a");
+  EXPECT_EQ(st.decisions.at("worker").selected_target, "sim-a");
+  // The decision is durable before the attempt start, and that before the
+  // stage's success.
+  auto at = [&](const std::string& name) {
+    return std::find(seen_->applied.begin(), seen_->applied.end(), name) - seen_->applied.begin();
+  };
+  EXPECT_LT(at("record_decision"), at("record_attempt_started"));
+  EXPECT_LT(at("record_attempt_started"), at("set_completing_decision"));
+}
+
+TEST_F(task_actor_test, a_failure_is_retried_on_the_same_target_after_the_backoff) {
+  seen_->script = {{"failed", "generic-error"}, {"succeeded"}};
+  start_task();
+  // The first attempt failed; the retry waits for the 0.5 s backoff.
+  EXPECT_EQ(seen_->starts.size(), 1u);
+  EXPECT_FALSE(seen_->ended.has_value());
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "advance") << seen_->ended->reason;
+  EXPECT_EQ(started_models(), (std::vector<std::string>{"a", "a"}));
+  EXPECT_EQ(seen_->starts[1].attempt, 2);
+  EXPECT_GE(clock_->now() - start_time, 500);
+  expect_each_start_durable_first();
+}
+
+TEST_F(task_actor_test, a_quota_failure_fails_over_to_the_next_candidate) {
+  seen_->script = {{"failed", "provider-quota"}, {"succeeded"}};
+  start_task();
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "advance") << seen_->ended->reason;
+  EXPECT_EQ(started_models(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(seen_->model.tasks.at(task_name).decisions.at("worker").selected_target, "sim-b");
+  expect_each_start_durable_first();
+}
+
+TEST_F(task_actor_test, a_task_waits_while_every_target_cools_down) {
+  runtime::probe_snapshot snap;
+  snap.snapshot_id = "batch-1";
+  snap.checked_at = start_time;
+  for (const char* id : {"sim-a", "sim-b"})
+    snap.entries.push_back(
+      {id, {"probe"}, runtime::quota_status::exhausted, true, start_time + 60'000, ""});
+  caf::anon_send(ctx_->supervisor, messages::quota_batch_taken{snap});
+  sched_.run();
+  start_task();
+  // Nothing starts while both cool down; the task is not blocked.
+  EXPECT_TRUE(seen_->starts.empty());
+  EXPECT_FALSE(seen_->ended.has_value());
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "advance") << seen_->ended->reason;
+  ASSERT_EQ(seen_->starts.size(), 1u);
+  EXPECT_GE(clock_->now(), start_time + 60'000);
+}
+
+TEST_F(task_actor_test, failures_past_the_budget_block_the_task) {
+  for (int i = 0; i < 10; ++i)
+    seen_->script.push_back({"failed", "generic-error"});
+  start_task();
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "blocked");
+  EXPECT_NE(seen_->ended->reason.find("recovery failure limit"), std::string::npos)
+    << seen_->ended->reason;
+  EXPECT_EQ(static_cast<int64_t>(seen_->starts.size()), pol_.budgets.recovery_failures);
+  const auto& st = seen_->model.tasks.at(task_name);
+  EXPECT_TRUE(st.blocked.has_value());
+  EXPECT_EQ(seen_->applied.back(), "clear_active_stage");
+}
+
+TEST_F(task_actor_test, a_stop_cancels_the_running_attempt_and_ends_cancelled) {
+  seen_->script = {{"succeeded", "", true}};
+  start_task();
+  ASSERT_EQ(seen_->starts.size(), 1u);
+  EXPECT_FALSE(seen_->ended.has_value());
+  caf::anon_send(task_, messages::stop_run{"test"});
+  sched_.run();
+  ASSERT_EQ(seen_->cancels, (std::vector<std::string>{identity_of(seen_->starts[0])}));
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "cancelled");
+  EXPECT_EQ(seen_->applied.back(), "clear_active_stage");
+}
+
+TEST_F(task_actor_test, a_stop_during_a_backoff_ends_the_task_without_another_attempt) {
+  seen_->script = {{"failed", "generic-error"}, {"succeeded"}};
+  start_task();
+  ASSERT_EQ(seen_->starts.size(), 1u);
+  caf::anon_send(task_, messages::stop_run{"test"});
+  sched_.run();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "cancelled");
+  EXPECT_TRUE(seen_->cancels.empty());
+  run_to_end();
+  EXPECT_EQ(seen_->starts.size(), 1u);
+}
+
+} // namespace
+} // namespace ad::actors
