@@ -7,6 +7,7 @@
 #include "runtime/schedule/task_view.hpp"
 #include "runtime/worklog/work_log.hpp"
 #include "runtime/worklog/work_log_archive.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::actors {
 
@@ -39,7 +40,7 @@ public:
     std::map<std::string, bool> out;
     for (const auto& t : tasks)
       out[t] = runtime::probe_work_log_writable(
-                 runtime::work_log_path(ctx_.workspace, runtime::group_of(t)))
+                 runtime::work_log_path(ctx_.workspace, runtime::task_group(t)))
                  .is_ok();
     return out;
   }

@@ -7,6 +7,7 @@
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/state/reconcile.hpp"
+#include "runtime/workspace/task_name.hpp"
 #include "runtime/workspace/task_scan.hpp"
 
 namespace ad::actors {
@@ -56,7 +57,7 @@ std::set<std::string> scopes_to_check(const scheduler_state& s, const runtime::s
       out.insert(scope);
   } else {
     for (const auto& t : touched)
-      out.insert(runtime::scope_of(t));
+      out.insert(runtime::task_group(t));
   }
   if (!s.ctx->task_group.empty())
     return out.count(s.ctx->task_group) ? std::set<std::string>{s.ctx->task_group}
@@ -110,10 +111,10 @@ bool scope_busy(const scheduler_state& s, const std::string& scope) {
   if (it != tasks.end() && (it->first == scope || it->first.starts_with(scope + "/")))
     return true;
   for (const auto& [name, h] : s.running)
-    if (runtime::scope_of(name) == scope)
+    if (runtime::task_group(name) == scope)
       return true;
   for (const auto& [name, d] : s.survivors)
-    if (runtime::scope_of(name) == scope)
+    if (runtime::task_group(name) == scope)
       return true;
   return false;
 }

@@ -9,15 +9,11 @@
 #include "runtime/core/files.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/worklog/work_log.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 
 namespace {
-
-std::string task_group(std::string_view task) {
-  auto slash = task.find('/');
-  return std::string{slash == std::string_view::npos ? task : task.substr(0, slash)};
-}
 
 // A variable of the agent's environment: a NAME= addition for the child
 // wins over the dispatcher's own value; "" when neither is set.

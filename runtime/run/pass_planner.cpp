@@ -5,6 +5,7 @@
 #include "runtime/run/run_views.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/schedule/view_from_scan.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 
@@ -31,7 +32,7 @@ std::vector<std::string> pass_planner::dependents_of(const std::string& task_nam
   auto index = subtask_index_of(task_name);
   if (!index)
     return {};
-  auto it = dependents_.find(dependency_key(group_of(task_name), *index));
+  auto it = dependents_.find(dependency_key(task_group(task_name), *index));
   if (it == dependents_.end())
     return {};
   return {it->second.begin(), it->second.end()};
@@ -133,7 +134,7 @@ planner_result pass_planner::plan(const planner_input& in) {
       seen.state_known = true;
       seen.state_work_unit = st_it->second.work_unit_id;
     }
-    auto rec = state.orchestrations.find(scope_of(name));
+    auto rec = state.orchestrations.find(task_group(name));
     seen.orchestration_known = rec != state.orchestrations.end() &&
                                rec->second.status != orchestration_status::complete &&
                                rec->second.tasks.count(name) != 0;

@@ -4,10 +4,9 @@
 #include "runtime/run/run_views.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/schedule/view_from_scan.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
-
-std::string scope_of(const std::string& task) { return std::string(group_of(task)); }
 
 pass_plan plan_pass(const pass_input& in) {
   pass_plan out;
@@ -18,7 +17,7 @@ pass_plan plan_pass(const pass_input& in) {
   // Orchestration: every task seen for the first time in its scope.
   std::map<std::string, std::vector<observed_task>> sightings;
   for (const auto& t : scan.tasks) {
-    auto scope = scope_of(t.name);
+    auto scope = task_group(t.name);
     auto rec = state.orchestrations.find(scope);
     bool known = rec != state.orchestrations.end() &&
                  rec->second.status != orchestration_status::complete &&

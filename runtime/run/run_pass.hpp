@@ -44,9 +44,6 @@ struct pass_plan {
 
 pass_plan plan_pass(const pass_input& in);
 
-// The orchestration scope of a task: its group.
-std::string scope_of(const std::string& task);
-
 // The closing of a finished group (SPEC section 9): when every task its
 // orchestration record observed is complete and nothing of the group is
 // scanned or runs, its work log moves to the archive (the caller's I/O)

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <map>
 
+#include "runtime/workspace/task_name.hpp"
+
 namespace ad::runtime {
 
 std::string work_unit_of(const scanned_task& task) {
@@ -60,7 +62,7 @@ std::vector<state_change> sighting_changes(const std::vector<task_sighting>& sig
     if (!s.state_known || s.state_work_unit != s.work_unit)
       out.push_back(begin_work_unit{s.task, s.work_unit});
     if (!s.orchestration_known)
-      unknown[std::string(group_of(s.task))].push_back({s.task, s.archive_baseline});
+      unknown[task_group(s.task)].push_back({s.task, s.archive_baseline});
   }
   for (auto& [scope, tasks] : unknown)
     out.push_back(observe_orchestration{scope, std::move(tasks)});

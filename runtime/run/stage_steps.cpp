@@ -2,6 +2,7 @@
 
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/schedule/task_view.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 
@@ -120,7 +121,7 @@ stage_step after_review_reading(const std::string& task, std::string_view task_f
   auto progress = after_review(prior, reading.signature_before, reading.signature_after, limit);
   auto step = after_review(task, outcome, progress);
   if (step.next == stage_next::complete) {
-    auto done = completion_changes(task, std::string(group_of(task)), outcome.folder);
+    auto done = completion_changes(task, task_group(task), outcome.folder);
     step.changes.insert(step.changes.end(), done.begin(), done.end());
     step.reason = outcome.folder;
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/workspace/task_name.hpp"
+
 namespace ad::runtime {
 
 live_set::live_set(const std::vector<live_task>& live) {
@@ -17,13 +19,13 @@ void live_set::add(const live_task& task) {
     // A task followed here wins over stale evidence of another dispatcher.
     if (task.where == live_where::here)
       it->second = live_where::here;
-    auto& members = by_group_[std::string(group_of(task.name))];
+    auto& members = by_group_[task_group(task.name)];
     for (auto& m : members)
       if (m.name == task.name)
         m.where = it->second;
     return;
   }
-  by_group_[std::string(group_of(task.name))].push_back(task);
+  by_group_[task_group(task.name)].push_back(task);
 }
 
 live_where live_set::where(std::string_view name) const {
@@ -38,7 +40,7 @@ std::vector<live_task> live_set::with_index(std::string_view group, int index) c
     return out;
   for (const auto& t : it->second) {
     auto idx = subtask_index_of(t.name);
-    if (idx && *idx == index && group_of(t.name) == group)
+    if (idx && *idx == index && task_group(t.name) == group)
       out.push_back(t);
   }
   std::sort(out.begin(), out.end(),

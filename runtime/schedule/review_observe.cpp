@@ -6,6 +6,7 @@
 
 #include "runtime/core/hash.hpp"
 #include "runtime/workspace/review_verdict.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 
@@ -149,7 +150,7 @@ std::vector<fs::path> find_archived_task_folders(const fs::path& agent_task_root
   if (task_name.empty() || (slash != std::string_view::npos &&
                             task_name.find('/', slash + 1) != std::string_view::npos))
     return out;
-  std::string group(task_name.substr(0, slash));
+  std::string group = task_group(task_name);
   std::string_view leaf =
       slash == std::string_view::npos ? task_name : task_name.substr(slash + 1);
   for (const auto& year : sorted_subdirs(agent_task_root / "archive")) {

@@ -36,11 +36,6 @@ std::optional<int> subtask_index_of(std::string_view task_name) {
   return (leaf[0] - '0') * 10 + (leaf[1] - '0');
 }
 
-std::string_view group_of(std::string_view task_name) {
-  auto slash = task_name.find('/');
-  return slash == std::string_view::npos ? task_name : task_name.substr(0, slash);
-}
-
 std::string two_digit(int index) {
   std::string out;
   if (index >= 0 && index < 10)

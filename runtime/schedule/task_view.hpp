@@ -72,9 +72,6 @@ struct live_task {
 // last component does not start with two digits followed by '+' or '_'.
 std::optional<int> subtask_index_of(std::string_view task_name);
 
-// The group of a task name: the part before the first '/', or the whole name.
-std::string_view group_of(std::string_view task_name);
-
 // "01" for 1: the two-digit form used in folder names and reasons.
 std::string two_digit(int index);
 

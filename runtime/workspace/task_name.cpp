@@ -138,6 +138,10 @@ std::string task_name_of(const std::filesystem::path& task_root,
   return relative.generic_string();
 }
 
+std::string task_group(std::string_view task_name) {
+  return std::string(task_name.substr(0, task_name.find('/')));
+}
+
 bool is_valid_group_name(std::string_view group) {
   return !group.empty() && group != "." && group != ".." && group != "archive" &&
          group.find('/') == std::string_view::npos && group.find('\0') == std::string_view::npos;

@@ -54,6 +54,12 @@ std::optional<log_file_name> parse_review_log_name(std::string_view file);
 std::string task_name_of(const std::filesystem::path& task_root,
                          const std::filesystem::path& directory);
 
+// The group of a task: the first folder of its name ("auth" for
+// "auth/02+01_api"); a top-level task is a group of its own. The one
+// derivation of it: its work log, its orchestration record (the state's
+// "scope") and --task-group all name a task's group this way.
+std::string task_group(std::string_view task_name);
+
 // A --task-group value is one plain folder name, never "archive", ".", "..".
 bool is_valid_group_name(std::string_view group);
 

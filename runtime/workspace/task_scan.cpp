@@ -9,6 +9,7 @@
 
 #include "runtime/workspace/markdown.hpp"
 #include "runtime/workspace/path_resolve.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 
@@ -207,7 +208,7 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
 
   auto task_root = workspace / "agent-task";
   task.name = task_name_of(task_root, directory);
-  task.group = task.name.substr(0, task.name.find('/'));
+  task.group = task_group(task.name);
   task.plan_count = plans.size();
   task.review_count = reviews.size();
   task.user_review_count = users.size();

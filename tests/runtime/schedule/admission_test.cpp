@@ -5,13 +5,15 @@
 #include <map>
 #include <set>
 
+#include "runtime/workspace/task_name.hpp"
+
 namespace ad::runtime {
 namespace {
 
 task_view worker(std::string name, std::vector<std::string> paths) {
   task_view t;
   t.name = std::move(name);
-  t.group = std::string(group_of(t.name));
+  t.group = task_group(t.name);
   t.index = subtask_index_of(t.name).value_or(0);
   t.stage = view_stage::worker;
   t.write_set = write_set_kind::valid;

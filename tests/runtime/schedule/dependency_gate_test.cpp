@@ -2,13 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/workspace/task_name.hpp"
+
 namespace ad::runtime {
 namespace {
 
 task_view subtask(std::string name, std::vector<predecessor_view> preds) {
   task_view t;
   t.name = std::move(name);
-  t.group = std::string(group_of(t.name));
+  t.group = task_group(t.name);
   t.index = subtask_index_of(t.name).value_or(0);
   t.predecessors = std::move(preds);
   return t;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/schedule/task_view.hpp"
+#include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
 namespace {
@@ -13,8 +14,8 @@ TEST(task_names, subtask_index_and_group_are_read_from_the_name) {
   EXPECT_EQ(subtask_index_of("g"), std::nullopt);
   EXPECT_EQ(subtask_index_of("g/1_x"), std::nullopt);
   EXPECT_EQ(subtask_index_of("g/01x"), std::nullopt);
-  EXPECT_EQ(group_of("g/01_a"), "g");
-  EXPECT_EQ(group_of("solo"), "solo");
+  EXPECT_EQ(task_group("g/01_a"), "g");
+  EXPECT_EQ(task_group("solo"), "solo");
   EXPECT_EQ(two_digit(3), "03");
   EXPECT_EQ(two_digit(12), "12");
 }

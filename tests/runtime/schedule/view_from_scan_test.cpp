@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/schedule/admission.hpp"
+#include "runtime/workspace/task_name.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -11,7 +12,7 @@ namespace {
 scanned_task scanned(std::string name, int index, std::vector<std::string> deps) {
   scanned_task t;
   t.name = std::move(name);
-  t.group = std::string(group_of(t.name));
+  t.group = task_group(t.name);
   t.index = index;
   t.deps = std::move(deps);
   t.plan = "/ws/agent-task/" + t.name + "/PLAN-cloud-G05.md";
