@@ -3,8 +3,8 @@
 // 5) with runtime::run_quota_probe_batch over a process_probe_runner and
 // replies with the snapshot. Running a probe blocks, so the scheduler spawns
 // this actor detached (its own thread) and linked to itself. It keeps no
-// state and writes nothing. Error contract: errc::invalid_request when the
-// plan does not decode.
+// state and writes nothing. It answers every request; a plan from another
+// host that does not decode fails in deserialization (messages/wire.hpp).
 
 #include <chrono>
 

@@ -5,8 +5,12 @@
 // per-target quota cool-downs (a runtime::target_cooldowns value, updated by
 // failures and by admission quota batches). It never writes durable state and
 // never reads the clock: requests carry `now`, replies carry the changes the
-// caller must make durable. Error contract: errc::invalid_request when a
-// request's JSON does not decode (see messages/supervisor.hpp).
+// caller must make durable. With a trace it records each failure and its
+// step and notes the failure's edge under the attempt's identity
+// (trace_writer::note_cause) for the task actor. Its handlers take typed
+// values and answer every request; a request from another host that does
+// not decode fails in deserialization as errc::invalid_request
+// (messages/wire.hpp).
 
 #include <caf/actor_system.hpp>
 #include <memory>
