@@ -69,6 +69,33 @@ TEST(codex_run, a_429_that_exhausts_the_retries_is_provider_quota_and_fails_over
   EXPECT_EQ(r.requests.size(), 2u) << r.describe();
 }
 
+// codex's "h:mm AM" of a reset at `at`, in a zone `utc_offset_s` east of UTC.
+std::string codex_reset_clock(int64_t at, int64_t utc_offset_s) {
+  int64_t local = ((at + utc_offset_s) % 86400 + 86400) % 86400;
+  int hour = static_cast<int>(local / 3600), minute = static_cast<int>(local / 60 % 60);
+  char clock[16];
+  std::snprintf(clock, sizeof clock, "%d:%02d %s", hour % 12 == 0 ? 12 : hour % 12, minute,
+                hour < 12 ? "AM" : "PM");
+  return clock;
+}
+
+// codex's "Dec 3rd, 2026" of a reset at `at`, in a zone `utc_offset_s` east of UTC.
+std::string codex_reset_date(int64_t at, int64_t utc_offset_s) {
+  std::time_t local = static_cast<std::time_t>(at + utc_offset_s);
+  std::tm t{};
+  gmtime_r(&local, &t);
+  static const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  int d = t.tm_mday;
+  const char* suffix = (d % 100 >= 11 && d % 100 <= 13) ? "th"
+                       : d % 10 == 1                    ? "st"
+                       : d % 10 == 2                    ? "nd"
+                       : d % 10 == 3                    ? "rd"
+                                                        : "th";
+  return std::string(months[t.tm_mon]) + " " + std::to_string(d) + suffix + ", " +
+         std::to_string(t.tm_year + 1900);
+}
+
 // The ChatGPT-plan usage limit: codex says "try again at <h:mm PM>" in its
 // own time zone; the dispatcher reads that in the agent's zone (the target's
 // TZ, else the system's). With no other candidate the task waits for the
@@ -101,13 +128,16 @@ void usage_limit_waits_for_the_reset(const std::string& tz, int64_t utc_offset_s
   auto loc = r.locator(first);
   expect_real_locator(cli::codex, loc);
   EXPECT_EQ(text_of(loc, "failure_class"), "provider-quota") << loc.dump(1);
-  // The text in the agent's zone: h:mm AM/PM of the reset there.
-  int64_t local = ((shown + utc_offset_s) % 86400 + 86400) % 86400;
-  int hour = static_cast<int>(local / 3600), minute = static_cast<int>(local / 60 % 60);
-  char clock[16];
-  std::snprintf(clock, sizeof clock, "%d:%02d %s", hour % 12 == 0 ? 12 : hour % 12, minute,
-                hour < 12 ? "AM" : "PM");
-  EXPECT_TRUE(contains(text_of(loc, "failure_evidence"), std::string("try again at ") + clock))
+  // The text in the agent's zone: h:mm AM/PM of the reset there, after its
+  // date ("Dec 3rd, 2026 1:09 AM") when the reset falls on another local day
+  // than the failure. The test's clock and codex's may straddle midnight, so
+  // either form is taken, but each only with the right clock and date.
+  std::string evidence = text_of(loc, "failure_evidence");
+  std::string same_day = "try again at " + codex_reset_clock(shown, utc_offset_s);
+  std::string other_day = "try again at " + codex_reset_date(shown, utc_offset_s) + " " +
+                          codex_reset_clock(shown, utc_offset_s);
+  EXPECT_TRUE(contains(evidence, same_day + ".") || contains(evidence, other_day + "."))
+      << "expected \"" << same_day << "\" or \"" << other_day << "\"\n"
       << loc.dump(1);
   EXPECT_EQ(text_of(loc, "quota_reset_at"), iso(shown)) << loc.dump(1);
   // No failover candidate: a wait for the reset, capped at 1 s, naming it.
