@@ -6,10 +6,8 @@ namespace ad::messages {
 
 void add_attempt_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<attempt_timing>("attempt_timing");
-  cfg.add_message_type<attempt_failure_pattern>("attempt_failure_pattern");
   cfg.add_message_type<cli_launch_caps>("cli_launch_caps");
   cfg.add_message_type<attempt_progress_rule>("attempt_progress_rule");
-  cfg.add_message_type<std::vector<attempt_failure_pattern>>("attempt_failure_patterns");
   cfg.add_message_type<start_attempt>("start_attempt");
   cfg.add_message_type<attempt_result>("attempt_result");
   cfg.add_message_type<cancel_attempt>("cancel_attempt");

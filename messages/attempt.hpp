@@ -21,19 +21,9 @@
 #include "messages/coroutine.hpp"
 #include "messages/process.hpp"
 #include "messages/wire.hpp"
+#include "runtime/run/attempt_order.hpp"
 
-namespace ad::messages {
-
-// Intervals of one attempt, in milliseconds. Defaults are SPEC section 6;
-// tests use a few milliseconds. stall_limit_ms == 0 disables the stall limit.
-struct attempt_timing {
-  int64_t heartbeat_ms = 30'000;
-  int64_t silence_inspection_ms = 180'000;
-  int64_t stall_limit_ms = 0;
-  int64_t terminate_grace_ms = 5'000;
-  int64_t pi_poll_ms = 2'000;
-  int64_t spawn_timeout_ms = 30'000;
-};
+namespace ad::runtime {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt_timing& x) {
@@ -41,39 +31,11 @@ typename Inspector::result_type inspect(Inspector& f, attempt_timing& x) {
            x.stall_limit_ms, x.terminate_grace_ms, x.pi_poll_ms, x.spawn_timeout_ms);
 }
 
-// One failure-pattern table entry (policy override of the default table).
-struct attempt_failure_pattern {
-  std::string failure_class;
-  std::vector<std::string> regexes;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, attempt_failure_pattern& x) {
-  return f(caf::meta::type_name("attempt_failure_pattern"), x.failure_class, x.regexes);
-}
-
-// What the installed CLI accepts (runtime::cli_capabilities), detected once
-// per binary before the run.
-struct cli_launch_caps {
-  bool detected = false;
-  std::string version;
-  bool pi_approve = false;
-  bool pi_session_id = false;
-};
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cli_launch_caps& x) {
   return f(caf::meta::type_name("cli_launch_caps"), x.detected, x.version, x.pi_approve,
            x.pi_session_id);
 }
-
-// The adapter's no-progress rule (runtime::no_progress_settings), in ms;
-// 0 turns a limit off.
-struct attempt_progress_rule {
-  int64_t network_wait_ms = 0;
-  int64_t retrying_ms = 0;
-  bool failover_available = false;
-};
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt_progress_rule& x) {
@@ -81,86 +43,15 @@ typename Inspector::result_type inspect(Inspector& f, attempt_progress_rule& x) 
            x.failover_available);
 }
 
-// Starts one attempt: one agent process for one task and role.
-struct start_attempt {
-  // identity: <safe task>__p<plan>__<role>__a<NN>; `attempt` is the
-  // persisted per (task, plan, role) counter, assigned by the caller.
-  std::string task;
-  int64_t plan_number = 0;
-  std::string role;  // worker, selfcheck, review
-  int64_t attempt = 0;
-  // where
-  std::string workspace;     // absolute workspace root (the agent's cwd)
-  std::string workspace_id;
-  std::string runs_dir;      // <state root>/runs
-  std::string work_log;      // WORK_LOG.md path; empty: agent-task/<group>/WORK_LOG.md
-  // what runs (runtime::launch_spec)
-  std::string adapter;       // codex, claude, agy, pi, command
-  std::string executable;    // replaces argv[0]; empty: the CLI's own name
-  std::string model;
-  std::string effort;
-  std::string prompt;
-  std::string session_id;    // claude/pi; empty: a fresh UUID
-  std::string native_session_file;  // pi resume
-  std::string resumed_from_locator; // pi resume: the locator of the attempt it continues
-  std::string provider;             // pi --provider; "" = the adapter's default
-  cli_launch_caps caps;             // what the installed CLI accepts
-  std::string plan_path;
-  std::string review_path;
-  std::vector<std::string> command_template;  // adapter "command"
-  std::vector<std::string> env_additions;     // "NAME=value"
-  // routing evidence copied into the locator
-  bool has_selector_evidence = false;
-  runtime::route_decision selector_evidence; // when has_selector_evidence
-  int64_t stage_budget = 0;
-  std::string retry_handoff_id;        // "" when none
-  // policy
-  std::vector<attempt_failure_pattern> failure_patterns;  // empty: defaults
-  attempt_progress_rule progress;
-  attempt_timing timing;
-  // An output line longer than this many bytes is cut (the rest is counted
-  // and dropped by the process reactor, never buffered).
-  uint64_t line_cap = uint64_t{1} << 20;
-  // Return the classification's inputs and verdict (attempt_result
-  // classification_json) for the message trace.
-  bool record_classification = false;
-};
-
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, start_attempt& x) {
+typename Inspector::result_type inspect(Inspector& f, attempt_order& x) {
   return f(caf::meta::type_name("start_attempt"), x.task, x.plan_number, x.role, x.attempt,
            x.workspace, x.workspace_id, x.runs_dir, x.work_log, x.adapter, x.executable, x.model,
            x.effort, x.prompt, x.session_id, x.native_session_file, x.resumed_from_locator,
            x.provider, x.caps, x.plan_path, x.review_path, x.command_template, x.env_additions,
-           x.has_selector_evidence, x.selector_evidence, x.stage_budget, x.retry_handoff_id, x.failure_patterns,
-           x.progress, x.timing, x.line_cap, x.record_classification);
+           x.has_selector_evidence, x.selector_evidence, x.stage_budget, x.retry_handoff_id,
+           x.progress, x.timing, x.line_cap);
 }
-
-// The classified end of an attempt (the same facts as its final locator).
-struct attempt_result {
-  std::string identity;
-  std::string locator_path;
-  std::string attempt_dir;
-  std::string status;  // succeeded, failed
-  int32_t exit_code = 0;
-  int32_t pid = 0;
-  std::string failure_class;  // "" on success
-  std::string failure_source;
-  std::string evidence;
-  std::string evidence_origin;
-  std::string termination_signal;  // "SIGKILL" or ""
-  std::string session_id;
-  std::string native_session_path;
-  int64_t started_at = 0;   // ms since the epoch
-  int64_t finished_at = 0;
-  int64_t heartbeats = 0;
-  bool silence_inspected = false;
-  bool has_reset_at = false;  // provider-quota: when the quota resets
-  int64_t reset_at = 0;
-  // With start_attempt.record_classification and a classified end:
-  // {"inputs": failure_inputs, "verdict": failure_verdict} as JSON text.
-  std::string classification_json;
-};
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
@@ -168,8 +59,20 @@ typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
            x.status, x.exit_code, x.pid, x.failure_class, x.failure_source, x.evidence,
            x.evidence_origin, x.termination_signal, x.session_id, x.native_session_path,
            x.started_at, x.finished_at, x.heartbeats, x.silence_inspected, x.has_reset_at,
-           x.reset_at, x.classification_json);
+           x.reset_at);
 }
+
+} // namespace ad::runtime
+
+namespace ad::messages {
+
+// The attempt's order and result are runtime/ values (runtime/run/
+// attempt_order.hpp), sent as they are; their fields cross hosts directly.
+using attempt_timing = runtime::attempt_timing;
+using cli_launch_caps = runtime::cli_launch_caps;
+using attempt_progress_rule = runtime::attempt_progress_rule;
+using start_attempt = runtime::attempt_order;
+using attempt_result = runtime::attempt_result;
 
 // Stops a running attempt: its process group is terminated and it ends as
 // `cancelled`. Unknown identities are ignored.

@@ -21,7 +21,48 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/meta/save_callback.hpp>
+#include <caf/sec.hpp>
 #include <caf/typed_actor.hpp>
+
+#include "runtime/report/run_event.hpp"
+
+namespace ad::runtime {
+
+// A run event as the output renders it (runtime/report/run_event.hpp): what
+// the task actors send for their task machine's `show` commands.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, report_task_entry& x) {
+  return f(caf::meta::type_name("report_task_entry"), x.task, x.stage, x.status, x.reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, report_count& x) {
+  return f(caf::meta::type_name("report_count"), x.status, x.count);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_event& x) {
+  uint8_t kind = 0;
+  return f(caf::meta::type_name("run_event"), caf::meta::save_callback([&]() -> caf::error {
+             kind = static_cast<uint8_t>(x.kind);
+             return caf::none;
+           }),
+           kind, caf::meta::load_callback([&]() -> caf::error {
+             if (kind > static_cast<uint8_t>(run_event_kind::summary))
+               return caf::make_error(caf::sec::invalid_argument);
+             x.kind = static_cast<run_event_kind>(kind);
+             return caf::none;
+           }),
+           x.time, x.task, x.stage, x.role, x.reason, x.outcome, x.target, x.cli, x.model,
+           x.attempt, x.identity, x.locator, x.attempt_status, x.exit_code, x.failure_class,
+           x.evidence, x.from_target, x.to_target, x.pattern_ids, x.action, x.until, x.tasks,
+           x.counts);
+}
+
+} // namespace ad::runtime
 
 namespace ad::messages {
 
@@ -294,7 +335,7 @@ using output_actor =
                    caf::reacts_to<attempt_began>, caf::reacts_to<attempt_ended>,
                    caf::reacts_to<failover_done>, caf::reacts_to<promotion_done>,
                    caf::reacts_to<tactical_matched>, caf::reacts_to<supervisor_waiting>,
-                   caf::reacts_to<run_summary>,
+                   caf::reacts_to<run_summary>, caf::reacts_to<runtime::run_event>,
                    caf::replies_to<flush_output>::with<output_flushed>,
                    caf::replies_to<stop_output>::with<output_flushed>>;
 

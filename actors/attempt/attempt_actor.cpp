@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <unistd.h>
 
 #include "actors/attempt/attempt_convert.hpp"
@@ -10,8 +11,10 @@
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/process/liveness.hpp"
-#include "runtime/replay/output_replay.hpp"
+#include "runtime/records/attempt_records.hpp"
+#include "runtime/trace/trace_kinds.hpp"
 #include "runtime/trace/trace_writer.hpp"
+#include "runtime/worklog/work_log.hpp"
 
 namespace ad::actors {
 
@@ -134,33 +137,56 @@ void start_watcher(self_ptr self, const messages::attempt_timing& t) {
   self->state.watcher = self->spawn(pi_watcher_impl, me, std::move(target));
 }
 
-// The lines, phases and silence checks an attempt recorded in memory (its
-// host has no trace writer), for its result; empty when they went to the
-// trace as they came.
-runtime::json kept_line_records(const attempt_state& st) {
-  runtime::json out = runtime::json::array();
-  if (st.lines && st.lines != st.cfg.trace)
-    for (const auto& r : st.lines->kept_records())
-      out.push_back(runtime::to_json(r));
-  return out;
+// A locator path with its attempt folder (named with the time the attempt
+// opened) as the placeholder "<attempt-dir>", so a re-recorded trace
+// compares equal.
+std::string placeholder_locator(const std::string& locator) {
+  if (locator.empty())
+    return locator;
+  std::filesystem::path p(locator);
+  return (p.parent_path().parent_path() / "<attempt-dir>" / p.filename()).string();
+}
+
+// attempt.exit (the classification's inputs, the work-log rows written)
+// -> attempt.classified (the verdict) and worklog.row (each row's content),
+// when tracing and the end was classified.
+void record_classification(const attempt_state& st) {
+  const auto& run = *st.run;
+  if (!st.cfg.trace || !run.classification_inputs())
+    return;
+  namespace kinds = runtime::trace_kinds;
+  runtime::json rows = runtime::json::array();
+  runtime::json written = runtime::json::array();
+  for (const auto& e : run.rows_written()) {
+    auto row = runtime::work_log_event_to_json(e);
+    written.push_back(row.value("event", ""));
+    row["locator"] = placeholder_locator(row.value("locator", ""));
+    rows.push_back(std::move(row));
+  }
+  const auto& setup = run.setup();
+  runtime::json body{{"task", setup.task},
+                     {"stage", setup.role},
+                     {"identity", run.identity()},
+                     {"attempt", setup.attempt},
+                     {"model", setup.launch.model},
+                     {"locator", placeholder_locator(run.locator_path().string())},
+                     {"rows_written", written},
+                     {"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
+                     {"line_edges", true},
+                     {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())}};
+  auto& trace = *st.cfg.trace;
+  auto exit = trace.edge(kinds::attempt_exit, body);
+  trace.decision(kinds::attempt_classified, exit,
+                 runtime::failure_verdict_to_json(run.classification()));
+  for (const auto& row : rows)
+    trace.decision(kinds::worklog_row, exit, row);
 }
 
 void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result> rp,
             const runtime::failure_verdict& verdict) {
   const auto& run = *self->state.run;
   auto result = to_attempt_result(run, verdict);
-  if (self->state.record_classification && run.classification_inputs()) {
-    runtime::json rows = runtime::json::array();
-    for (const auto& e : run.rows_written())
-      rows.push_back(runtime::work_log_event_to_json(e));
-    result.classification_json = runtime::dump_json(
-      runtime::json{{"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
-                    {"verdict", runtime::failure_verdict_to_json(run.classification())},
-                    {"rows", std::move(rows)},
-                    {"line_edges", self->state.record_lines},
-                    {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())},
-                    {"line_records", kept_line_records(self->state)}});
-  }
+  record_classification(self->state);
   rp.deliver(std::move(result));
   self->quit();
 }
@@ -168,10 +194,9 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
 core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
                              caf::typed_response_promise<messages::attempt_result> rp) {
   auto& st = self->state;
-  st.record_classification = req.record_classification;
-  st.record_lines = req.record_classification;
+  st.record_lines = st.cfg.trace != nullptr;
   if (st.record_lines)
-    st.lines = st.cfg.trace ? st.cfg.trace : runtime::trace_writer::in_memory({});
+    st.lines = st.cfg.trace;
   auto setup = to_attempt_setup(req, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));

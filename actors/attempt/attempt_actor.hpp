@@ -21,6 +21,7 @@
 #include <variant>
 
 #include "actors/core/coroutines.hpp"
+#include "runtime/agents/failure_patterns.hpp"
 #include "messages/attempt.hpp"
 #include "messages/errc.hpp"
 #include "messages/process.hpp"
@@ -38,13 +39,13 @@ struct attempt_config {
   std::shared_ptr<const runtime::clock> clock;  // wall clock for records
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
-  // `run --trace`: an attempt asked to record (start_attempt's
-  // record_classification) writes its agent's lines, pi phase reports and
-  // silence checks here as they arrive. Null (an attempt host in another
-  // process than the trace): it records them in memory and sends them with
-  // its result, and the traced process writes them before the attempt's
-  // classification.
+  // `run --trace`: every attempt writes its agent's lines, pi phase
+  // reports, silence checks and its classification here as they happen
+  // (docs/traces.md). Null: nothing is recorded.
   std::shared_ptr<runtime::trace_writer> trace;
+  // The policy's failure-pattern table every attempt classifies with
+  // (empty: the default table).
+  std::vector<runtime::failure_pattern> failure_patterns;
 };
 
 // The dispatcher's own pid and start token with the system clock.
@@ -65,9 +66,8 @@ struct attempt_state {
   messages::pi_watcher_actor watcher;
   bool started = false;
   bool cancel_requested = false;
-  bool record_classification = false; // start_attempt.record_classification
-  bool record_lines = false;          // the same: lines, phases, silence checks
-  std::shared_ptr<runtime::trace_writer> lines; // cfg.trace, or in memory
+  bool record_lines = false;          // tracing: lines, phases, silence checks
+  std::shared_ptr<runtime::trace_writer> lines; // cfg.trace
   uint64_t child = 0;
   bool child_running = false;
   core::coroutine_host coro;  // last: its frames go first on exit

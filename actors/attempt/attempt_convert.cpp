@@ -40,8 +40,7 @@ runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_a
     runtime::to_json(s.selector_evidence, req.selector_evidence);
   s.stage_budget = req.stage_budget;
   s.retry_handoff_id = req.retry_handoff_id;
-  for (auto& p : req.failure_patterns)
-    s.failure_patterns.push_back({p.failure_class, p.regexes});
+  s.failure_patterns = cfg.failure_patterns;
   s.dispatcher_pid = cfg.dispatcher_pid;
   s.dispatcher_start_token = cfg.dispatcher_start_token;
   return s;

@@ -78,6 +78,7 @@ output_impl::behavior_type output_behavior(output_self self, output_config confi
     [on](const messages::tactical_matched& x) { on(x); },
     [on](const messages::supervisor_waiting& x) { on(x); },
     [on](const messages::run_summary& x) { on(x); },
+    [self](const runtime::run_event& x) { take(self->state, x); },
     [self](const messages::flush_output&) { return flush_all(self->state); },
     [self](const messages::stop_output&) {
       auto reply = flush_all(self->state);

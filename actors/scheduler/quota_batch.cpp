@@ -10,7 +10,7 @@ std::vector<runtime::planned_probe> admission_probe_plan(const run_context& ctx,
                                                          runtime::millis now) {
   std::vector<runtime::admitted_worker> workers;
   for (const auto& spec : specs) {
-    if (spec.stage != "worker")
+    if (spec.stage != runtime::task_stage::worker)
       continue;
     runtime::admitted_worker w{spec.name, spec.lane, spec.grade, nullptr};
     // State of an older work unit starts over: it has no decision to reuse.
@@ -28,7 +28,7 @@ std::vector<runtime::planned_probe> admission_probe_plan(const run_context& ctx,
 void attach_admission_quota(std::vector<task_spec>& specs, const runtime::probe_snapshot& snap) {
   auto quota = runtime::to_quota_snapshot(snap);
   for (auto& spec : specs) {
-    if (spec.stage != "worker")
+    if (spec.stage != runtime::task_stage::worker)
       continue;
     spec.has_admission_quota = true;
     spec.admission_quota = quota;

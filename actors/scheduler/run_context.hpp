@@ -21,11 +21,11 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/run/task_files.hpp"
 #include "runtime/trace/trace_writer.hpp"
 
 namespace ad::actors {
 
-class task_io;      // actors/scheduler/task_steps.hpp
 class scheduler_io; // actors/scheduler/scheduler_io.hpp
 
 struct run_context {
@@ -54,8 +54,8 @@ struct run_context {
   // `run --trace`: the message trace (actors/scheduler/trace_points.hpp); null: off.
   std::shared_ptr<runtime::trace_writer> trace;
   // What the task actors read from files (and remove); null: the files
-  // themselves. Replay sets readings recorded in the trace.
-  std::shared_ptr<const task_io> io;
+  // themselves (runtime::real_task_files). Tests give their own.
+  std::shared_ptr<const runtime::task_files> io;
   // What the scheduler reads and starts (its scan, archive, /proc probes and
   // task actors), made once per scheduler; null: the files, /proc and real
   // task actors (make_file_scheduler_io). Tests set their own.

@@ -7,7 +7,7 @@
 #include "actors/scheduler/task_actor.hpp"
 #include "actors/scheduler/trace_points.hpp"
 #include "runtime/run/crash_point.hpp"
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -124,7 +124,14 @@ void pass_over_mirror(self_ptr self) {
   }
   auto decided = decide_pass(s, s.mirror);
   auto probes = admission_probe_plan(*s.ctx, decided.start, s.mirror, s.now);
-  apply(self, std::move(decided.changes), [self, decided, probes] {
+  auto changes = std::move(decided.changes);
+  decided.changes.clear();
+  apply(self, std::move(changes), [self, decided, probes] {
+    // Only now that the pass's changes are durable: its effects, then the
+    // closing of finished groups, durable in turn before any start.
+    after_pass_durable(self->state, decided);
+    auto closing = close_groups(self->state, decided.closing);
+    apply(self, std::move(closing), [self, decided, probes] {
     with_admission_quota(self, probes, decided.start, [self](std::vector<task_spec> start) {
     auto& s = self->state;
     for (const auto& spec : start) {
@@ -143,6 +150,7 @@ void pass_over_mirror(self_ptr self) {
       run_pass(self);
     else
       finish_if_idle(self);
+    });
     });
   });
 }

@@ -24,7 +24,9 @@ task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry
                   const runtime::state_model& model) {
   task_spec spec;
   spec.name = t.name;
-  spec.stage = std::string(runtime::to_string(e.stage));
+  // Only worker, self-check and review stages are admitted.
+  auto stage = runtime::parse_run_stage(runtime::to_string(e.stage));
+  spec.stage = stage.is_ok() ? *stage : runtime::task_stage::worker;
   spec.task_dir = t.directory.string();
   if (t.plan)
     spec.plan = t.plan->string();
@@ -38,7 +40,7 @@ task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry
   spec.plan_number = runtime::plan_number_of(t);
   spec.work_unit_id = runtime::work_unit_of(t);
   spec.write_paths = t.write_set.paths;
-  auto c = model.attempt_counters.find(runtime::attempt_key{t.name, spec.plan_number, spec.stage});
+  auto c = model.attempt_counters.find(runtime::attempt_key{t.name, spec.plan_number, spec.stage_name()});
   spec.last_attempt = c == model.attempt_counters.end() ? 0 : c->second;
   return spec;
 }
@@ -66,8 +68,11 @@ std::set<std::string> scopes_to_check(const scheduler_state& s, const runtime::s
 }
 
 // Orchestration reconciliation of tasks that vanished from agent-task/.
+// Its effects (the completed tasks' attempt logs go, their completion is
+// shown) wait until its changes are durable: they are listed in `done`.
 void reconcile(scheduler_state& s, const runtime::state_model& model,
                const std::set<std::string>& scopes, std::vector<runtime::state_change>& changes,
+               std::vector<std::pair<std::string, std::string>>& done,
                std::vector<std::string>& errors) {
   for (const auto& scope : scopes) {
     auto found = model.orchestrations.find(scope);
@@ -95,10 +100,7 @@ void reconcile(scheduler_state& s, const runtime::state_model& model,
     changes.insert(changes.end(), out.changes.begin(), out.changes.end());
     for (const auto& [task, archive] : out.completed) {
       changes.push_back(runtime::clear_active_stage{task});
-      s.io->remove_attempt_logs(task);
-      ++s.completed;
-      emit(*s.ctx, messages::task_finished{s.now, task, "", "complete",
-                                           "archived at " + archive});
+      done.emplace_back(task, archive);
     }
     for (const auto& [task, why] : out.errors)
       errors.push_back("orchestration[" + task + "]=" + why);
@@ -119,13 +121,13 @@ bool scope_busy(const scheduler_state& s, const std::string& scope) {
   return false;
 }
 
-// A group whose observed tasks are all complete and none runs: its work log
-// moves to the archive (refused with the reason on a merge conflict) and its
-// orchestration record is marked complete.
-void close_finished_groups(scheduler_state& s, const runtime::state_model& model,
-                           const std::set<std::string>& scopes,
-                           std::vector<runtime::state_change>& changes,
-                           std::vector<std::string>& errors) {
+// The groups whose observed tasks are all complete and none runs: each is
+// read now, and closed (its work log moved, then its record marked) only
+// once the changes of the pass that decided it are durable.
+std::vector<runtime::group_reading> groups_to_close(const scheduler_state& s,
+                                                    const runtime::state_model& model,
+                                                    const std::set<std::string>& scopes) {
+  std::vector<runtime::group_reading> out;
   for (const auto& scope : scopes) {
     auto found = model.orchestrations.find(scope);
     if (found == model.orchestrations.end())
@@ -134,20 +136,10 @@ void close_finished_groups(scheduler_state& s, const runtime::state_model& model
     if (record.status == runtime::orchestration_status::complete || record.tasks.empty())
       continue;
     auto group = runtime::read_group(scope, record, scope_busy(s, scope));
-    if (runtime::group_closes(group)) {
-      auto moved = s.io->archive_work_log(scope);
-      auto& a = group.archived;
-      a.attempted = true;
-      a.ok = moved.ok;
-      a.not_found = moved.not_found;
-      a.error = moved.error;
-    }
-    auto closed = runtime::decide_group_close(group);
-    trace_group_close(*s.ctx, group, closed);
-    changes.insert(changes.end(), closed.changes.begin(), closed.changes.end());
-    if (!closed.error.empty())
-      errors.push_back(closed.error);
+    if (runtime::group_closes(group))
+      out.push_back(std::move(group));
   }
+  return out;
 }
 
 void emit_reasons(scheduler_state& s, const runtime::admission_plan& examined) {
@@ -258,11 +250,12 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   std::vector<std::string> errors;
   auto scopes = scopes_to_check(s, model, in.full, in.touched);
   auto before_reconcile = out.changes.size();
-  reconcile(s, model, scopes, out.changes, errors);
+  reconcile(s, model, scopes, out.changes, out.completed, errors);
   // A group closes on the state the reconciliation leaves: a restart that
-  // completes a group's last tasks from the archive closes it in this pass.
+  // completes a group's last tasks from the archive closes it after this
+  // pass's changes are durable.
   if (out.changes.size() == before_reconcile) {
-    close_finished_groups(s, model, scopes, out.changes, errors);
+    out.closing = groups_to_close(s, model, scopes);
   } else {
     // Closing reads only the orchestration records: copy those, not every
     // task's state (the changes naming tasks fail here and are ignored).
@@ -271,7 +264,7 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     for (auto c = out.changes.begin() + static_cast<std::ptrdiff_t>(before_reconcile);
          c != out.changes.end(); ++c)
       (void) runtime::apply_change(reconciled, *c);
-    close_finished_groups(s, reconciled, scopes, out.changes, errors);
+    out.closing = groups_to_close(s, reconciled, scopes);
   }
 
   in.scanner = &s.io->scan();
@@ -334,6 +327,33 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     emit(ctx, std::move(scanned));
   trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, s.inbound_seq, out.changes, out.start);
   return out;
+}
+
+void after_pass_durable(scheduler_state& s, const pass_decision& pass) {
+  for (const auto& [task, archive] : pass.completed) {
+    s.io->remove_attempt_logs(task);
+    ++s.completed;
+    emit(*s.ctx, messages::task_finished{s.now, task, "", "complete", "archived at " + archive});
+  }
+}
+
+std::vector<runtime::state_change> close_groups(scheduler_state& s,
+                                                std::vector<runtime::group_reading> closing) {
+  std::vector<runtime::state_change> changes;
+  for (auto& group : closing) {
+    auto moved = s.io->archive_work_log(group.scope);
+    auto& a = group.archived;
+    a.attempted = true;
+    a.ok = moved.ok;
+    a.not_found = moved.not_found;
+    a.error = moved.error;
+    auto closed = runtime::decide_group_close(group);
+    trace_group_close(*s.ctx, group, closed);
+    changes.insert(changes.end(), closed.changes.begin(), closed.changes.end());
+    if (!closed.error.empty())
+      s.failed_here.emplace(closed.error, "");
+  }
+  return changes;
 }
 
 void note_state_published(scheduler_state& s, const messages::state_changes_published& p) {

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/policy/supervisor.hpp"
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -22,13 +22,11 @@ supervisor_actor::behavior_type supervisor(
       auto out =
         runtime::supervise_with_cooldowns(st.pol, st.zone, st.cooldowns, msg.task, msg.request,
                                           msg.now);
-      if (st.trace) {
-        auto edge = st.trace->edge(runtime::trace_kinds::supervisor_failure,
-                                   runtime::supervisor_failure_body(msg.request, msg.task, msg.now));
-        st.trace->decision(runtime::trace_kinds::supervisor_step, edge,
-                           runtime::supervisor_step_body(out));
-        st.trace->note_cause(msg.request.failure.attempt_id, edge);
-      }
+      if (st.trace)
+        st.trace->edge_and_decision(
+          runtime::trace_kinds::supervisor_failure,
+          runtime::supervisor_failure_body(msg.request, msg.task, msg.now),
+          runtime::trace_kinds::supervisor_step, runtime::supervisor_step_body(out));
       return {std::move(out.step), std::move(out.changes), std::move(out.events)};
     },
     [](stage_succeeded& msg) -> supervision_changes {

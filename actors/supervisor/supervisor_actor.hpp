@@ -6,8 +6,7 @@
 // failures and by admission quota batches). It never writes durable state and
 // never reads the clock: requests carry `now`, replies carry the changes the
 // caller must make durable. With a trace it records each failure and its
-// step and notes the failure's edge under the attempt's identity
-// (trace_writer::note_cause) for the task actor. Its handlers take typed
+// step (supervisor.failure -> supervisor.step). Its handlers take typed
 // values and answer every request; a request from another host that does
 // not decode fails in deserialization as errc::invalid_request
 // (messages/wire.hpp).
@@ -36,7 +35,7 @@ messages::supervisor_actor::behavior_type supervisor(
   runtime::time_zone zone, std::shared_ptr<runtime::trace_writer> trace);
 
 // With a trace writer, every supervise_failure and its decision, and every
-// quota batch, are recorded (runtime/replay/decision_records.hpp).
+// quota batch, are recorded (runtime/records/decision_records.hpp).
 messages::supervisor_actor spawn_supervisor(caf::actor_system& sys, runtime::policy pol,
                                             runtime::time_zone zone,
                                             std::shared_ptr<runtime::trace_writer> trace = nullptr);

@@ -1,9 +1,6 @@
 #pragma once
-// Agent output in a message trace (docs/traces.md): the attempt.line edge
-// the attempt actor records for every line its agent prints, the
-// attempt.review_control decision a line can cause (a codex review started
-// a collaboration tool: the agent is stopped), and the attempt.phase edge of
-// a pi phase report. On the replay side, one attempt_output per attempt is
+// Replay of agent output in a message trace (docs/traces.md; the records
+// are runtime/records/attempt_records.hpp): one attempt_output per attempt is
 // fed that attempt's recorded lines in order, exactly as the live attempt
 // fed its own; at the attempt's end (attempt.exit) the diagnostics and the
 // review violation it collected replace the recorded ones in the
@@ -27,46 +24,11 @@
 #include "runtime/agents/failure_classifier.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/records/attempt_records.hpp"
+#include "runtime/trace/trace_kinds.hpp"
 #include "runtime/trace/trace_replay.hpp"
 
 namespace ad::runtime {
-
-namespace trace_kinds {
-inline constexpr std::string_view attempt_line = "attempt.line";   // one line of agent output
-inline constexpr std::string_view attempt_phase = "attempt.phase"; // a pi phase report
-inline constexpr std::string_view attempt_review_control = "attempt.review_control";
-inline constexpr std::string_view attempt_no_progress = "attempt.no_progress";
-inline constexpr std::string_view attempt_follow = "attempt.follow";   // the agent runs
-inline constexpr std::string_view attempt_silence = "attempt.silence"; // a silence timer fired
-inline constexpr std::string_view attempt_silence_due = "attempt.silence_due";
-} // namespace trace_kinds
-
-// One line as the reactor delivered it, and when the attempt took it
-// (`at`, ms). truncated/dropped appear only when the line was cut at the
-// line cap.
-json attempt_line_body(std::string_view identity, adapter_kind kind, std::string_view role,
-                       output_channel channel, std::string_view text, bool truncated,
-                       uint64_t dropped_bytes, int64_t at);
-// The agent started and the attempt follows it from `at` with these
-// silence settings and no-progress rule (attempt.follow).
-json attempt_follow_body(std::string_view identity, const silence_settings& settings,
-                         int64_t at, const no_progress_settings& progress = {});
-// A silence timer fired at `at` (attempt.silence), and what was due then
-// with the agent's tools `activity` (attempt.silence_due: a stall
-// terminates the agent; a running tool call defers the inspection).
-json attempt_silence_body(std::string_view identity, int64_t at);
-json silence_due_body(std::string_view identity, tool_activity activity,
-                      const silence_actions& due);
-// A pi session phase as the silence checks read it: a tool call runs only
-// in phase "tool-running" (no report yet: idle).
-tool_activity tool_activity_of_pi_phase(std::string_view phase);
-json review_control_body(std::string_view identity, std::string_view tool);
-// A line at which the agent had made no progress too long: it is stopped
-// and classified with the stop's class (attempt.no_progress).
-json no_progress_body(std::string_view identity, const no_progress_stop& stop);
-json pi_phase_body(std::string_view identity, std::string_view session_file,
-                   std::string_view phase, std::string_view reason,
-                   const std::vector<std::string>& pending_tool_call_ids);
 
 class output_replay {
 public:

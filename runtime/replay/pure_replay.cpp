@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/model_json.hpp"

@@ -67,6 +67,12 @@ struct review_reading {
   std::string signature_after;
 };
 
+// The JSON form of a review reading in the message trace (sources with
+// path, sha256, mtime, kind and verdict label; the seen set as [path,
+// sha256] pairs); the decoder returns invalid_argument naming the member.
+json review_reading_body(const review_reading& r);
+result<review_reading> review_reading_from_json(const json& j);
+
 // A review attempt ended successfully: classifies the reading, steps the
 // no-progress counter (policy budget review_no_progress) and decides with
 // after_review; a completion also carries completion_changes for the task's

@@ -38,7 +38,8 @@ result<trace_header> trace_header_from_json(const json& j) {
   h.schema = j["schema"].get<int>();
   if (h.schema != trace_schema_version)
     return bad("header: schema " + std::to_string(h.schema) + " is not supported (this binary reads " +
-               std::to_string(trace_schema_version) + ")");
+               std::to_string(trace_schema_version) +
+               "); record the run again with this binary (run --trace)");
   for (const char* key : {"binary_version", "policy_sha256", "time_zone"})
     if (!j.contains(key) || !j[key].is_string())
       return bad(std::string("header: \"") + key + "\" must be a string");

@@ -21,7 +21,9 @@
 
 namespace ad::runtime {
 
-inline constexpr int trace_schema_version = 1;
+// 2: task actors record their task machine's events and commands
+// (task.event -> task.commands) and attempts their own classification.
+inline constexpr int trace_schema_version = 2;
 inline constexpr std::string_view trace_magic = "agent-dispatch-trace";
 
 struct trace_header {

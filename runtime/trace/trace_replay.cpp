@@ -161,17 +161,54 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
   return out;
 }
 
+namespace {
+
+// Where two values differ, as JSON pointers (at most `limit`), each with
+// both values: what a reader of a long decision needs. Objects with the
+// same members and arrays of the same length are compared member by
+// member; anything else that differs is shown whole at its pointer.
+bool same_shape(const json& a, const json& b) {
+  if (a.is_object() && b.is_object()) {
+    if (a.size() != b.size())
+      return false;
+    for (auto it = a.begin(); it != a.end(); ++it)
+      if (!b.contains(it.key()))
+        return false;
+    return true;
+  }
+  return a.is_array() && b.is_array() && a.size() == b.size();
+}
+
+void differences(const json& expected, const json& actual, const std::string& at,
+                 std::vector<std::string>& out, std::size_t limit) {
+  if (out.size() >= limit || expected == actual)
+    return;
+  if (same_shape(expected, actual)) {
+    if (expected.is_object()) {
+      for (auto it = expected.begin(); it != expected.end(); ++it)
+        differences(it.value(), actual[it.key()], at + "/" + it.key(), out, limit);
+    } else {
+      for (std::size_t i = 0; i < expected.size(); ++i)
+        differences(expected[i], actual[i], at + "/" + std::to_string(i), out, limit);
+    }
+    return;
+  }
+  out.push_back((at.empty() ? "/" : at) + ": expected " + short_dump(expected) + ", actual " +
+                short_dump(actual));
+}
+
+} // namespace
+
 std::string render_divergence(const replay_divergence& d) {
   std::string out = "divergence at record " + std::to_string(d.seq) + " (" + d.kind + ")\n";
   out += "  message: record " + std::to_string(d.cause) + " (" + d.edge_kind + ")\n";
   out += "  expected: " + (d.expected.is_null() ? std::string("(no decision)") : dump_json(d.expected)) + "\n";
   out += "  actual:   " + (d.actual.is_null() ? std::string("(no decision)") : dump_json(d.actual)) + "\n";
-  if (d.expected.is_object() && d.actual.is_object()) {
-    for (auto it = d.expected.begin(); it != d.expected.end(); ++it)
-      if (!d.actual.contains(it.key()) || d.actual[it.key()] != it.value())
-        out += "  differs in \"" + it.key() + "\": expected " + short_dump(it.value()) +
-               ", actual " + (d.actual.contains(it.key()) ? short_dump(d.actual[it.key()]) : "(absent)") +
-               "\n";
+  if (!d.expected.is_null() && !d.actual.is_null()) {
+    std::vector<std::string> diffs;
+    differences(d.expected, d.actual, "", diffs, 8);
+    for (const auto& line : diffs)
+      out += "  differs at " + line + "\n";
   }
   out += "  recent inbound messages:\n";
   for (const auto& r : d.recent)

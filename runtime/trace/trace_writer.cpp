@@ -59,6 +59,10 @@ int64_t trace_writer::append(trace_direction dir, std::string_view kind, int64_t
   r.cause = cause;
   r.body = paths_.relativize(body);
   std::lock_guard<std::mutex> lock(mu_);
+  return append_locked(std::move(r));
+}
+
+int64_t trace_writer::append_locked(trace_record r) {
   if (in_memory_) {
     r.seq = ++seq_;
     if (r.dir == trace_direction::edge)
@@ -76,18 +80,6 @@ int64_t trace_writer::append(trace_direction dir, std::string_view kind, int64_t
   return r.seq;
 }
 
-void trace_writer::append_kept(const std::vector<trace_record>& records) {
-  std::map<int64_t, int64_t> seq_of; // their edge seq -> ours
-  for (const auto& r : records) {
-    if (r.dir == trace_direction::edge) {
-      seq_of[r.seq] = edge(r.kind, r.body);
-    } else {
-      auto cause = seq_of.find(r.cause);
-      decision(r.kind, cause == seq_of.end() ? 0 : cause->second, r.body);
-    }
-  }
-}
-
 void trace_writer::write_buffer_locked() {
   std::size_t done = 0;
   while (done < buffer_.size() && error_.is_ok()) {
@@ -103,15 +95,24 @@ void trace_writer::write_buffer_locked() {
   buffer_.clear();
 }
 
-void trace_writer::note_cause(const std::string& key, int64_t seq) {
-  std::lock_guard lock(mu_);
-  causes_[key] = seq;
-}
-
-int64_t trace_writer::noted_cause(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = causes_.find(key);
-  return it == causes_.end() ? 0 : it->second;
+int64_t trace_writer::edge_and_decision(std::string_view edge_kind, const json& edge_body,
+                                        std::string_view decision_kind,
+                                        const json& decision_body) {
+  trace_record e;
+  e.dir = trace_direction::edge;
+  e.kind = std::string(edge_kind);
+  e.body = paths_.relativize(edge_body);
+  trace_record d;
+  d.dir = trace_direction::decision;
+  d.kind = std::string(decision_kind);
+  d.body = paths_.relativize(decision_body);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto seq = append_locked(std::move(e));
+  if (seq == 0)
+    return 0;
+  d.cause = seq;
+  append_locked(std::move(d));
+  return seq;
 }
 
 status trace_writer::stop() {

@@ -46,19 +46,11 @@ public:
   // Appends a decision caused by the edge `cause` (0: none); returns its seq.
   int64_t decision(std::string_view kind, int64_t cause, const json& body);
 
-  // Appends records another writer kept (an attempt host in another
-  // process records into memory and sends them with its result), in their
-  // order: each edge gets a seq here, and each decision's cause becomes the
-  // seq of its edge among them (0 when its edge is not among them).
-  void append_kept(const std::vector<trace_record>& records);
-
-  // A cause one actor records for another actor's later records, so that no
-  // business message carries a trace seq: the supervisor notes its
-  // supervisor.failure edge under the failed attempt's identity, and the
-  // task actor names it as the cause of what it does on that step.
-  void note_cause(const std::string& key, int64_t seq);
-  // The seq noted under key (0: none).
-  int64_t noted_cause(const std::string& key) const;
+  // Appends an edge and the one decision it caused as two consecutive
+  // records, so that no other actor's record comes between them (a trace
+  // cut anywhere holds both or the edge last). Returns the edge's seq.
+  int64_t edge_and_decision(std::string_view edge_kind, const json& edge_body,
+                            std::string_view decision_kind, const json& decision_body);
   // Writes the buffer and closes the file; idempotent. Returns the first
   // write error, if any.
   status stop();
@@ -73,6 +65,9 @@ public:
 private:
   trace_writer(int fd, std::string file, trace_paths paths, std::size_t flush_bytes);
   int64_t append(trace_direction dir, std::string_view kind, int64_t cause, const json& body);
+  // The same with mu_ held and the record prepared; cause < 0: the seq
+  // appended just before.
+  int64_t append_locked(trace_record r);
   void write_buffer_locked();
 
   mutable std::mutex mu_;
@@ -85,7 +80,6 @@ private:
   status error_;
   bool in_memory_ = false;
   std::vector<trace_record> kept_;
-  std::map<std::string, int64_t> causes_;
   std::size_t kept_edges_ = 0;
 };
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tools/replay/replay_run.hpp"
@@ -54,7 +54,7 @@ TEST_P(trace_corpus, replays_identically_under_the_recorded_policy) {
   // Every recorded run ends with its exit code, and that decision replays.
   EXPECT_EQ(report->not_replayed.count("run.exit"), 0u);
   EXPECT_EQ(report->not_replayed.count("supervisor.step"), 0u);
-  EXPECT_EQ(report->not_replayed.count("task.target"), 0u);
+  EXPECT_EQ(report->not_replayed.count("task.commands"), 0u);
   EXPECT_EQ(report->not_replayed.count("scheduler.admitted"), 0u);
   // Launches, classifications, stage steps, task ends, the admission of
   // every pass, the reconciliation of vanished tasks, and the state changes
@@ -193,6 +193,13 @@ const runtime::trace_record* record_at(const runtime::trace_file& t, int64_t seq
   return nullptr;
 }
 
+runtime::trace_record* mutable_record_at(runtime::trace_file& t, int64_t seq) {
+  for (auto& r : t.records)
+    if (r.seq == seq)
+      return &r;
+  return nullptr;
+}
+
 bool starts_with(const json& j, std::string_view prefix) {
   return j.is_string() && j.get<std::string>().starts_with(prefix);
 }
@@ -209,6 +216,96 @@ std::vector<json> changes_of(const json& body, std::string_view op, const std::s
       if (c.value("op", "") == op && (c.value("task", "") == task || c.value("owner", "") == task))
         out.push_back(c);
   return out;
+}
+
+// One task.event edge and the task.commands decision it caused.
+struct task_step {
+  const runtime::trace_record* edge = nullptr;
+  std::string task;
+  std::string event; // "begun", "durable", ...
+  int64_t now = 0;
+  json body;         // the event's body
+  json commands = json::array();
+  int64_t decision_seq = 0;
+};
+
+std::vector<task_step> task_steps(const runtime::trace_file& t) {
+  std::vector<task_step> out;
+  std::map<int64_t, std::size_t> by_edge;
+  for (const auto& r : t.records) {
+    if (r.kind == "task.event") {
+      by_edge[r.seq] = out.size();
+      out.push_back({&r, r.body.value("task", ""), r.body.value("event", ""),
+                     r.body.value("now", int64_t{0}), r.body, json::array(), 0});
+    } else if (r.kind == "task.commands") {
+      if (auto it = by_edge.find(r.cause); it != by_edge.end()) {
+        out[it->second].commands = r.body["commands"];
+        out[it->second].decision_seq = r.seq;
+      }
+    }
+  }
+  return out;
+}
+
+// The commands named `name` among a step's commands.
+std::vector<json> commands_named(const task_step& s, std::string_view name) {
+  std::vector<json> out;
+  for (const auto& c : s.commands)
+    if (c.value("command", "") == name)
+      out.push_back(c);
+  return out;
+}
+
+bool has_command(const task_step& s, std::string_view name) {
+  return !commands_named(s, name).empty();
+}
+
+// The run event a `show` command of kind `event` carries, or null.
+json shown(const task_step& s, std::string_view event) {
+  for (const auto& c : commands_named(s, "show"))
+    if (c["event"].value("event", "") == event)
+      return c["event"];
+  return nullptr;
+}
+
+// The attempt orders of a trace, in order.
+std::vector<json> orders_of(const runtime::trace_file& t) {
+  std::vector<json> out;
+  for (const auto& s : task_steps(t))
+    for (const auto& c : commands_named(s, "start_attempt"))
+      out.push_back(c["order"]);
+  return out;
+}
+
+// The stage of each task step's task, as its last begun event named it.
+std::map<int64_t, std::string> stages_of(const std::vector<task_step>& steps) {
+  std::map<int64_t, std::string> out;
+  std::map<std::string, std::string> current;
+  for (const auto& s : steps) {
+    if (s.event == "begun")
+      current[s.task] = s.body["spec"].value("stage", "");
+    out[s.edge->seq] = current[s.task];
+  }
+  return out;
+}
+
+// Each attempt start of a trace: the seq of the task.commands that ordered
+// it, and the order.
+std::vector<std::pair<int64_t, json>> launches_of(const runtime::trace_file& t) {
+  std::vector<std::pair<int64_t, json>> out;
+  for (const auto& s : task_steps(t))
+    for (const auto& c : commands_named(s, "start_attempt"))
+      out.emplace_back(s.decision_seq, c["order"]);
+  return out;
+}
+
+// Whether some task of t ended with `outcome`.
+bool some_task_ended(const runtime::trace_file& t, std::string_view outcome) {
+  for (const auto& s : task_steps(t))
+    for (const auto& end : commands_named(s, "end_task"))
+      if (end["outcome"] == outcome)
+        return true;
+  return false;
 }
 
 TEST(trace_corpus_cover, a_pi_failure_resumes_its_native_session) {
@@ -271,51 +368,48 @@ TEST(trace_corpus_cover, a_restart_resumes_a_durable_reset_wait_before_choosing_
   // crashed: the restart's first decision for the task is that wait, not a
   // target, and the task chooses its target once the reset time passed.
   int found = 0;
-  for (const auto& [name, t] : load_corpus())
-    for (const auto& r : t.records) {
-      if (r.kind != "task.reset_wait")
+  for (const auto& [name, t] : load_corpus()) {
+    auto steps = task_steps(t);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      auto wait = shown(steps[i], "supervisor_wait");
+      if (wait.is_null() || !has_text(wait["reason"], "recorded before a restart"))
         continue;
-      SCOPED_TRACE(name);
-      auto task = r.body.value("task", "");
-      auto begin = std::find_if(t.records.begin(), t.records.end(),
-                                [&](const auto& x) { return x.seq == r.cause; });
-      ASSERT_NE(begin, t.records.end());
-      ASSERT_EQ(begin->kind, "task.begin");
-      auto now = begin->body["now"].get<int64_t>();
-      auto until = r.body["until"].get<int64_t>();
-      EXPECT_GT(until, now);
-      EXPECT_EQ(r.body["delay_ms"].get<int64_t>(), until - now);
-      EXPECT_TRUE(has_text(r.body["reason"], "recorded before a restart")) << r.body.dump();
-      bool decided_before = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
-        return x.seq < r.seq && (x.kind == "task.target" || x.kind == "supervisor.step") &&
-               x.body.dump().find(task) != std::string::npos;
-      });
-      EXPECT_FALSE(decided_before) << "the wait must be the restart's first decision for " << task;
-      // The next begin of the task comes after the reset and chooses the
-      // target that waited.
-      const runtime::trace_record* next_begin = nullptr;
-      for (const auto& x : t.records)
-        if (x.seq > r.seq && x.kind == "task.begin" && x.body["spec"]["name"] == task) {
-          next_begin = &x;
-          break;
+      const auto& s = steps[i];
+      SCOPED_TRACE(name + " record " + std::to_string(s.edge->seq));
+      EXPECT_EQ(s.event, "task_state_read");
+      auto wakes = commands_named(s, "wake_at");
+      ASSERT_EQ(wakes.size(), 1u);
+      auto until = wakes[0]["at"].get<int64_t>();
+      EXPECT_GT(until, s.now);
+      EXPECT_FALSE(has_command(s, "start_attempt"));
+      bool decided_before = std::any_of(steps.begin(), steps.begin() + static_cast<long>(i),
+                                        [&](const task_step& x) {
+                                          return x.task == s.task && has_command(x, "make_durable");
+                                        });
+      EXPECT_FALSE(decided_before) << "the wait must be the restart's first decision for "
+                                   << s.task;
+      // The task's timer fired at the reset time, and only that woke it;
+      // then it chose the target that waited.
+      int woke = 0;
+      std::string started_target;
+      for (std::size_t j = i + 1; j < steps.size(); ++j) {
+        if (steps[j].task != s.task)
+          continue;
+        if (steps[j].event == "woke") {
+          EXPECT_GE(steps[j].now, until);
+          ++woke;
         }
-      ASSERT_NE(next_begin, nullptr);
-      EXPECT_GE(next_begin->body["now"].get<int64_t>(), until);
-      // The task's timer fired at the reset time, and only that woke it.
-      int wakes = 0;
-      for (const auto& x : t.records)
-        if (x.kind == "task.wake" && x.seq > r.seq && x.seq < next_begin->seq &&
-            x.body["task"] == task) {
-          EXPECT_GE(x.body["now"].get<int64_t>(), until);
-          ++wakes;
+        auto began = shown(steps[j], "attempt_started");
+        if (!began.is_null() && started_target.empty()) {
+          EXPECT_GE(steps[j].now, until);
+          started_target = began.value("target", "");
         }
-      EXPECT_EQ(wakes, 1);
-      for (const auto& x : t.records)
-        if (x.kind == "task.target" && x.cause == next_begin->seq) {
-          EXPECT_EQ(x.body["target"], r.body["target"]);
-          ++found;
-        }
+      }
+      EXPECT_EQ(woke, 1);
+      EXPECT_EQ(started_target, wait.value("target", ""));
+      ++found;
     }
+  }
   EXPECT_GT(found, 0) << "no restart resumes a durable quota-reset wait";
 }
 
@@ -324,44 +418,44 @@ TEST(trace_corpus_cover, an_interrupted_run_cancels_running_and_waiting_tasks) {
   // attempt is gone; a task waiting on a timer ends at once; exit 130.
   int cancelled_attempts = 0, cancelled_waits = 0;
   for (const auto& [name, t] : load_corpus()) {
-    auto by_seq = [&](int64_t seq) {
-      return std::find_if(t.records.begin(), t.records.end(),
-                          [&](const auto& x) { return x.seq == seq; });
-    };
-    for (const auto& r : t.records) {
-      if (r.kind != "task.stop")
+    auto steps = task_steps(t);
+    bool stopped = false;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto& s = steps[i];
+      if (s.event != "stop")
         continue;
-      SCOPED_TRACE(name + ": " + r.body.dump());
-      std::vector<const runtime::trace_record*> decided;
-      for (const auto& x : t.records)
-        if (x.cause == r.seq)
-          decided.push_back(&x);
-      if (r.body["during"] == "attempt") {
-        ASSERT_EQ(decided.size(), 1u);
-        EXPECT_EQ(decided[0]->kind, "attempt.cancel");
-        EXPECT_EQ(decided[0]->body["identity"], r.body["identity"]);
-        // The task's end follows the cancelled attempt's result.
-        const runtime::trace_record* end = nullptr;
-        for (const auto& x : t.records)
-          if (x.seq > r.seq && x.kind == "task.end" && x.body["task"] == r.body["task"])
-            end = &x;
+      stopped = true;
+      SCOPED_TRACE(name + ": " + s.task);
+      if (has_command(s, "cancel_attempt")) {
+        auto identity = commands_named(s, "cancel_attempt")[0]["identity"];
+        // The task's end follows the cancelled attempt's result: shown
+        // cancelled, its stage cleared, then the end.
+        const task_step* result = nullptr;
+        const task_step* end = nullptr;
+        for (std::size_t j = i + 1; j < steps.size(); ++j) {
+          if (steps[j].task != s.task)
+            continue;
+          if (steps[j].event == "attempt_finished" && !result)
+            result = &steps[j];
+          if (has_command(steps[j], "end_task"))
+            end = &steps[j];
+        }
+        ASSERT_NE(result, nullptr);
+        EXPECT_EQ(result->body["result"]["identity"], identity);
+        EXPECT_EQ(shown(*result, "attempt_finished").value("status", ""), "cancelled");
+        ASSERT_TRUE(has_command(*result, "make_durable"));
+        EXPECT_EQ(commands_named(*result, "make_durable")[0]["changes"][0]["op"],
+                  "clear_active_stage");
         ASSERT_NE(end, nullptr);
-        EXPECT_EQ(end->body["outcome"], "cancelled");
-        auto result = by_seq(end->cause);
-        ASSERT_NE(result, t.records.end());
-        EXPECT_EQ(result->kind, "attempt.result");
-        EXPECT_EQ(result->body["cancelled"], true);
-        EXPECT_EQ(result->body["identity"], r.body["identity"]);
+        EXPECT_EQ(commands_named(*end, "end_task")[0]["outcome"], "cancelled");
         ++cancelled_attempts;
-      } else if (r.body["during"] == "waiting") {
-        ASSERT_EQ(decided.size(), 1u);
-        EXPECT_EQ(decided[0]->kind, "task.end");
-        EXPECT_EQ(decided[0]->body["outcome"], "cancelled");
+      } else if (has_command(s, "end_task")) {
+        EXPECT_EQ(s.commands.size(), 1u) << s.commands.dump();
+        EXPECT_EQ(commands_named(s, "end_task")[0]["outcome"], "cancelled");
         ++cancelled_waits;
       }
     }
-    if (std::any_of(t.records.begin(), t.records.end(),
-                    [](const auto& x) { return x.kind == "task.stop"; }))
+    if (stopped)
       for (const auto& r : t.records)
         if (r.kind == "run.exit") {
           EXPECT_EQ(r.body["code"], 130) << name;
@@ -377,10 +471,9 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
   int attempts = 0;
   for (const auto& [name, t] : load_corpus()) {
     std::map<std::string, std::string> launched_model; // identity-less: task|role|attempt
-    for (const auto& r : t.records)
-      if (r.kind == "attempt.launch")
-        launched_model[r.body.value("task", "") + "|" + r.body.value("role", "") + "|" +
-                       std::to_string(r.body.value("attempt", 0))] = r.body.value("model", "");
+    for (const auto& o : orders_of(t))
+      launched_model[o.value("task", "") + "|" + o.value("role", "") + "|" +
+                     std::to_string(o.value("attempt", 0))] = o.value("model", "");
     for (const auto& r : t.records) {
       if (r.kind != "attempt.exit")
         continue;
@@ -456,13 +549,15 @@ TEST(trace_corpus_cover, retry_blocked_clears_the_block_before_the_task_runs_aga
   EXPECT_EQ(changes_of(cleared->body, "clear_blocked", task).size(), 1u);
   EXPECT_EQ(changes_of(cleared->body, "reset_failures", task).size(), 1u);
   bool began_after = false, blocked_again = false;
-  for (const auto& r : t.records) {
-    if (r.kind == "task.begin" && r.body["spec"]["name"] == task) {
-      EXPECT_GT(r.seq, cleared->seq);
+  for (const auto& s : task_steps(t)) {
+    if (s.task != task)
+      continue;
+    if (s.event == "begun") {
+      EXPECT_GT(s.edge->seq, cleared->seq);
       began_after = true;
     }
-    if (r.kind == "task.end" && r.body["task"] == task && r.body["outcome"] == "blocked")
-      blocked_again = true;
+    for (const auto& end : commands_named(s, "end_task"))
+      blocked_again = blocked_again || end["outcome"] == "blocked";
   }
   EXPECT_TRUE(began_after);
   EXPECT_TRUE(blocked_again);
@@ -494,9 +589,8 @@ TEST(trace_corpus_cover, a_silent_agent_is_stopped_at_the_stall_limit_and_retrie
       EXPECT_EQ(r.body["step"], "retry_same");
       retried = true;
     }
-    if (r.kind == "task.end" && r.body["outcome"] == "complete")
-      completed = true;
   }
+  completed = some_task_ended(t, "complete");
   EXPECT_TRUE(classified);
   EXPECT_TRUE(retried);
   EXPECT_TRUE(completed);
@@ -536,9 +630,8 @@ TEST(trace_corpus_cover, a_running_pi_tool_call_defers_the_inspection_but_not_th
       EXPECT_EQ(r.body["failure_class"], "session-stall");
       classified = true;
     }
-    if (r.kind == "task.end" && r.body["outcome"] == "complete")
-      completed = true;
   }
+  completed = some_task_ended(t, "complete");
   EXPECT_TRUE(classified);
   EXPECT_TRUE(completed);
 }
@@ -564,10 +657,10 @@ TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_witho
           continue;
         EXPECT_EQ(reading["probe"]["locator_status"], "succeeded");
         EXPECT_FALSE(changes_of(r.body, "set_task_flag", task).empty()) << r.body.dump();
-        for (const auto& x : t.records)
-          if (x.kind == "attempt.launch" && x.body["task"] == task) {
-            EXPECT_NE(x.body["role"], stage) << "the finished stage ran again (record " << x.seq
-                                             << ")";
+        for (const auto& [seq, order] : launches_of(t))
+          if (order["task"] == task) {
+            EXPECT_NE(order["role"], stage) << "the finished stage ran again (record " << seq
+                                            << ")";
           }
         ++found;
       }
@@ -602,30 +695,37 @@ TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) 
   std::set<std::string> after_worker, recovery;
   for (const auto& [name, t] : load_corpus()) {
     std::string stopped;
+    int64_t stopped_at = 0;
     std::set<std::string> worked; // tasks whose worker ran in this trace
-    for (const auto& r : t.records) {
-      if (r.kind == "attempt.launch" && r.body["role"] == "worker")
-        worked.insert(r.body.value("task", ""));
-      if (r.kind == "task.review_step" && r.body["reason"] == "user-review") {
-        stopped = r.body.value("task", "");
-        (worked.count(stopped) ? after_worker : recovery).insert(name);
-      }
-      if (r.kind == "task.end" && !stopped.empty() && r.body["task"] == stopped) {
-        EXPECT_EQ(r.body["reason"], "user-review") << name;
-      }
-      if (r.kind == "scheduler.admitted" && !stopped.empty())
+    for (const auto& [seq, order] : launches_of(t))
+      if (order["role"] == "worker")
+        worked.insert(order.value("task", ""));
+    auto steps = task_steps(t);
+    auto stages = stages_of(steps);
+    for (const auto& s : steps)
+      for (const auto& end : commands_named(s, "end_task"))
+        if (stages[s.edge->seq] == "review" && end["reason"] == "user-review" && stopped.empty()) {
+          EXPECT_EQ(end["outcome"], "advance") << name;
+          stopped = s.task;
+          stopped_at = s.decision_seq;
+          (worked.count(stopped) ? after_worker : recovery).insert(name);
+        }
+    if (stopped.empty())
+      continue;
+    for (const auto& r : t.records)
+      if (r.kind == "scheduler.admitted" && r.seq > stopped_at)
         for (const auto& e : r.body["entries"])
           if (e["task"] == stopped && e["stage"] == "user-review" && e["kind"] == "blocked") {
             EXPECT_TRUE(has_text(e["reason"], "USER_REVIEW.md")) << e.dump();
             ++found;
           }
-      if (r.kind == "attempt.launch" && !stopped.empty()) {
-        EXPECT_NE(r.body["task"], stopped) << name << ": a task stopped for the user started again";
+    for (const auto& [seq, order] : launches_of(t))
+      if (seq > stopped_at) {
+        EXPECT_NE(order["task"], stopped) << name << ": a task stopped for the user started again";
       }
-    }
   }
-  EXPECT_GT(found, 0) << "no review stop for the user (review step user-review, then the task "
-                         "held at stage user-review)";
+  EXPECT_GT(found, 0) << "no review stop for the user (a review ending user-review, then the "
+                         "task held at stage user-review)";
   EXPECT_TRUE(after_worker.count("user-review"));
   EXPECT_TRUE(recovery.count("user-review-recovery"));
 }
@@ -633,21 +733,28 @@ TEST(trace_corpus_cover, an_official_review_leaving_user_review_stops_the_task) 
 TEST(trace_corpus_cover, a_follow_up_review_goes_around_with_the_next_generation) {
   int found = 0;
   for (const auto& [name, t] : load_corpus()) {
-    std::string again; // the task sent around again, until its next work unit begins
-    for (const auto& r : t.records) {
-      if (r.kind == "task.review_step" && r.body["reason"] == "follow-up") {
-        EXPECT_EQ(r.body["next"], "advance") << r.body.dump();
-        again = r.body.value("task", "");
-      }
-      if (r.kind == "scheduler.pass" && !again.empty())
-        for (const auto& c : changes_of(r.body, "begin_work_unit", again))
-          if (has_text(c["work_unit_id"], "::plan-2::")) {
+    std::map<int64_t, std::string> follow_ups; // the end's seq -> task sent around again
+    auto steps = task_steps(t);
+    auto stages = stages_of(steps);
+    for (const auto& s : steps)
+      for (const auto& end : commands_named(s, "end_task"))
+        if (stages[s.edge->seq] == "review" && end["reason"] == "follow-up") {
+          EXPECT_EQ(end["outcome"], "advance") << end.dump();
+          follow_ups[s.decision_seq] = s.task;
+        }
+    for (const auto& [at, task] : follow_ups)
+      for (const auto& r : t.records)
+        if (r.kind == "scheduler.pass" && r.seq > at) {
+          bool next = false;
+          for (const auto& c : changes_of(r.body, "begin_work_unit", task))
+            next = next || has_text(c["work_unit_id"], "::plan-2::");
+          if (next) {
             ++found;
-            again.clear();
+            break;
           }
-    }
+        }
   }
-  EXPECT_GT(found, 0) << "no follow-up review step followed by the next plan generation";
+  EXPECT_GT(found, 0) << "no follow-up review followed by the next plan generation";
 }
 
 TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stage_once) {
@@ -677,9 +784,10 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
           for (const auto& s : r.body["start"]) {
             EXPECT_NE(s["task"], task) << "started while its agent lived (record " << r.seq << ")";
           }
-        if (r.kind == "attempt.launch" && r.body["task"] == task && r.body["role"] == stage)
-          launches.push_back(r.seq);
       }
+      for (const auto& [seq, order] : launches_of(t))
+        if (order["task"] == task && order["role"] == stage)
+          launches.push_back(seq);
       EXPECT_GT(cleared, first) << "the survivor's stage was never cleared";
       EXPECT_EQ(launches.size(), 1u) << "the stage must run again exactly once";
       if (!launches.empty()) {
@@ -693,9 +801,9 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
       for (const auto& r : t.records)
         if (r.kind == "scheduler.reconciled")
           for (const auto& [task, archive] : r.body["completed"].items()) {
-            bool launched = std::any_of(t.records.begin(), t.records.end(), [&](const auto& x) {
-              return x.kind == "attempt.launch" && x.body["task"] == task;
-            });
+            auto launches = launches_of(t);
+            bool launched = std::any_of(launches.begin(), launches.end(),
+                                        [&](const auto& l) { return l.second["task"] == task; });
             EXPECT_FALSE(launched) << name << ": " << task;
             EXPECT_TRUE(has_text(archive, "/agent-task/archive/")) << archive.dump();
             EXPECT_FALSE(changes_of(r.body, "complete_orchestration_task", task).empty())
@@ -710,8 +818,10 @@ TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stag
 TEST(trace_corpus_cover, a_group_is_closed_on_the_state_its_reconciliation_leaves) {
   // A pass that completes vanished tasks by reconciliation reads their
   // group with those tasks complete; a restart that completes a group's last
-  // open task from the archive closes the group in that same pass.
-  int same_pass_closes = 0;
+  // open task from the archive closes the group right after that pass: its
+  // work log moves only once the pass's changes are durable (the store's
+  // answer came), and the closing is made durable after the move.
+  int closes = 0;
   for (const auto& [name, t] : load_corpus()) {
     for (std::size_t i = 0; i < t.records.size(); ++i) {
       const auto& r = t.records[i];
@@ -720,21 +830,27 @@ TEST(trace_corpus_cover, a_group_is_closed_on_the_state_its_reconciliation_leave
       std::map<std::string, int> completed; // scope -> tasks completed here
       for (const auto& [task, archive] : r.body["completed"].items())
         ++completed[task.substr(0, task.find('/'))];
-      for (std::size_t j = i + 1; j < t.records.size() && t.records[j].kind != "scheduler.pass";
+      bool passed = false, durable = false;
+      for (std::size_t j = i + 1; j < t.records.size() && t.records[j].kind != "scheduler.reconciled";
            ++j) {
         const auto& g = t.records[j];
+        if (g.kind == "scheduler.pass")
+          passed = true;
+        if (passed && g.kind == "scheduler.inbound" && g.body.value("message", "") == "applied")
+          durable = true;
         if (g.kind != "scheduler.group" || !completed.count(g.body.value("scope", "")))
           continue;
         SCOPED_TRACE(name + ": record " + std::to_string(g.seq));
+        EXPECT_TRUE(durable) << "the work log moved before the pass's changes were durable";
         EXPECT_GE(g.body.value("complete", 0), completed[g.body.value("scope", "")])
           << "the group was read without the tasks this pass reconciled: " << g.body.dump();
         const auto* closed = j + 1 < t.records.size() ? &t.records[j + 1] : nullptr;
         if (closed && closed->kind == "scheduler.group_close" && closed->body.value("close", false))
-          ++same_pass_closes;
+          ++closes;
       }
     }
   }
-  EXPECT_GT(same_pass_closes, 0) << "no restart closes a group in the pass that reconciled it";
+  EXPECT_GT(closes, 0) << "no restart closes a group after the pass that reconciled it";
 }
 
 // The first recorded supervisor.step satisfying pred.
@@ -824,19 +940,19 @@ TEST(trace_mutation, a_tampered_edge_diverges_there) {
   auto trace = load("clean");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  runtime::trace_record* begin = nullptr;
+  runtime::trace_record* read = nullptr;
   for (auto& r : trace.records)
-    if (r.kind == "task.begin") {
-      begin = &r;
+    if (r.kind == "task.event" && r.body["event"] == "task_state_read") {
+      read = &r;
       break;
     }
-  ASSERT_NE(begin, nullptr);
-  begin->body["now"] = begin->body["now"].get<int64_t>() + 3'600'000;
+  ASSERT_NE(read, nullptr);
+  read->body["now"] = read->body["now"].get<int64_t>() + 3'600'000;
   auto report = replay_recorded_run(trace, *pol);
   ASSERT_TRUE(report.is_ok());
   ASSERT_TRUE(report->divergence);
-  EXPECT_EQ(report->divergence->cause, begin->seq);
-  EXPECT_EQ(report->divergence->kind, "task.target");
+  EXPECT_EQ(report->divergence->cause, read->seq);
+  EXPECT_EQ(report->divergence->kind, "task.commands");
 }
 
 // The first record of kind satisfying pred.
@@ -848,18 +964,35 @@ runtime::trace_record* first_record(runtime::trace_file& t, std::string_view kin
   return nullptr;
 }
 
+// The start_attempt command among a task.commands body's commands, or null.
+const json* start_of(const json& commands_body) {
+  for (const auto& c : commands_body["commands"])
+    if (c.value("command", "") == "start_attempt")
+      return &c;
+  return nullptr;
+}
+
+// The attempt_started event a task.commands body shows, or null.
+const json* started_of(const json& commands_body) {
+  for (const auto& c : commands_body["commands"])
+    if (c.value("command", "") == "show" && c["event"].value("event", "") == "attempt_started")
+      return &c["event"];
+  return nullptr;
+}
+
 TEST(trace_mutation, another_model_diverges_at_the_first_launch_of_its_target) {
   auto trace = load("clean");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* any = first_record(trace, "attempt.launch", [](const json&) { return true; });
+  auto* any = first_record(trace, "task.commands", [](const json& b) { return started_of(b); });
   ASSERT_NE(any, nullptr);
-  auto target_id = any->body["target"].get<std::string>();
+  auto target_id = (*started_of(any->body))["target"].get<std::string>();
   // Replay reports the earliest recorded decision that differs: the first
-  // launch written for that target (launches of concurrent tasks may be
-  // written in another order than their causes).
-  const auto* launch = first_record(trace, "attempt.launch",
-                                    [&](const json& b) { return b["target"] == target_id; });
+  // launch of that target.
+  const auto* launch = first_record(trace, "task.commands", [&](const json& b) {
+    const auto* e = started_of(b);
+    return e && (*e)["target"] == target_id;
+  });
   ASSERT_NE(launch, nullptr);
   auto target = std::find_if(pol->targets.begin(), pol->targets.end(),
                              [&](const auto& t) { return t.id == target_id; });
@@ -868,12 +1001,13 @@ TEST(trace_mutation, another_model_diverges_at_the_first_launch_of_its_target) {
 
   const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, launch->seq);
-  EXPECT_EQ(d.edge_kind, "task.launch");
-  EXPECT_EQ(d.kind, "attempt.launch");
-  EXPECT_EQ(d.expected["model"], launch->body["model"]);
-  EXPECT_EQ(d.actual["model"], "another-model");
-  EXPECT_NE(std::find(d.actual["argv"].begin(), d.actual["argv"].end(), "another-model"),
-            d.actual["argv"].end());
+  EXPECT_EQ(d.edge_kind, "task.event");
+  EXPECT_EQ(d.kind, "task.commands");
+  const auto* expected = start_of(d.expected);
+  const auto* actual = start_of(d.actual);
+  ASSERT_TRUE(expected && actual) << d.actual.dump();
+  EXPECT_EQ((*expected)["order"]["model"], (*start_of(launch->body))["order"]["model"]);
+  EXPECT_EQ((*actual)["order"]["model"], "another-model");
 }
 
 TEST(trace_mutation, a_pattern_table_without_quota_classifies_the_first_quota_failure_otherwise) {
@@ -934,24 +1068,45 @@ TEST(trace_mutation, a_review_that_left_no_verdict_diverges_at_its_review_step) 
   auto trace = load("clean");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* step = first_record(trace, "task.review_step",
-                            [](const json& b) { return b["next"] == "complete"; });
-  ASSERT_NE(step, nullptr);
-  auto cause = std::find_if(trace.records.begin(), trace.records.end(),
-                            [&](const auto& r) { return r.seq == step->cause; });
-  ASSERT_NE(cause, trace.records.end());
-  auto* result = &*cause;
-  ASSERT_EQ(result->kind, "attempt.result");
-  ASSERT_FALSE(result->body["observed"]["review"]["folders"].empty());
-  result->body["observed"]["review"]["folders"] = json::array();
+  auto steps = task_steps(trace);
+  auto stages = stages_of(steps);
+  // The review's end: complete; its step was made durable at the
+  // task_state_read before, decided on the attempt_read before that.
+  std::string task;
+  int64_t step_edge = 0, read_edge = 0;
+  for (std::size_t i = 0; i < steps.size() && task.empty(); ++i)
+    for (const auto& end : commands_named(steps[i], "end_task"))
+      if (end["outcome"] == "complete" && stages[steps[i].edge->seq] == "review") {
+        task = steps[i].task;
+        for (std::size_t j = i; j-- > 0;) {
+          if (steps[j].task != task)
+            continue;
+          if (steps[j].event == "task_state_read" && step_edge == 0)
+            step_edge = steps[j].edge->seq;
+          if (steps[j].event == "attempt_read") {
+            read_edge = steps[j].edge->seq;
+            break;
+          }
+        }
+      }
+  ASSERT_FALSE(task.empty());
+  ASSERT_GT(read_edge, 0);
+  ASSERT_GT(step_edge, read_edge);
+  auto* read = mutable_record_at(trace, read_edge);
+  ASSERT_NE(read, nullptr);
+  auto& folders = read->body["reading"]["review"]["folders"];
+  ASSERT_FALSE(folders.empty());
+  folders = json::array();
 
   auto report = replay_recorded_run(trace, *pol);
   ASSERT_TRUE(report.is_ok()) << report.error().message();
   ASSERT_TRUE(report->divergence);
-  EXPECT_EQ(report->divergence->seq, step->seq);
-  EXPECT_EQ(report->divergence->kind, "task.review_step");
-  EXPECT_EQ(report->divergence->expected["next"], "complete");
-  EXPECT_NE(report->divergence->actual["next"], "complete");
+  EXPECT_EQ(report->divergence->cause, step_edge);
+  EXPECT_EQ(report->divergence->kind, "task.commands");
+  auto expected = report->divergence->expected.dump();
+  auto actual = report->divergence->actual.dump();
+  EXPECT_NE(expected.find("complete_orchestration_task"), std::string::npos) << expected;
+  EXPECT_EQ(actual.find("complete_orchestration_task"), std::string::npos) << actual;
 }
 
 // The first scheduler.admitted whose pass ran two agents at once or kept a
@@ -1028,22 +1183,28 @@ TEST(trace_mutation, a_clock_reading_past_the_reset_time_chooses_a_target_instea
   auto trace = load("reset-wait-restart");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* wait = first_record(trace, "task.reset_wait", [](const json&) { return true; });
+  auto steps = task_steps(trace);
+  const task_step* wait = nullptr;
+  for (const auto& s : steps)
+    if (!shown(s, "supervisor_wait").is_null() &&
+        has_text(shown(s, "supervisor_wait")["reason"], "recorded before a restart")) {
+      wait = &s;
+      break;
+    }
   ASSERT_NE(wait, nullptr);
-  auto begin = std::find_if(trace.records.begin(), trace.records.end(),
-                            [&](const auto& r) { return r.seq == wait->cause; });
-  ASSERT_NE(begin, trace.records.end());
-  ASSERT_EQ(begin->kind, "task.begin");
-  begin->body["now"] = wait->body["until"].get<int64_t>() + 1;
+  auto until = commands_named(*wait, "wake_at")[0]["at"].get<int64_t>();
+  auto* read = mutable_record_at(trace, wait->edge->seq);
+  ASSERT_NE(read, nullptr);
+  read->body["now"] = until + 1;
 
   const auto d = first_divergence(trace, *pol);
-  EXPECT_EQ(d.seq, wait->seq);
-  EXPECT_EQ(d.cause, begin->seq);
-  EXPECT_EQ(d.edge_kind, "task.begin");
-  EXPECT_EQ(d.kind, "task.reset_wait");
+  EXPECT_EQ(d.cause, read->seq);
+  EXPECT_EQ(d.edge_kind, "task.event");
+  EXPECT_EQ(d.kind, "task.commands");
   // The recorded wait is not decided again: the replay chooses the target.
-  EXPECT_EQ(d.actual["kind"], "task.target") << d.actual.dump();
-  EXPECT_EQ(d.actual["body"]["target"], wait->body["target"]) << d.actual.dump();
+  auto actual = d.actual.dump();
+  EXPECT_EQ(actual.find("wake_at"), std::string::npos) << actual;
+  EXPECT_NE(actual.find("read_for_launch"), std::string::npos) << actual;
 }
 
 TEST(trace_mutation, a_second_archive_of_a_vanished_task_makes_reconciliation_an_error) {
@@ -1277,129 +1438,166 @@ void erase_edge(runtime::trace_file& t, int64_t seq) {
   });
 }
 
-TEST(task_actor_replay, a_launch_missing_from_the_trace_diverges_where_the_actor_launches) {
-  // The real task actor runs each task's life again: it launches the retry
-  // the trace no longer shows, so its edges stop matching the recorded ones.
+TEST(task_machine_replay, an_answer_missing_from_the_trace_diverges_at_the_tasks_next_event) {
+  // Each task's events go to its own machine: without the answer that made
+  // an attempt start durable, the machine still waits for it when the
+  // attempt's end comes, and does nothing where the trace shows the end
+  // handled.
   auto trace = load("tactical");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  std::map<std::string, int> launches;
-  const runtime::trace_record* second = nullptr;
-  for (const auto& r : trace.records)
-    if (r.kind == "task.launch" && ++launches[r.body["spec"]["name"].get<std::string>()] == 2) {
-      second = &r;
+  auto steps = task_steps(trace);
+  const task_step* launch = nullptr;
+  for (const auto& s : steps)
+    if (has_command(s, "start_attempt")) {
+      launch = &s;
       break;
     }
-  ASSERT_NE(second, nullptr);
-  auto seq = second->seq;
-  auto task = second->body["spec"]["name"].get<std::string>();
+  ASSERT_NE(launch, nullptr);
+  ASSERT_EQ(launch->event, "durable");
+  auto task = launch->task;
+  auto seq = launch->edge->seq;
+  const task_step* next = nullptr;
+  for (const auto& s : steps)
+    if (s.task == task && s.edge->seq > seq) {
+      next = &s;
+      break;
+    }
+  ASSERT_NE(next, nullptr);
+  auto next_seq = next->edge->seq;
   erase_edge(trace, seq);
 
   const auto d = first_divergence(trace, *pol);
-  EXPECT_GT(d.cause, seq);
-  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
-  auto error = d.actual["error"].get<std::string>();
-  EXPECT_NE(error.find("task actor of " + task + " recorded task.launch where the trace has"),
-            std::string::npos)
-    << error;
+  EXPECT_EQ(d.cause, next_seq);
+  EXPECT_EQ(d.kind, "task.commands");
+  EXPECT_TRUE(d.actual["commands"].empty()) << d.actual.dump();
 }
 
-TEST(task_actor_replay, a_stop_that_never_came_leaves_the_attempt_to_the_supervisor) {
-  // Without the stop, the replayed actor takes its agent's end as a
-  // failure and asks the supervisor, which the trace never asked: the
-  // divergence is at that attempt's result, which ended the task.
+TEST(task_machine_replay, a_stop_that_never_came_leaves_the_attempt_to_the_supervisor) {
+  // Without the stop, the machine takes its agent's end as a failure and
+  // reads what the supervisor needs, where the trace shows the cancelled
+  // end: the divergence is at that attempt's end.
   auto trace = load("interrupted");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* stop = first_record(trace, "task.stop",
-                            [](const json& b) { return b["during"] == "attempt"; });
+  auto steps = task_steps(trace);
+  const task_step* stop = nullptr;
+  for (const auto& s : steps)
+    if (s.event == "stop" && has_command(s, "cancel_attempt")) {
+      stop = &s;
+      break;
+    }
   ASSERT_NE(stop, nullptr);
-  auto identity = stop->body["identity"];
-  auto seq = stop->seq;
+  auto task = stop->task;
+  auto seq = stop->edge->seq;
+  int64_t ended = 0;
+  for (const auto& s : steps)
+    if (s.task == task && s.edge->seq > seq && s.event == "attempt_finished") {
+      ended = s.edge->seq;
+      break;
+    }
+  ASSERT_GT(ended, 0);
   erase_edge(trace, seq);
-  const auto* result = first_record(trace, "attempt.result",
-                                    [&](const json& b) { return b["identity"] == identity; });
-  ASSERT_NE(result, nullptr);
 
   const auto d = first_divergence(trace, *pol);
-  EXPECT_EQ(d.cause, result->seq);
-  EXPECT_EQ(d.kind, "task.end");
-  EXPECT_EQ(d.expected["outcome"], "cancelled");
-  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
-  EXPECT_NE(d.actual["error"].get<std::string>().find("supervisor"), std::string::npos);
+  EXPECT_EQ(d.cause, ended);
+  EXPECT_EQ(d.kind, "task.commands");
+  EXPECT_NE(d.expected.dump().find("\"cancelled\""), std::string::npos) << d.expected.dump();
+  EXPECT_NE(d.actual.dump().find("read_after_attempt"), std::string::npos) << d.actual.dump();
 }
 
-TEST(task_actor_replay, a_cancelled_end_comes_from_the_stop_the_actor_received) {
-  // The recorded result's "cancelled" flag is what the actor recorded, not
-  // what replay feeds it: the replayed actor cancels because it was
-  // stopped, so a flag cleared in the trace changes nothing.
+TEST(task_machine_replay, a_cancelled_end_comes_from_the_stop_the_machine_received) {
+  // The recorded result's status is what the attempt reported, not why the
+  // task ends: the machine ends cancelled because it was stopped, so a
+  // status changed in the trace changes nothing.
   auto trace = load("interrupted");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
-  auto* cancelled = first_record(trace, "attempt.result",
-                                 [](const json& b) { return b["cancelled"] == true; });
-  ASSERT_NE(cancelled, nullptr);
-  cancelled->body["cancelled"] = false;
+  auto steps = task_steps(trace);
+  std::string stopped;
+  int64_t finished_seq = 0;
+  for (const auto& s : steps) {
+    if (s.event == "stop" && has_command(s, "cancel_attempt") && stopped.empty())
+      stopped = s.task;
+    if (!stopped.empty() && s.task == stopped && s.event == "attempt_finished") {
+      finished_seq = s.edge->seq;
+      break;
+    }
+  }
+  ASSERT_GT(finished_seq, 0);
+  auto* finished = mutable_record_at(trace, finished_seq);
+  ASSERT_NE(finished, nullptr);
+  finished->body["result"]["status"] = "succeeded";
   auto report = replay_recorded_run(trace, *pol);
   ASSERT_TRUE(report.is_ok()) << report.error().message();
   EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
 }
 
-// budget-block cut after its first retry step (100 ms delay), with a stop
-// that reached the task while it made that step durable ("busy") and the
-// cancelled end that stop caused: the run's last records.
+// budget-block cut after the task made its first retry step (a delay)
+// durable, with a stop that reached the task while that step was made
+// durable and the answer after it: the run's last records.
 runtime::trace_file stopped_while_busy() {
   auto trace = load("budget-block");
-  const auto* step = first_record(trace, "supervisor.step", [](const json& b) {
-    return b["step"] == "retry_same" && b["detail"]["delay_ms"].get<int64_t>() > 0;
-  });
-  EXPECT_NE(step, nullptr);
-  if (!step)
+  auto steps = task_steps(trace);
+  const task_step* decided = nullptr;
+  for (const auto& s : steps)
+    if (s.event == "supervisor_decided" && s.body["step"].value("step", "") == "retry_same" &&
+        s.body["step"].value("delay_ms", 0) > 0 && has_command(s, "make_durable")) {
+      decided = &s;
+      break;
+    }
+  EXPECT_NE(decided, nullptr);
+  if (!decided)
     return trace;
-  EXPECT_FALSE(step->body["changes"].empty()); // made durable: a request
-  const auto& failure = record_at(trace, step->cause)->body["request"]["failure"];
-  auto task = failure["task"], stage = failure["stage"], identity = failure["attempt_id"];
-  auto last = step->seq;
+  auto task = decided->task;
+  auto now = decided->now;
+  auto target = decided->body["step"].value("target", "");
+  auto last = decided->decision_seq;
+  // The step's tactical analysis goes to the debug log first.
+  json commands = json::array({json{{"command", "checkpoint"}, {"name", "after-decision"}}});
+  for (const auto& e : decided->body["events"])
+    commands.push_back(json{{"command", "note"},
+                            {"text", "tactical " + task + " worker: " + runtime::dump_json(e)}});
+  commands.push_back(json{{"command", "show"},
+                          {"event", {{"event", "task_failed"},
+                                     {"time", runtime::format_utc_iso(now)},
+                                     {"task", task},
+                                     {"stage", "worker"},
+                                     {"reason", "retry_same on " + target}}}});
+  commands.push_back(json{{"command", "end_task"}, {"outcome", "cancelled"},
+                          {"reason", "stopped by shutdown"}, {"pause_ms", 0}});
   std::erase_if(trace.records, [last](const runtime::trace_record& r) { return r.seq > last; });
-  trace.records.push_back({last + 1, runtime::trace_direction::edge, "task.stop", 0,
-                           json{{"task", task}, {"stage", stage}, {"during", "busy"},
-                                {"identity", identity}}});
-  trace.records.push_back({last + 2, runtime::trace_direction::decision, "task.end", last + 1,
-                           json{{"task", task}, {"stage", stage}, {"outcome", "cancelled"},
-                                {"reason", "stopped by shutdown"}, {"pause_ms", 0}}});
+  auto event = [&](int64_t seq, const char* name) {
+    trace.records.push_back({seq, runtime::trace_direction::edge, "task.event", 0,
+                             json{{"event", name}, {"task", task}, {"now", now}}});
+  };
+  event(last + 1, "stop");
+  trace.records.push_back({last + 2, runtime::trace_direction::decision, "task.commands",
+                           last + 1, json{{"task", task}, {"commands", json::array()}}});
+  event(last + 3, "durable");
+  trace.records.push_back(
+    {last + 4, runtime::trace_direction::decision, "task.commands", last + 3,
+     json{{"task", task}, {"commands", std::move(commands)}}});
   return trace;
 }
 
-TEST(task_actor_replay, a_stop_while_a_step_is_made_durable_ends_the_task_before_its_delay) {
-  // The task actor ends at once, caused by the stop; it does not wait out
-  // the retry delay (a shutdown would wait that long) to see the stop at
-  // its next launch.
+TEST(task_machine_replay, a_stop_while_a_step_is_made_durable_ends_the_task_before_its_delay) {
+  // The task ends as soon as the step is durable; it does not wait out the
+  // retry delay (a shutdown would wait that long) to see the stop at its
+  // next launch.
   auto trace = stopped_while_busy();
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
   auto report = replay_recorded_run(trace, *pol);
   ASSERT_TRUE(report.is_ok()) << report.error().message();
   EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
-  EXPECT_FALSE(report->not_replayed.count("task.end"));
 
   // The end is compared: another recorded reason diverges there.
-  trace.records.back().body["reason"] = "stopped later";
+  trace.records.back().body["commands"].back()["reason"] = "stopped later";
   const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, trace.records.back().seq);
   EXPECT_EQ(d.cause, trace.records.back().cause);
-  EXPECT_EQ(d.actual["reason"], "stopped by shutdown");
-}
-
-TEST(task_actor_replay, the_decision_functions_leave_a_busy_stop_to_the_actor) {
-  // What a busy stop ends in depends on the answer still open (a block
-  // step ends the task blocked): the decision functions do not decide it.
-  auto trace = stopped_while_busy();
-  auto pol = recorded_policy(trace);
-  ASSERT_TRUE(pol.is_ok());
-  auto report = replay_recorded_run(trace, *pol, {}, replay_by::functions);
-  ASSERT_TRUE(report.is_ok()) << report.error().message();
-  EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
-  EXPECT_EQ(report->not_replayed["task.end"], 1);
+  EXPECT_EQ(d.actual["commands"].back()["reason"], "stopped by shutdown");
 }
 
 // budget-block cut before its first supervisor.failure: the supervisor
@@ -1407,27 +1605,33 @@ TEST(task_actor_replay, the_decision_functions_leave_a_busy_stop_to_the_actor) {
 // and the task ended on it.
 runtime::trace_file supervisor_error_reply() {
   auto trace = load("budget-block");
-  const auto* failure = first_record(trace, "supervisor.failure", [](const json&) { return true; });
-  EXPECT_NE(failure, nullptr);
-  if (!failure)
+  auto steps = task_steps(trace);
+  const task_step* ask = nullptr;
+  for (const auto& s : steps)
+    if (has_command(s, "ask_supervisor")) {
+      ask = &s;
+      break;
+    }
+  EXPECT_NE(ask, nullptr);
+  if (!ask)
     return trace;
-  const auto& f = failure->body["request"]["failure"];
-  auto task = f["task"], stage = f["stage"];
-  auto at = failure->seq;
+  auto task = ask->task;
+  auto at = ask->decision_seq + 1;
   std::erase_if(trace.records, [at](const runtime::trace_record& r) { return r.seq >= at; });
-  trace.records.push_back({at, runtime::trace_direction::edge, "task.error", 0,
-                           json{{"task", task}, {"stage", stage}, {"peer", "supervisor"},
+  trace.records.push_back({at, runtime::trace_direction::edge, "task.event", 0,
+                           json{{"event", "request_failed"}, {"task", task}, {"now", ask->now},
+                                {"peer", "supervisor"},
                                 {"error", "system_error(request_timeout)"}}});
-  trace.records.push_back({at + 1, runtime::trace_direction::decision, "task.end", at,
-                           json{{"task", task}, {"stage", stage}, {"outcome", "error"},
-                                {"reason", "supervisor: system_error(request_timeout)"},
-                                {"pause_ms", 0}}});
+  trace.records.push_back(
+    {at + 1, runtime::trace_direction::decision, "task.commands", at,
+     json{{"task", task},
+          {"commands", json::array({json{{"command", "end_task"}, {"outcome", "error"},
+                                         {"reason", "supervisor: system_error(request_timeout)"},
+                                         {"pause_ms", 0}}})}}});
   return trace;
 }
 
-TEST(task_actor_replay, an_error_reply_ends_the_task_as_recorded) {
-  // The stand-in answers the supervisor request with the recorded error;
-  // the actor ends on it, and that end is compared at the task.error edge.
+TEST(task_machine_replay, an_error_reply_ends_the_task_as_recorded) {
   auto trace = supervisor_error_reply();
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
@@ -1435,42 +1639,34 @@ TEST(task_actor_replay, an_error_reply_ends_the_task_as_recorded) {
     auto report = replay_recorded_run(trace, *pol, {}, how);
     ASSERT_TRUE(report.is_ok()) << report.error().message();
     EXPECT_FALSE(report->divergence) << runtime::render_divergence(*report->divergence);
-    EXPECT_FALSE(report->not_replayed.count("task.end"));
   }
-  // Another recorded error text: the actor's end names it, not the recorded end's.
+  // Another recorded error text: the end names it, not the recorded end's.
   trace.records[trace.records.size() - 2].body["error"] = "ad::timeout";
   const auto d = first_divergence(trace, *pol);
   EXPECT_EQ(d.seq, trace.records.back().seq);
-  EXPECT_EQ(d.edge_kind, "task.error");
-  EXPECT_EQ(d.actual["reason"], "supervisor: ad::timeout");
-}
-
-TEST(task_actor_replay, an_error_reply_the_trace_does_not_hold_is_not_invented) {
-  // Without the task.error edge the actor gets the supervisor's answer it
-  // asked for; the stand-in has none to give: an error at that edge.
-  auto trace = supervisor_error_reply();
-  auto pol = recorded_policy(trace);
-  ASSERT_TRUE(pol.is_ok());
-  trace.records[trace.records.size() - 2].body["peer"] = "state store";
-  const auto d = first_divergence(trace, *pol);
-  EXPECT_EQ(d.cause, trace.records.back().cause);
-  ASSERT_TRUE(d.actual.contains("error")) << d.actual.dump();
-  EXPECT_NE(d.actual["error"].get<std::string>().find("supervisor"), std::string::npos)
-    << d.actual.dump();
+  EXPECT_EQ(d.edge_kind, "task.event");
+  EXPECT_EQ(d.actual["commands"][0]["reason"], "supervisor: ad::timeout");
 }
 
 TEST(trace_corpus_cover, a_crashed_run_leaves_its_trace_up_to_the_crash) {
   // reset-wait-crash: the dispatcher died right after the supervisor's
-  // durable reset wait (AD_TEST_CRASH_AT=after-decision, _exit). Every
-  // record up to that decision is in the trace; there is no run.end.
+  // reset wait was durable (AD_TEST_CRASH_AT=after-decision, _exit). Every
+  // record up to that point is in the trace; there is no run.end.
   auto t = load("reset-wait-crash");
   ASSERT_FALSE(t.records.empty());
   for (const auto& r : t.records)
     EXPECT_NE(r.kind, "run.end");
+  // The task machine's last commands: the durable step, then the
+  // checkpoint the crash took.
   const auto& last = t.records.back();
-  EXPECT_EQ(last.kind, "supervisor.step");
-  EXPECT_EQ(last.body["step"], "wait_until");
-  EXPECT_FALSE(first_record(t, "attempt.launch", [](const json&) { return true; }) == nullptr);
+  ASSERT_EQ(last.kind, "task.commands");
+  ASSERT_FALSE(last.body["commands"].empty());
+  EXPECT_EQ(last.body["commands"][0]["command"], "checkpoint");
+  EXPECT_EQ(last.body["commands"][0]["name"], "after-decision");
+  EXPECT_NE(first_record(t, "supervisor.step",
+                         [](const json& b) { return b["step"] == "wait_until"; }),
+            nullptr);
+  EXPECT_FALSE(launches_of(t).empty());
 }
 
 TEST(trace_corpus_cover, every_trace_cut_short_replays_what_it_holds) {

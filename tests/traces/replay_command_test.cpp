@@ -76,7 +76,7 @@ TEST(replay_command, another_policy_prints_the_first_divergence_and_exits_1) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("divergence at record"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("message: record"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("differs in \"step\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("differs at /step: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("recent inbound messages:"), std::string::npos) << r.out;
 }
 

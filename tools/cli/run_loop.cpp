@@ -92,19 +92,6 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
 
-  std::shared_ptr<runtime::trace_writer> trace;
-  if (!opt.trace_file.empty()) {
-    const char* home = std::getenv("HOME");
-    auto opened = open_run_trace({opt.trace_file, identity->path, *root, home ? home : "",
-                                  opt.task_group, opt.max_parallel, opt.retry_blocked},
-                                 pol->value);
-    if (!opened.is_ok()) {
-      std::cerr << "run: " << opened.error().message() << "\n";
-      return exit_blocked;
-    }
-    trace = *opened;
-  }
-
   // What each agent CLI the policy names accepts, learned once per binary
   // before any attempt (docs/agents.md).
   std::map<std::string, runtime::cli_capabilities> cli_caps;
@@ -126,6 +113,20 @@ int run_loop(const run_loop_options& opt) {
     }
   }
 
+  std::shared_ptr<runtime::trace_writer> trace;
+  if (!opt.trace_file.empty()) {
+    const char* home = std::getenv("HOME");
+    auto opened = open_run_trace({opt.trace_file, identity->path, identity->id, *root,
+                                  home ? home : "", opt.task_group, opt.max_parallel,
+                                  opt.retry_blocked, cli_caps},
+                                 pol->value);
+    if (!opened.is_ok()) {
+      std::cerr << "run: " << opened.error().message() << "\n";
+      return exit_blocked;
+    }
+    trace = *opened;
+  }
+
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
   // Attempt and state actors block on fsync; with only two workers they
@@ -135,7 +136,9 @@ int run_loop(const run_loop_options& opt) {
   auto state = actors::spawn_state_actors(sys, std::move(*store));
   auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
-  auto host = sys.spawn(actors::attempt_host_impl, actors::make_attempt_config(process, trace));
+  auto attempt_cfg = actors::make_attempt_config(process, trace);
+  attempt_cfg.failure_patterns = pol->value.failure_patterns;
+  auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
 
   auto ctx = std::make_shared<actors::run_context>();
   ctx->workspace = identity->path;
@@ -149,10 +152,7 @@ int run_loop(const run_loop_options& opt) {
   ctx->zone = *zone;
   ctx->clk = clk;
   ctx->cli_caps = std::move(cli_caps);
-  ctx->timing.heartbeat_ms = static_cast<int64_t>(pol->value.timeouts.heartbeat_s * 1000);
-  ctx->timing.silence_inspection_ms =
-    static_cast<int64_t>(pol->value.timeouts.silence_inspection_s * 1000);
-  ctx->timing.stall_limit_ms = static_cast<int64_t>(pol->value.timeouts.stall_limit_s * 1000);
+  ctx->timing = runtime::attempt_timing_of(pol->value);
   ctx->store = state.store;
   ctx->supervisor = supervisor;
   ctx->host = host;

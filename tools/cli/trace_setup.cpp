@@ -17,9 +17,15 @@ runtime::result<std::shared_ptr<runtime::trace_writer>> open_run_trace(
   if (!tzif)
     return tzif.error().with_context("trace: policy time zone");
   header.time_zone_tzif = std::move(*tzif);
+  runtime::json caps = runtime::json::object();
+  for (const auto& [adapter, c] : setup.cli_caps)
+    caps[adapter] = runtime::json{{"detected", c.detected}, {"version", c.version},
+                                  {"pi_approve", c.pi_approve}, {"pi_session_id", c.pi_session_id}};
   header.options = runtime::json{{"task_group", setup.task_group},
                                  {"max_parallel", setup.max_parallel},
-                                 {"retry_blocked", setup.retry_blocked}};
+                                 {"retry_blocked", setup.retry_blocked},
+                                 {"workspace_id", setup.workspace_id},
+                                 {"cli_caps", std::move(caps)}};
   runtime::trace_paths paths;
   paths.add_root(setup.workspace, "workspace");
   paths.add_root(setup.state_root.string(), "state");

@@ -4,12 +4,13 @@
 
 #include <memory>
 
-#include "actors/scheduler/decision_replay.hpp"
+#include "actors/scheduler/task_actor.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/replay/attempt_replay.hpp"
 #include "runtime/replay/pure_replay.hpp"
+#include "runtime/replay/task_replay.hpp"
 #include "tools/replay/scheduler_replay.hpp"
 #include "tools/replay/supervisor_replay.hpp"
-#include "tools/replay/task_actor_replay.hpp"
 
 namespace ad::tools {
 
@@ -56,21 +57,25 @@ runtime::result<runtime::replay_report> replay_recorded_run(
     ctx.max_parallel = options["max_parallel"].get<int>();
   if (options.contains("retry_blocked") && options["retry_blocked"].is_boolean())
     ctx.retry_blocked = options["retry_blocked"].get<bool>();
+  if (options.contains("workspace_id") && options["workspace_id"].is_string())
+    ctx.workspace_id = options["workspace_id"].get<std::string>();
+  if (options.contains("cli_caps") && options["cli_caps"].is_object())
+    for (const auto& [adapter, c] : options["cli_caps"].items())
+      if (c.is_object())
+        ctx.cli_caps[adapter] = {c.value("detected", false), c.value("version", std::string()),
+                                 c.value("pi_approve", false), c.value("pi_session_id", false)};
+  ctx.timing = runtime::attempt_timing_of(pol);
   ctx.pol = pol;
   ctx.zone = *zone;
   ctx.clk = std::make_shared<runtime::manual_clock>(0);
   runtime::replay_handlers handlers;
   runtime::add_pure_replay_handlers(handlers, pol, *zone);
   add_supervisor_actor_replay(handlers, pol, *zone);
-  actors::add_attempt_replay_handlers(handlers, ctx);
+  runtime::add_attempt_replay_handlers(handlers, pol);
+  runtime::add_task_machine_replay(handlers, pol, *zone, actors::task_context_of(ctx));
   auto roots = replay_roots();
-  if (how == replay_by::actors) {
-    add_task_actor_replay(handlers, trace, ctx, roots);
-    if (scheduler_replayable(trace))
-      add_scheduler_actor_replay(handlers, trace, ctx, roots);
-  } else {
-    actors::add_task_replay_handlers(handlers, ctx);
-  }
+  if (how == replay_by::actors && scheduler_replayable(trace))
+    add_scheduler_actor_replay(handlers, trace, ctx, roots);
   if (customize)
     customize(handlers);
   return runtime::replay_trace(trace, handlers, roots);

@@ -2,12 +2,12 @@
 // `agent-dispatch replay`: rebuilds the decision side of a recorded run and
 // compares its decisions with the trace (runtime/trace/trace_replay.hpp).
 // Every edge comes from the trace; the handlers are the dispatcher's own
-// code: the supervisor actor, every task actor and the scheduler actor of
-// the run, each on CAF's deterministic scheduler (tools/replay/
-// supervisor_replay.hpp, task_actor_replay.hpp, scheduler_replay.hpp), and
-// the decision functions of an attempt's reading of its output and its
-// classification (runtime/replay/pure_replay.hpp,
-// actors/scheduler/trace_points.hpp). Paths
+// code: the supervisor actor and the scheduler actor of the run, each on
+// CAF's deterministic scheduler (tools/replay/supervisor_replay.hpp,
+// scheduler_replay.hpp), every task's task machine (runtime/replay/
+// task_replay.hpp: the machine the task actor interprets), and the decision
+// functions of an attempt's reading of its output and its classification
+// (runtime/replay/pure_replay.hpp, actors/scheduler/decision_replay.hpp). Paths
 // are expanded to fixed replay roots that are never touched: no process
 // starts, nothing is written, time is the recorded clock readings. The
 // policy is the trace's unless an override is given (to see how another
@@ -28,12 +28,12 @@ runtime::trace_paths replay_roots();
 // The policy recorded in the trace's header.
 runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trace);
 
-// How the task actors' and the scheduler's decisions are replayed: by the
-// actors themselves (the default; the scheduler actor only in a trace that
-// records its inbound messages, tools/replay/scheduler_replay.hpp), or by
-// calling the decision functions they call on the recorded readings (a
-// second opinion the corpus tests keep equal; it does not compare the
-// scheduler's startup and pass records, which the actor assembles).
+// How the scheduler's decisions are replayed: by the actor itself (the
+// default; only in a trace that records its inbound messages, tools/replay/
+// scheduler_replay.hpp), or by calling the decision functions it calls on
+// the recorded readings (a second opinion the corpus tests keep equal; it
+// does not compare the scheduler's startup and pass records, which the
+// actor assembles). Task machines are replayed the same way in both.
 enum class replay_by : uint8_t { actors, functions };
 
 // Replays trace under pol (usually recorded_policy(trace)). customize, when

@@ -11,8 +11,8 @@
 
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/scheduler/scheduler_io.hpp"
-#include "runtime/replay/decision_records.hpp"
-#include "runtime/replay/scan_records.hpp"
+#include "runtime/records/decision_records.hpp"
+#include "runtime/records/scan_records.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/admission_json.hpp"
 #include "runtime/state/change.hpp"
@@ -64,14 +64,18 @@ struct feed {
   // the next scheduler.inbound. Null when there is none.
   const json* ahead(std::string_view kind,
                     const std::function<bool(const json&)>& match = {}) const {
+    searched_to_the_end = false;
     for (auto i = cursor(); i < edges.size(); ++i) {
       if (edges[i]->kind == kinds::scheduler_inbound)
-        break;
+        return nullptr;
       if (edges[i]->kind == kind && (!match || match(bodies[i])))
         return &bodies[i];
     }
+    searched_to_the_end = true;
     return nullptr;
   }
+  // The last ahead() found nothing because the trace ended first.
+  mutable bool searched_to_the_end = false;
 
   // Whether the trace has the scheduler wait for `answer` ("snapshot",
   // "applied" or "quota") next: its requests are answered one at a time, in
@@ -103,10 +107,13 @@ struct feed {
     return "an admission quota batch";
   }
 
+  // A read the trace could not answer. In a run the trace cut off, a read
+  // whose record would have come after the cut counts as past the cut.
   void fail(std::string what) {
     if (problem.empty()) {
       problem = std::move(what);
-      problem_at = cursor();
+      problem_at = !ended && searched_to_the_end ? edges.size() : cursor();
+      searched_to_the_end = false;
     }
   }
 };

@@ -6,7 +6,7 @@
 #include "messages/supervisor.hpp"
 #include "tools/replay/deterministic_system.hpp"
 #include "runtime/policy/quota.hpp"
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::tools {

@@ -5,6 +5,8 @@
 #include <caf/all.hpp>
 #include <gtest/gtest.h>
 
+#include "runtime/trace/trace_writer.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -233,39 +235,59 @@ TEST_F(attempt_actor_test, HeartbeatsAndOneSilenceInspectionDuringSilence) {
   EXPECT_NE(beats.find("[finish] status=succeeded exit=0 class=none"), std::string::npos) << beats;
 }
 
-TEST_F(attempt_actor_test, AHostWithoutTheTraceSendsItsLinesWithTheResult) {
-  // This host has no trace writer (as one in another process would not):
-  // an attempt asked to record keeps its follow, lines and silence checks
-  // in memory and sends them in its classification, in order.
+TEST_F(attempt_actor_test, ATracedAttemptRecordsItsLinesSilenceAndClassification) {
+  // A traced run's attempt writes its follow, every line, its silence
+  // checks and, at the end, its classification's inputs and verdict and
+  // the work-log rows it wrote, into the run's trace, in order.
+  auto trace = runtime::trace_writer::in_memory({});
+  auto traced = sys.spawn(attempt_host_impl, make_attempt_config(process, trace));
   auto req = shell_attempt("echo first; sleep 0.35; echo 'second line' >&2; exit 3");
   req.timing.heartbeat_ms = 100;
-  req.record_classification = true;
-  auto r = run(req);
+  caf::expected<messages::attempt_result> r{caf::sec::request_timeout};
+  {
+    caf::scoped_actor self{sys};
+    self->request(traced, 20s, req)
+      .receive([&](messages::attempt_result& x) { r = std::move(x); },
+               [&](caf::error& err) { r = std::move(err); });
+  }
+  caf::anon_send_exit(traced, caf::exit_reason::user_shutdown);
   ASSERT_TRUE(r) << caf::to_string(r.error());
-  auto doc = runtime::parse_json(r->classification_json, "classification");
-  ASSERT_TRUE(doc.is_ok()) << r->classification_json;
-  EXPECT_EQ(doc->value("line_edges", false), true);
-  ASSERT_TRUE(doc->contains("line_records"));
   std::vector<std::string> kinds;
   std::vector<std::string> texts;
-  int64_t silence_seq = 0;
-  for (const auto& j : (*doc)["line_records"]) {
-    auto rec = runtime::trace_record_from_json(j);
-    ASSERT_TRUE(rec.is_ok()) << j.dump();
-    kinds.push_back(rec->kind);
-    if (rec->kind == "attempt.line")
-      texts.push_back(rec->body.value("channel", "") + ":" + rec->body.value("text", ""));
-    if (rec->kind == "attempt.silence" && silence_seq == 0)
-      silence_seq = rec->seq;
-    if (rec->kind == "attempt.silence_due") {
-      EXPECT_GT(rec->cause, 0);
-      EXPECT_EQ(rec->body.value("tools", ""), "idle");
+  int64_t silence_seq = 0, exit_seq = 0;
+  std::string verdict_class;
+  std::vector<std::string> rows;
+  for (const auto& rec : trace->kept_records()) {
+    kinds.push_back(rec.kind);
+    if (rec.kind == "attempt.line")
+      texts.push_back(rec.body.value("channel", "") + ":" + rec.body.value("text", ""));
+    if (rec.kind == "attempt.silence" && silence_seq == 0)
+      silence_seq = rec.seq;
+    if (rec.kind == "attempt.silence_due") {
+      EXPECT_GT(rec.cause, 0);
+      EXPECT_EQ(rec.body.value("tools", ""), "idle");
     }
+    if (rec.kind == "attempt.exit") {
+      exit_seq = rec.seq;
+      EXPECT_EQ(rec.body.value("identity", ""), "grp__01_demo__p2__worker__a" +
+                                                  std::string(req.attempt < 10 ? "0" : "") +
+                                                  std::to_string(req.attempt));
+      EXPECT_TRUE(rec.body.contains("inputs")) << rec.body.dump();
+    }
+    if (rec.kind == "attempt.classified") {
+      EXPECT_EQ(rec.cause, exit_seq);
+      verdict_class = rec.body.value("failure_class", "");
+    }
+    if (rec.kind == "worklog.row")
+      rows.push_back(rec.body.value("event", ""));
   }
   ASSERT_FALSE(kinds.empty());
   EXPECT_EQ(kinds.front(), "attempt.follow");
   EXPECT_EQ(texts, (std::vector<std::string>{"out:first", "err:second line"}));
   EXPECT_GT(silence_seq, 0) << "no silence check during 0.35 s with a 100 ms heartbeat";
+  EXPECT_GT(exit_seq, silence_seq);
+  EXPECT_EQ(verdict_class, r->failure_class);
+  EXPECT_EQ(rows, (std::vector<std::string>{"START", "FINISH"}));
 }
 
 TEST_F(attempt_actor_test, OutputKeepsHeartbeatsAway) {

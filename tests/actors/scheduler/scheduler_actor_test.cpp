@@ -150,7 +150,7 @@ public:
   messages::task_actor start_task(messages::scheduler_actor::pointer self, const run_context_ptr&,
                                   const task_spec& spec) override {
     s_->started.push_back(spec.name);
-    s_->started_stage[spec.name] = spec.stage;
+    s_->started_stage[spec.name] = spec.stage_name();
     auto task = self->spawn(stand_in_task, s_, spec.name);
     s_->tasks.push_back(caf::actor_cast<caf::actor>(task));
     return task;
@@ -418,6 +418,22 @@ TEST_F(scheduler_actor_test, a_group_whose_last_tasks_were_archived_behind_its_b
   EXPECT_EQ(model->orchestrations["g"].status, runtime::orchestration_status::complete);
   ASSERT_TRUE(finished->has_value());
   EXPECT_EQ((*finished)->exit_code, 0) << (*finished)->summary;
+}
+
+TEST_F(scheduler_actor_test, a_completion_the_store_refused_removes_no_logs_and_moves_no_work_log) {
+  // Reconciliation completes both vanished tasks and closes their group,
+  // but the store refuses the change: nothing that change would justify
+  // happens (attempt logs stay, the work log stays), and the run ends
+  // blocked.
+  two_observed_tasks();
+  archive("g/01_a");
+  archive("g/02_b");
+  record->refuse_applies = true;
+  start(4);
+  EXPECT_TRUE(record->removed_logs.empty()) << "attempt logs went before the completion was durable";
+  EXPECT_TRUE(record->archived_groups.empty()) << "the work log moved before the completion was durable";
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2) << (*finished)->summary;
 }
 
 TEST_F(scheduler_actor_test, a_claim_conflict_waits_for_the_holder_and_then_starts) {

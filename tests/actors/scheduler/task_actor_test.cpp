@@ -19,12 +19,12 @@
 
 #include <gtest/gtest.h>
 
-#include "actors/scheduler/task_steps.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/types.hpp"
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/run/attempt_snapshots.hpp"
+#include "runtime/run/task_files.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -73,12 +73,17 @@ struct seen {
   std::optional<caf::typed_response_promise<messages::attempt_result>> held;
   std::string attempt_dir;
   std::optional<messages::task_ended> ended;
+  // Hold the store's answer to the changes that record an attempt start.
+  bool hold_attempt_start = false;
+  std::optional<caf::typed_response_promise<messages::state_changes_applied>> held_apply;
+  messages::state_changes_applied held_apply_value;
 };
 
-messages::state_store_actor::behavior_type stand_in_store(messages::state_store_actor::pointer,
+messages::state_store_actor::behavior_type stand_in_store(messages::state_store_actor::pointer self,
                                                           std::shared_ptr<seen> s) {
   return {
-    [s](messages::apply_state_changes& msg) {
+    [self, s](messages::apply_state_changes& msg)
+      -> caf::result<messages::state_changes_applied> {
       messages::state_changes_applied out;
       for (const auto& c : msg.changes) {
         auto st = runtime::apply_change(s->model, c);
@@ -86,6 +91,15 @@ messages::state_store_actor::behavior_type stand_in_store(messages::state_store_
         out.outcomes.push_back({static_cast<uint8_t>(st.get_code()), st.message()});
       }
       out.seq = s->applied.size();
+      bool starts = std::any_of(msg.changes.begin(), msg.changes.end(), [](const auto& c) {
+        return std::holds_alternative<runtime::record_attempt_started>(c);
+      });
+      if (starts && s->hold_attempt_start) {
+        auto rp = self->make_response_promise<messages::state_changes_applied>();
+        s->held_apply = rp;
+        s->held_apply_value = out;
+        return rp;
+      }
       return out;
     },
     [s](messages::get_task_state& q) {
@@ -100,7 +114,14 @@ messages::state_store_actor::behavior_type stand_in_store(messages::state_store_
     [s](messages::get_state_snapshot) { return messages::state_snapshot_reply{0, s->model}; },
     [s](messages::subscribe_state_changes) { return messages::state_snapshot_reply{0, s->model}; },
     [](messages::get_claims) { return messages::claims_reply{}; },
-    [](messages::st_batch_atom) {},
+    // The test's signal to answer the held changes (a promise is
+    // delivered on its actor).
+    [s](messages::st_batch_atom) {
+      if (s->held_apply) {
+        s->held_apply->deliver(s->held_apply_value);
+        s->held_apply.reset();
+      }
+    },
   };
 }
 
@@ -164,29 +185,27 @@ messages::scheduler_actor::behavior_type stand_in_scheduler(messages::scheduler_
 }
 
 // The files a task actor reads, as the test gives them: the worker's
-// runtime identity is what its last start asked for.
-class given_io final : public task_io {
+// runtime identity is what its last start asked for; the write set is
+// empty.
+class given_files final : public runtime::task_files {
 public:
-  explicit given_io(std::shared_ptr<seen> s) : s_(std::move(s)) {}
-  void capture_review_baseline(task_actor_state&) const override {}
-  success_reading read_after_success(const task_actor_state&,
-                                     const messages::attempt_result&) const override {
-    success_reading r;
+  explicit given_files(std::shared_ptr<seen> s) : s_(std::move(s)) {}
+  runtime::launch_reading read_for_launch(const runtime::task_context&, const task_spec&,
+                                          const runtime::task_cmd::read_for_launch&) const override {
+    return {};
+  }
+  runtime::attempt_reading read_after_attempt(
+    const runtime::task_context&, const task_spec&,
+    const runtime::task_cmd::read_after_attempt&) const override {
+    runtime::attempt_reading r;
     if (!s_->starts.empty())
       r.runtime_identity = {s_->starts.back().adapter, s_->starts.back().model};
     return r;
   }
-  std::vector<runtime::file_snapshot> current_write_set(const task_actor_state&) const override {
-    return {};
-  }
-  runtime::state_change snapshot_before(const task_actor_state& s,
-                                        const std::string& identity) const override {
-    return runtime::write_set_change(s.spec.name, identity, runtime::snapshot_phase::before, {});
-  }
-  void remove_attempt_logs(const task_actor_state&) const override {}
   std::vector<runtime::named_file> named_files(const runtime::named_path_query&) const override {
     return {};
   }
+  void remove_attempt_logs(const runtime::task_context&, const task_spec&) const override {}
 
 private:
   std::shared_ptr<seen> s_;
@@ -215,7 +234,7 @@ protected:
     ctx->store = sys_.spawn(stand_in_store, seen_);
     ctx->supervisor = spawn_supervisor(sys_, pol_, ctx->zone);
     ctx->host = sys_.spawn(stand_in_host, seen_);
-    ctx->io = std::make_shared<given_io>(seen_);
+    ctx->io = std::make_shared<given_files>(seen_);
     ctx_ = ctx;
     scheduler_ = sys_.spawn(stand_in_scheduler, seen_);
     sched_.run();
@@ -233,7 +252,7 @@ protected:
   task_spec worker_spec() const {
     task_spec spec;
     spec.name = task_name;
-    spec.stage = "worker";
+    spec.stage = runtime::task_stage::worker;
     spec.task_dir = ctx_->task_root + "/g/01_x";
     spec.plan = spec.task_dir + "/PLAN-cloud-G05.md";
     spec.lane = "cloud";
@@ -396,6 +415,22 @@ TEST_F(task_actor_test, a_stop_during_a_backoff_ends_the_task_without_another_at
   EXPECT_TRUE(seen_->cancels.empty());
   run_to_end();
   EXPECT_EQ(seen_->starts.size(), 1u);
+}
+
+TEST_F(task_actor_test, a_stop_while_the_start_is_made_durable_starts_no_agent) {
+  seen_->hold_attempt_start = true;
+  start_task();
+  ASSERT_TRUE(seen_->held_apply.has_value()) << "the attempt start was not asked to be durable";
+  EXPECT_TRUE(seen_->starts.empty());
+  caf::anon_send(task_, messages::stop_run{"test"});
+  sched_.run();
+  EXPECT_FALSE(seen_->ended.has_value()) << "the task ended before its start was durable";
+  caf::anon_send(ctx_->store, messages::st_batch_atom::value);
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "cancelled");
+  EXPECT_TRUE(seen_->starts.empty()) << "an agent started after the stop";
+  EXPECT_EQ(seen_->applied.back(), "clear_active_stage");
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/policy/policy.hpp"
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 #include "runtime/replay/pure_replay.hpp"
 #include "runtime/run/active_probe.hpp"
 

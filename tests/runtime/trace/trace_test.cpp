@@ -158,16 +158,20 @@ TEST(trace_writer, by_default_each_record_is_in_the_file_when_appended) {
   ASSERT_TRUE((*w)->stop().is_ok());
 }
 
-TEST(trace_writer, a_noted_cause_is_found_under_its_key_and_writes_no_record) {
+TEST(trace_writer, an_edge_and_its_decision_are_written_together) {
   auto w = trace_writer::in_memory(host_paths());
-  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a01"), 0);
-  auto e = w->edge("supervisor.failure", json::object());
-  w->note_cause("g__01_a__p1__worker__a01", e);
-  w->note_cause("g__01_b__p1__worker__a01", 99);
-  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a01"), e);
-  EXPECT_EQ(w->noted_cause("g__01_b__p1__worker__a01"), 99);
-  EXPECT_EQ(w->noted_cause("g__01_a__p1__worker__a02"), 0);
-  EXPECT_EQ(w->kept_records().size(), 1u);
+  w->edge("first", json::object());
+  auto e = w->edge_and_decision("task.event", json{{"path", "/home/u/ws/a"}}, "task.commands",
+                                json{{"commands", json::array()}});
+  EXPECT_EQ(e, 2);
+  auto kept = w->kept_records();
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[1].body["path"], "${workspace}/a");
+  EXPECT_EQ(kept[2].dir, trace_direction::decision);
+  EXPECT_EQ(kept[2].kind, "task.commands");
+  EXPECT_EQ(kept[2].cause, 2);
+  ASSERT_TRUE(w->stop().is_ok());
+  EXPECT_EQ(w->edge_and_decision("late", json::object(), "late", json::object()), 0);
 }
 
 TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
@@ -188,34 +192,6 @@ TEST(trace_writer, in_memory_keeps_relative_records_until_stopped) {
   ASSERT_TRUE(w->stop().is_ok());
   EXPECT_EQ(w->edge("late", json::object()), 0);
   EXPECT_EQ(w->kept_records().size(), 3u);
-}
-
-TEST(trace_writer, records_kept_elsewhere_are_appended_with_their_causes_renumbered) {
-  // Recorded elsewhere (no roots to map there), appended here after a
-  // record of this writer's own: new seqs, causes following their edges,
-  // a cause outside the batch dropped, paths mapped to this writer's roots.
-  auto there = trace_writer::in_memory(trace_paths{});
-  auto line = there->edge("attempt.line", json{{"text", "/home/u/ws/src/a.cpp: error"}});
-  auto silence = there->edge("attempt.silence", json{{"at", 5}});
-  there->decision("attempt.silence_due", silence, json{{"stall", false}});
-  there->decision("attempt.review_control", line, json{{"tool", "spawn_agent"}});
-  there->decision("orphan", 42, json::object());
-
-  auto here = trace_writer::in_memory(host_paths());
-  here->edge("task.launch", json::object());
-  here->append_kept(there->kept_records());
-  auto kept = here->kept_records();
-  ASSERT_EQ(kept.size(), 6u);
-  EXPECT_EQ(kept[1].seq, 2);
-  EXPECT_EQ(kept[1].kind, "attempt.line");
-  EXPECT_EQ(kept[1].body["text"], "${workspace}/src/a.cpp: error");
-  EXPECT_EQ(kept[2].seq, 3);
-  EXPECT_EQ(kept[3].kind, "attempt.silence_due");
-  EXPECT_EQ(kept[3].cause, 3);
-  EXPECT_EQ(kept[4].kind, "attempt.review_control");
-  EXPECT_EQ(kept[4].cause, 2);
-  EXPECT_EQ(kept[5].cause, 0);
-  EXPECT_EQ(here->kept_edges(), 3u);
 }
 
 TEST(trace_writer, concurrent_appends_get_unique_increasing_seq) {
@@ -361,7 +337,7 @@ TEST(trace_replay, reports_the_first_divergence_with_its_message_and_history) {
   auto text = render_divergence(d);
   EXPECT_NE(text.find("divergence at record 5 (total)"), std::string::npos) << text;
   EXPECT_NE(text.find("message: record 4 (add)"), std::string::npos) << text;
-  EXPECT_NE(text.find("differs in \"total\""), std::string::npos) << text;
+  EXPECT_NE(text.find("differs at /total: expected 4, actual 3"), std::string::npos) << text;
   EXPECT_EQ(report.compared, 1);
 }
 

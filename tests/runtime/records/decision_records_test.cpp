@@ -1,4 +1,4 @@
-#include "runtime/replay/decision_records.hpp"
+#include "runtime/records/decision_records.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/replay/scan_records.hpp"
+#include "runtime/records/scan_records.hpp"
 
 #include <optional>
 
