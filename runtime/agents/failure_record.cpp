@@ -1,4 +1,5 @@
 #include "runtime/agents/failure_record.hpp"
+#include "runtime/core/exception_text.hpp"
 
 namespace ad::runtime {
 
@@ -18,7 +19,7 @@ result<std::vector<terminal_diagnostic>> diagnostics_from_json(const json& j) {
       out.push_back({json_member<std::string>(d, "origin"), json_member<std::string>(d, "text")});
     return out;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("diagnostics: ") + e.what());
+    return status::invalid_argument(std::string("diagnostics: ") + exception_text(e));
   }
 }
 
@@ -69,7 +70,7 @@ result<cli_outcome> cli_outcome_from_json(const json& j) {
     o.printed_events = json_member<bool>(j, "printed_events");
     return o;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("cli outcome: ") + e.what());
+    return status::invalid_argument(std::string("cli outcome: ") + exception_text(e));
   }
 }
 
@@ -151,7 +152,7 @@ result<failure_inputs> failure_inputs_from_json(const json& j) {
       in.utc_offset_s = json_member<int32_t>(j, "utc_offset_s");
     return in;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("failure inputs: ") + e.what());
+    return status::invalid_argument(std::string("failure inputs: ") + exception_text(e));
   }
 }
 

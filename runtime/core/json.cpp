@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "runtime/core/exception_text.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -48,9 +50,9 @@ result<json> parse_json(std::string_view text, std::string_view source) {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     return status::invalid_argument(std::string(source) + ": invalid JSON at byte "
-                                    + std::to_string(e.byte) + ": " + e.what());
+                                    + std::to_string(e.byte) + ": " + exception_text(e));
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string(source) + ": invalid JSON: " + e.what());
+    return status::invalid_argument(std::string(source) + ": invalid JSON: " + exception_text(e));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/agents/reset_time.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/state/model_json.hpp"
@@ -308,7 +309,7 @@ result<next_step> next_step_from_json(const json& j) {
                                   json_member<std::string>(j, "evidence")}};
     throw_json_member_error("step", "names no step (\"" + name + "\")");
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("supervisor step: ") + e.what());
+    return status::invalid_argument(std::string("supervisor step: ") + exception_text(e));
   }
 }
 
@@ -361,7 +362,7 @@ result<supervisor_request> supervisor_request_from_json(const json& j) {
       for (const auto& x : j["write_set_now"])
         r.write_set_now.push_back(x.get<file_snapshot>());
     } catch (const std::exception& e) {
-      return status::invalid_argument(std::string("supervisor request: write_set_now: ") + e.what());
+      return status::invalid_argument(std::string("supervisor request: write_set_now: ") + exception_text(e));
     }
   }
   if (j.contains("named_files")) {
@@ -371,7 +372,7 @@ result<supervisor_request> supervisor_request_from_json(const json& j) {
       for (const auto& x : j["named_files"])
         r.named_files.push_back(x.get<named_file>());
     } catch (const std::exception& e) {
-      return status::invalid_argument(std::string("supervisor request: named_files: ") + e.what());
+      return status::invalid_argument(std::string("supervisor request: named_files: ") + exception_text(e));
     }
   }
   return r;

@@ -4,6 +4,7 @@
 #include <set>
 #include <sys/stat.h>
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/core/hash.hpp"
 #include "runtime/core/user_regex.hpp"
 #include "runtime/state/model_json.hpp"
@@ -60,7 +61,7 @@ result<tactical_event> tactical_event_from_json(const json& j) {
                           json_member<std::vector<std::string>>(j, "pattern_ids"),
                           json_member<std::string>(j, "matched_line")};
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("tactical event: ") + e.what());
+    return status::invalid_argument(std::string("tactical event: ") + exception_text(e));
   }
 }
 

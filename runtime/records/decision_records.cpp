@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -54,7 +55,7 @@ result<reconcile_input> reconcile_input_from_json(const json& j) {
     in.archives = json_member<std::map<std::string, std::vector<std::string>>>(j, "archives");
     return in;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scheduler.reconcile: ") + e.what());
+    return status::invalid_argument(std::string("scheduler.reconcile: ") + exception_text(e));
   }
 }
 
@@ -80,7 +81,7 @@ result<retry_blocked_input> retry_blocked_input_from_json(const json& j) {
     }
     return in;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scheduler.retry_blocked: ") + e.what());
+    return status::invalid_argument(std::string("scheduler.retry_blocked: ") + exception_text(e));
   }
 }
 
@@ -148,7 +149,7 @@ result<std::vector<active_stage_reading>> active_stage_readings_from_json(const 
     }
     return out;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scheduler.liveness: ") + e.what());
+    return status::invalid_argument(std::string("scheduler.liveness: ") + exception_text(e));
   }
 }
 
@@ -186,7 +187,7 @@ result<std::vector<task_sighting>> sightings_from_json(const json& j) {
     }
     return out;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scheduler.sightings: ") + e.what());
+    return status::invalid_argument(std::string("scheduler.sightings: ") + exception_text(e));
   }
 }
 
@@ -220,7 +221,7 @@ result<group_reading> group_reading_from_json(const json& j) {
     g.archived.error = json_member<std::string>(a, "error");
     return g;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scheduler.group: ") + e.what());
+    return status::invalid_argument(std::string("scheduler.group: ") + exception_text(e));
   }
 }
 
@@ -256,7 +257,7 @@ result<run_observation> run_observation_from_json(const json& j) {
     obs.not_complete = j.at("not_complete").get<std::vector<std::string>>();
     return obs;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("run.end: ") + e.what());
+    return status::invalid_argument(std::string("run.end: ") + exception_text(e));
   }
 }
 

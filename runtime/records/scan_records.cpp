@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "runtime/core/exception_text.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -189,7 +191,7 @@ result<scanned_task> scanned_task_from_json(const json& j) {
          json_member<std::string>(e, "message")});
     return t;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("scanned task: ") + e.what());
+    return status::invalid_argument(std::string("scanned task: ") + exception_text(e));
   }
 }
 

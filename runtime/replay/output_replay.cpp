@@ -1,4 +1,5 @@
 #include "runtime/replay/output_replay.hpp"
+#include "runtime/core/exception_text.hpp"
 
 
 namespace ad::runtime {
@@ -39,7 +40,7 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
                      no_progress_body(identity, *step.no_progress)});
     return out;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("attempt.line: ") + e.what());
+    return status::invalid_argument(std::string("attempt.line: ") + exception_text(e));
   }
 }
 
@@ -59,7 +60,7 @@ result<std::vector<replayed_decision>> output_replay::follow(const json& body) {
     clocks_.emplace(identity, silence_clock(settings, json_member<int64_t>(body, "at")));
     return std::vector<replayed_decision>{};
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("attempt.follow: ") + e.what());
+    return status::invalid_argument(std::string("attempt.follow: ") + exception_text(e));
   }
 }
 
@@ -68,7 +69,7 @@ result<std::vector<replayed_decision>> output_replay::phase(const json& body) {
     phases_[json_member<std::string>(body, "attempt")] = json_member<std::string>(body, "phase");
     return std::vector<replayed_decision>{};
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("attempt.phase: ") + e.what());
+    return status::invalid_argument(std::string("attempt.phase: ") + exception_text(e));
   }
 }
 
@@ -84,7 +85,7 @@ result<std::vector<replayed_decision>> output_replay::silence(const json& body) 
     return std::vector<replayed_decision>{{std::string(trace_kinds::attempt_silence_due),
                                            silence_due_body(identity, tools, due)}};
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("attempt.silence: ") + e.what());
+    return status::invalid_argument(std::string("attempt.silence: ") + exception_text(e));
   }
 }
 

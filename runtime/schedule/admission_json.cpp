@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
@@ -42,7 +43,7 @@ write_claim claim_from(const json& j, std::string_view key) {
   try {
     return j.at(key).get<write_claim>();
   } catch (const std::exception& e) {
-    throw_json_member_error(key, std::string("is not a write claim: ") + e.what());
+    throw_json_member_error(key, std::string("is not a write claim: ") + exception_text(e));
   }
 }
 
@@ -120,7 +121,7 @@ result<task_view> task_view_from_json(const json& j) {
   try {
     return view_from(j);
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("task view: ") + e.what());
+    return status::invalid_argument(std::string("task view: ") + exception_text(e));
   }
 }
 
@@ -152,7 +153,7 @@ result<admission_input> admission_input_from_json(const json& j) {
     in.max_parallel = json_member<int>(j, "max_parallel");
     return in;
   } catch (const std::exception& e) {
-    return status::invalid_argument(std::string("admission input: ") + e.what());
+    return status::invalid_argument(std::string("admission input: ") + exception_text(e));
   }
 }
 

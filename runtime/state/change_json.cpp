@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -315,7 +316,7 @@ result<state_change> change_from_json(const json& j, std::string_view source) {
       return status::corruption(std::string(source) + ": unknown state change \"" + name + "\"");
     return out;
   } catch (const std::exception& e) {
-    return status::corruption(std::string(source) + ": malformed state change: " + e.what());
+    return status::corruption(std::string(source) + ": malformed state change: " + exception_text(e));
   }
 }
 

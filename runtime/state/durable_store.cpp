@@ -1,5 +1,6 @@
 #include "runtime/state/durable_store.hpp"
 
+#include "runtime/core/exception_text.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/state/journal.hpp"
 #include "runtime/state/model_json.hpp"
@@ -18,7 +19,7 @@ result<workspace_identity> identity_from(const json& j, const fs::path& file) {
     return workspace_identity{w.at("path").get<std::string>(), w.at("id").get<std::string>()};
   } catch (const std::exception& e) {
     return status::corruption(file.string() + ": missing or malformed workspace identity: "
-                              + e.what());
+                              + exception_text(e));
   }
 }
 
@@ -53,7 +54,7 @@ result<std::unique_ptr<durable_store>> durable_store::open(const fs::path& root,
     st = store->load();
   } catch (const std::exception& e) {
     // A field of the wrong JSON type in a file that otherwise parsed.
-    st = status::corruption("state in " + root.string() + " has a malformed field: " + e.what()
+    st = status::corruption("state in " + root.string() + " has a malformed field: " + exception_text(e)
                             + ". " + what_to_do);
   }
   if (!st)

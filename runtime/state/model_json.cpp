@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "runtime/core/exception_text.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -297,7 +299,7 @@ result<state_model> state_from_json(const json& j, std::string_view source) {
   try {
     return j.get<state_model>();
   } catch (const std::exception& e) {
-    return status::corruption(std::string(source) + ": malformed state: " + e.what());
+    return status::corruption(std::string(source) + ": malformed state: " + exception_text(e));
   }
 }
 
@@ -310,7 +312,7 @@ result<task_state> task_from_json_text(std::string_view text, std::string_view s
   try {
     return parsed->get<task_state>();
   } catch (const std::exception& e) {
-    return status::corruption(std::string(source) + ": malformed task state: " + e.what());
+    return status::corruption(std::string(source) + ": malformed task state: " + exception_text(e));
   }
 }
 

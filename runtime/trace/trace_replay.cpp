@@ -1,5 +1,7 @@
 #include "runtime/trace/trace_replay.hpp"
 
+#include "runtime/core/exception_text.hpp"
+
 #include <algorithm>
 #include <deque>
 #include <set>
@@ -113,7 +115,14 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
           expected.push_back(d);
     std::vector<replayed_decision> actual;
     auto body = replay_roots.expand(r.body);
-    auto got = h.fn_at ? h.fn_at(r.seq, body) : h.fn(body);
+    // A handler reports a record it cannot read as an error result; one that
+    // throws on a damaged body is reported the same way, never past here.
+    result<std::vector<replayed_decision>> got = status::internal("not replayed");
+    try {
+      got = h.fn_at ? h.fn_at(r.seq, body) : h.fn(body);
+    } catch (const std::exception& e) {
+      got = status::invalid_argument(r.kind + ": " + exception_text(e));
+    }
     if (got.is_ok()) {
       actual = std::move(*got);
       for (auto& a : actual)

@@ -36,6 +36,13 @@ inline void fuzz_require(bool ok, std::string_view what) {
   std::abort();
 }
 
+// An error a person will read names what was wrong in plain words, never
+// a library's internal tag ("[json.exception.type_error.302]").
+inline void fuzz_require_plain(std::string_view message) {
+  fuzz_require(message.find("json.exception") == std::string_view::npos,
+               std::string("an error shows a library's internal tag: ") + std::string(message));
+}
+
 } // namespace ad::fuzz
 
 #ifdef AD_LIBFUZZER

@@ -1764,6 +1764,57 @@ TEST(trace_mutation, a_pi_tool_call_that_never_ran_is_inspected_when_due) {
   EXPECT_EQ(d.actual["inspect"], true);
 }
 
+// A value of another JSON type than v.
+json other_type(const json& v) {
+  if (v.is_string())
+    return 5;
+  if (v.is_number() || v.is_boolean() || v.is_null())
+    return "x";
+  if (v.is_object())
+    return json::array({1});
+  return json::object();
+}
+
+TEST(trace_mutation, a_member_of_the_wrong_type_is_an_error_in_plain_words) {
+  // For the first record of every kind, each of its first members in turn
+  // gets a value of another type: replay reports a divergence or an error,
+  // and no message shows a JSON library's internal tag.
+  auto whole = load("failure-classes");
+  auto pol = recorded_policy(whole);
+  ASSERT_TRUE(pol.is_ok());
+  std::set<std::string> kinds;
+  int mutated = 0, errors = 0;
+  for (std::size_t i = 0; i < whole.records.size(); ++i) {
+    const auto& r = whole.records[i];
+    if (!kinds.insert(r.kind).second || !r.body.is_object())
+      continue;
+    int members = 0;
+    for (const auto& [key, value] : r.body.items()) {
+      if (++members > 3) // a few members of each kind keep the test fast
+        break;
+      auto trace = whole;
+      trace.records.resize(i + 1); // the damaged record last: nothing after it is compared
+      trace.records[i].body[key] = other_type(value);
+      auto report = replay_recorded_run(trace, *pol);
+      ++mutated;
+      if (!report.is_ok()) {
+        EXPECT_EQ(report.error().message().find("json.exception"), std::string::npos)
+          << r.kind << "." << key << ": " << report.error().message();
+        continue;
+      }
+      if (report->divergence && report->divergence->actual.is_object() &&
+          report->divergence->actual.contains("error")) {
+        ++errors;
+        auto text = report->divergence->actual["error"].dump();
+        EXPECT_EQ(text.find("json.exception"), std::string::npos) << r.kind << "." << key << ": "
+                                                                  << text;
+      }
+    }
+  }
+  EXPECT_GT(mutated, 40);
+  EXPECT_GT(errors, 5) << "damaged records should be reported as errors";
+}
+
 TEST(trace_replay_zone, the_zone_comes_from_the_trace_not_this_machine) {
   auto trace = load("clean");
   ASSERT_NE(trace.header.time_zone, "UTC"); // a zone that needs its data

@@ -177,6 +177,37 @@ TEST(replay_command, an_inbound_record_whose_body_is_not_an_object_exits_2_namin
   EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
 }
 
+TEST(replay_command, a_record_of_the_wrong_shape_is_reported_in_plain_words) {
+  // A scheduler.group record whose "archive" is text: the replayed
+  // scheduler reads it inside the actor, and the damage is a divergence
+  // naming the record, not an exception's text on the terminal.
+  test::temp_dir dir;
+  auto text = runtime::read_file(corpus("clean"));
+  ASSERT_TRUE(text.is_ok());
+  std::string out;
+  std::size_t start = 0;
+  bool damaged = false;
+  while (start < text->size()) {
+    auto end = text->find('\n', start);
+    auto one = text->substr(start, end - start);
+    if (!damaged && one.find("\"kind\":\"scheduler.group\"") != std::string::npos) {
+      auto j = nlohmann::json::parse(one);
+      j["body"]["archive"] = "moved";
+      one = j.dump();
+      damaged = true;
+    }
+    out += one + "\n";
+    start = end + 1;
+  }
+  ASSERT_TRUE(damaged);
+  auto bad = dir.write("bad.jsonl", out);
+  auto r = run_replay(bad.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("scheduler.group: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("json.exception"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("unhandled exception"), std::string::npos) << r.out;
+}
+
 TEST(replay_command, a_fifo_or_a_device_is_refused_at_once) {
   test::temp_dir dir;
   auto fifo = dir.path() / "trace.jsonl";

@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 
+#include "runtime/core/exception_text.hpp"
 #include "tools/cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -32,7 +33,10 @@ int main(int argc, char** argv) {
   try {
     return chosen ? chosen() : ad::cli::exit_blocked;
   } catch (const std::exception& e) {
-    std::cerr << "agent-dispatch: internal error: " << e.what() << "\n";
+    // Every reader turns bad input into a clear error; reaching this is a
+    // bug, reported without a library's internal tags.
+    std::cerr << "agent-dispatch: internal error: " << ad::runtime::exception_text(e)
+              << " (this is a bug in agent-dispatch; please report it with the command)\n";
     return ad::cli::exit_blocked;
   }
 }

@@ -11,6 +11,7 @@
 
 #include "actors/scheduler/scheduler_actor.hpp"
 #include "actors/scheduler/scheduler_io.hpp"
+#include "runtime/core/exception_text.hpp"
 #include "runtime/records/decision_records.hpp"
 #include "runtime/records/scan_records.hpp"
 #include "runtime/run/active_probe.hpp"
@@ -122,6 +123,19 @@ std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& v) {
   return {v.begin(), v.end()};
 }
 
+// Runs one read of recorded bodies for the replayed actor: a body of the
+// wrong shape fails the replay with `what` and the reason instead of
+// throwing inside the actor (fallback is returned then).
+template <class R, class F>
+R guarded(feed& f, std::string_view what, R fallback, F&& read) {
+  try {
+    return read();
+  } catch (const std::exception& e) {
+    f.fail(std::string(what) + ": " + runtime::exception_text(e));
+    return fallback;
+  }
+}
+
 // The scan as scheduler.scan recorded it, kept up to date edge by edge;
 // the completed folders of a predecessor as the admission ahead saw them.
 class recorded_scan final : public runtime::task_scan_view {
@@ -134,6 +148,13 @@ public:
 
   std::vector<std::filesystem::path> completed_folders(
     std::string_view group, std::string_view predecessor) const override {
+    return guarded(*f_, "scheduler.admission", std::vector<std::filesystem::path>{},
+                   [&] { return completed_folders_of(group, predecessor); });
+  }
+
+private:
+  std::vector<std::filesystem::path> completed_folders_of(std::string_view group,
+                                                          std::string_view predecessor) const {
     const json* body = f_->ahead(kinds::scheduler_admission);
     if (!body) {
       f_->fail("the completed folders of " + std::string(group) + "/" + std::string(predecessor) +
@@ -157,10 +178,12 @@ public:
     return {};
   }
 
+public:
   // Applies one scheduler.scan body; its error, as the refresh returned it.
   runtime::result<runtime::scan_refresh> apply(const json& body) {
     if (body.contains("error"))
-      return runtime::status::io_error(body.value("error", std::string()));
+      return runtime::status::io_error(body["error"].is_string() ? body["error"].get<std::string>()
+                                                                  : body["error"].dump());
     try {
       runtime::scan_refresh out;
       out.full = runtime::json_member<bool>(body, "full");
@@ -181,7 +204,7 @@ public:
         tasks_.insert_or_assign(name, std::move(t));
       return out;
     } catch (const std::exception& e) {
-      return runtime::status::invalid_argument(std::string("scheduler.scan: ") + e.what());
+      return runtime::status::invalid_argument(std::string("scheduler.scan: ") + runtime::exception_text(e));
     }
   }
 
@@ -215,6 +238,11 @@ public:
   const runtime::task_scan_view& scan() const override { return scan_; }
 
   std::vector<std::filesystem::path> archived_task_folders(const std::string& task) const override {
+    return guarded(*f_, "the archive folders of " + task, std::vector<std::filesystem::path>{},
+                   [&] { return archived_folders_of(task); });
+  }
+
+  std::vector<std::filesystem::path> archived_folders_of(const std::string& task) const {
     if (const json* r = f_->ahead(kinds::scheduler_reconcile, [&](const json& b) {
           return b.contains("archives") && b["archives"].contains(task);
         }))
@@ -239,6 +267,11 @@ public:
   }
 
   actors::work_log_move archive_work_log(const std::string& group) override {
+    return guarded(*f_, "scheduler.group", actors::work_log_move{},
+                   [&] { return work_log_move_of(group); });
+  }
+
+  actors::work_log_move work_log_move_of(const std::string& group) const {
     const json* g = f_->ahead(kinds::scheduler_group,
                               [&](const json& b) { return b.value("scope", "") == group; });
     if (!g || !g->contains("archive")) {
@@ -252,6 +285,11 @@ public:
   void remove_attempt_logs(const std::string&) override {}
 
   std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {
+    return guarded(*f_, "scheduler.work_logs", std::map<std::string, bool>{},
+                   [&] { return work_logs_of(tasks); });
+  }
+
+  std::map<std::string, bool> work_logs_of(const std::vector<std::string>& tasks) const {
     const json* w = f_->ahead(kinds::scheduler_work_logs);
     std::map<std::string, bool> out;
     if (!w || !w->contains("writable") || !(*w)["writable"].is_object()) {
@@ -363,11 +401,18 @@ private:
   bool deliver(const messages::scheduler_actor& actor, std::size_t i) {
     auto& f = *f_;
     const auto& b = f.bodies[i];
-    f.clk->set(b.value("now", int64_t{0}));
-    auto message = b.value("message", "");
+    if (!b.is_object() || !b.contains("now") || !b["now"].is_number_integer() ||
+        !b.contains("message") || !b["message"].is_string() ||
+        (b.contains("error") && !b["error"].is_string())) {
+      f.fail("scheduler.inbound: needs an integer \"now\", a string \"message\" and, when "
+             "present, a string \"error\"");
+      return false;
+    }
+    f.clk->set(b["now"].get<int64_t>());
+    auto message = b["message"].get<std::string>();
     std::optional<caf::error> error;
     if (b.contains("error"))
-      error = caf::error(1, replay_error_category, caf::make_message(b.value("error", "")));
+      error = caf::error(1, replay_error_category, caf::make_message(b["error"].get<std::string>()));
     auto answer = [&](std::optional<caf::response_promise>& held, auto reply) {
       if (!held) {
         f.fail("the trace answers a request (" + message + ") the replayed scheduler did not make");
@@ -434,7 +479,7 @@ private:
         return false;
       }
     } catch (const std::exception& e) {
-      f.fail(std::string("scheduler.inbound: ") + e.what());
+      f.fail(std::string("scheduler.inbound: ") + runtime::exception_text(e));
       return false;
     }
     return true;
@@ -447,8 +492,9 @@ private:
     auto& sched = test_scheduler(sys);
     f.mem = runtime::trace_writer::in_memory(roots_);
     f.clk = std::make_shared<runtime::manual_clock>(0);
-    if (!f.bodies.empty())
-      f.clk->set(f.bodies.front().value("now", int64_t{0}));
+    if (!f.bodies.empty() && f.bodies.front().contains("now") &&
+        f.bodies.front()["now"].is_number_integer())
+      f.clk->set(f.bodies.front()["now"].get<int64_t>());
     auto ctx = std::make_shared<actors::run_context>(base_);
     f.env = sys.spawn(stand_in, f_);
     ctx->store = caf::actor_cast<messages::state_store_actor>(f.env);
