@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 struct stream_follower::budget {
   uint64_t left;
-  bool reached = false;
+  bool more_waiting = false; // stop this call: max_bytes reached, or a gap is next
 };
 
 namespace {
@@ -146,9 +146,9 @@ result<follow_batch> stream_follower::poll(std::size_t max_bytes) {
   status st;
   if (phase_ == phase::head)
     st = read_head(batch, left);
-  if (st && phase_ == phase::segments && !left.reached)
+  if (st && phase_ == phase::segments && !left.more_waiting)
     st = read_segments(batch, left);
-  if (st && phase_ == phase::sealed && !left.reached)
+  if (st && phase_ == phase::sealed && !left.more_waiting)
     st = read_sealed(batch, left);
   totals_.lines += batch.lines.size();
   totals_.lost_lines += batch.lost_lines;
@@ -156,7 +156,7 @@ result<follow_batch> stream_follower::poll(std::size_t max_bytes) {
   totals_.malformed_lines += batch.malformed_lines;
   if (!st)
     return st; // the lines of this batch are lost to the caller only if it drops them
-  batch.progress = left.reached ? follow_progress::more_waiting : follow_progress::caught_up;
+  batch.progress = left.more_waiting ? follow_progress::more_waiting : follow_progress::caught_up;
   return batch;
 }
 
@@ -177,7 +177,7 @@ status stream_follower::read_head(follow_batch& batch, budget& left) {
     return scan.error();
   head_offset_ += scan->consumed;
   left.left -= std::min(left.left, scan->consumed);
-  left.reached = scan->budget_reached;
+  left.more_waiting = scan->budget_reached;
   return status::ok();
 }
 
@@ -188,12 +188,16 @@ status stream_follower::read_segments(follow_batch& batch, budget& left) {
   // its end); the bound keeps a damaged folder from looping.
   for (int switches = 0; phase_ == phase::segments && switches < 8; ++switches) {
     if (seg_.fd < 0) {
-      bool entered = false;
-      if (auto st = enter_sealed(batch, entered); !st || entered)
+      move next = move::stay;
+      if (auto st = enter_sealed(batch, next); !st)
         return st;
-      bool opened = false;
-      if (auto st = next_segment(batch, opened); !st || !opened)
-        return st;
+      if (next == move::stay)
+        if (auto st = next_segment(batch, next); !st)
+          return st;
+      if (next == move::gap_ahead)
+        left.more_waiting = true; // the next call reports the gap first
+      if (next != move::moved || phase_ == phase::sealed)
+        return status::ok();
     }
     // Still the newest segment: the keeper may append to it. Otherwise it
     // is complete, and once read to its end the next one follows.
@@ -211,7 +215,7 @@ status stream_follower::read_segments(follow_batch& batch, budget& left) {
     pos_lines_ = seg_.start_lines + seg_.lines;
     left.left -= std::min(left.left, scan->consumed);
     if (scan->budget_reached) {
-      left.reached = true;
+      left.more_waiting = true;
       return status::ok();
     }
     if (growing)
@@ -231,8 +235,9 @@ status stream_follower::read_segments(follow_batch& batch, budget& left) {
 }
 
 // Opens the first segment on disk that begins at or after the position
-// read so far; what lies between was cut before it could be read.
-status stream_follower::next_segment(follow_batch& batch, bool& opened) {
+// read so far; what lies between was cut before it could be read. A batch
+// never spans such a gap: with lines in the batch already, it stops there.
+status stream_follower::next_segment(follow_batch& batch, move& result) {
   auto snap = take_snapshot(log_);
   if (!snap)
     return snap.error();
@@ -241,6 +246,10 @@ status stream_follower::next_segment(follow_batch& batch, bool& opened) {
   for (const candidate& c : **snap) {
     if (c.start_bytes < pos_bytes_ || (c.inode == last_inode_ && c.start_bytes == last_start_))
       continue; // read already
+    if (c.start_bytes > pos_bytes_ && !batch.lines.empty()) {
+      result = move::gap_ahead;
+      return status::ok();
+    }
     fs::path path = spool_segment_path(log_, c.age);
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
@@ -258,7 +267,7 @@ status stream_follower::next_segment(follow_batch& batch, bool& opened) {
     seg_ = segment_reader{fd, c.inode, 0, 0, c.start_bytes, c.start_lines.value_or(pos_lines_)};
     pos_bytes_ = c.start_bytes;
     pos_lines_ = seg_.start_lines;
-    opened = true;
+    result = move::moved;
     return status::ok();
   }
   return status::ok();
@@ -267,7 +276,7 @@ status stream_follower::next_segment(follow_batch& batch, bool& opened) {
 // The log grew past its head-end line: it was sealed, the tail copied into
 // it after a line counting what was cut. Reading goes on there, from the
 // position reached in the segments.
-status stream_follower::enter_sealed(follow_batch& batch, bool& entered) {
+status stream_follower::enter_sealed(follow_batch& batch, move& result) {
   struct stat st {};
   if (::fstat(head_fd_, &st) != 0)
     return status::from_errno("stat " + log_.string(), errno);
@@ -290,6 +299,10 @@ status stream_follower::enter_sealed(follow_batch& batch, bool& entered) {
     return scan.error();
   if (!whole)
     return status::ok(); // the first line of the sealed part is not whole yet
+  if (pos_bytes_ < region_bytes && !batch.lines.empty()) {
+    result = move::gap_ahead;
+    return status::ok();
+  }
   if (pos_bytes_ >= region_bytes) {
     head_offset_ = region + (pos_bytes_ - region_bytes);
   } else {
@@ -300,7 +313,7 @@ status stream_follower::enter_sealed(follow_batch& batch, bool& entered) {
     pos_lines_ = region_lines;
   }
   phase_ = phase::sealed;
-  entered = true;
+  result = move::moved;
   return status::ok();
 }
 
@@ -316,7 +329,7 @@ status stream_follower::read_sealed(follow_batch& batch, budget& left) {
   pos_bytes_ += scan->consumed;
   pos_lines_ += scan->lines;
   left.left -= std::min(left.left, scan->consumed);
-  left.reached = scan->budget_reached;
+  left.more_waiting = scan->budget_reached;
   return status::ok();
 }
 

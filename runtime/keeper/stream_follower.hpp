@@ -42,12 +42,14 @@ struct followed_line {
 
 enum class follow_progress : uint8_t {
   caught_up,   // everything on disk was read
-  more_waiting // max_bytes was reached: call again
+  more_waiting // max_bytes was reached, or a gap comes next: call again
 };
 
+// Lines lost to the retention always come before the batch's first line:
+// a batch never spans a gap (it ends where one begins).
 struct follow_batch {
   std::vector<followed_line> lines;
-  uint64_t lost_lines = 0;      // lines of segments dropped before this follower read them
+  uint64_t lost_lines = 0;      // lines cut before this follower read them, just before lines[0]
   uint64_t lost_bytes = 0;      // their bytes in the spool
   uint64_t malformed_lines = 0; // damaged lines skipped (none in a spool written whole)
   follow_progress progress = follow_progress::caught_up;
@@ -93,8 +95,9 @@ private:
   status read_head(follow_batch& batch, budget& left);
   status read_segments(follow_batch& batch, budget& left);
   status read_sealed(follow_batch& batch, budget& left);
-  status next_segment(follow_batch& batch, bool& opened);
-  status enter_sealed(follow_batch& batch, bool& entered);
+  enum class move : uint8_t { stay, moved, gap_ahead };
+  status next_segment(follow_batch& batch, move& result);
+  status enter_sealed(follow_batch& batch, move& result);
   void take(follow_batch& batch, std::string_view line);
 
   std::filesystem::path log_;

@@ -176,6 +176,25 @@ TEST(stream_follower, a_follower_that_starts_after_the_keeper_finished_loses_exa
   EXPECT_EQ(seen, expected);
 }
 
+TEST(stream_follower, a_batch_ends_where_a_gap_begins_so_the_loss_comes_before_its_lines) {
+  spool_fixture s;
+  s.write(30); // head 0-4; kept [27,28] [29]; 5 to 26 cut
+  stream_follower f(s.dir.path());
+  auto first = f.poll(1 << 20);
+  ASSERT_TRUE(first.is_ok());
+  ASSERT_EQ(first->lines.size(), 5u);
+  EXPECT_EQ(first->lines.back().text, numbered(4));
+  EXPECT_EQ(first->lost_lines, 0u);
+  EXPECT_EQ(first->progress, follow_progress::more_waiting);
+  auto second = f.poll(1 << 20);
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_EQ(second->lost_lines, 22u);
+  EXPECT_EQ(second->lost_bytes, 440u);
+  ASSERT_EQ(second->lines.size(), 3u);
+  EXPECT_EQ(second->lines.front().text, numbered(27));
+  EXPECT_EQ(second->progress, follow_progress::caught_up);
+}
+
 TEST(stream_follower, max_bytes_bounds_each_call_and_every_line_still_comes_in_order) {
   spool_fixture s({100, 1000}); // segments of 25 lines: nothing is cut here
   stream_follower f(s.dir.path());
