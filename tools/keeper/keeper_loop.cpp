@@ -164,6 +164,8 @@ void loop::check_lease(int64_t now) {
     return;
   next_lease_check_ = -1;
   group_signal s = machine_.stop(keeper_initiator::lease, now);
+  if (s == group_signal::none)
+    return; // stopping already
   log_.note(present ? "the lease " + inv_.lease_file.string() + " is " + std::to_string(wall - modified) +
                         " ms old: stopping the agent"
                     : "the lease " + inv_.lease_file.string() + " is gone: stopping the agent");

@@ -63,10 +63,15 @@ int pid_in(const fs::path& file) {
   return std::atoi(read_text(file).c_str());
 }
 
-TEST(ad_keeper_stop, sigterm_stops_the_agent_group_at_once) {
+TEST(ad_keeper_stop, sigterm_stops_the_agent_group_at_once_and_other_terminal_signals_do_not) {
   temp_dir dir;
   running_keeper k(invocation(dir.path(), {"out:ready", "sleep:20000"}));
   ASSERT_TRUE(eventually([&] { return k.wrote("[stdout] ready"); }));
+  for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE})
+    ::kill(k.pid, sig);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(wait_for_exit(k.pid, 0ms).has_value()) << "the keeper ignores them";
+  EXPECT_FALSE(fs::exists(dir.path() / "exit.json")) << "and so does the agent, in its own session";
   auto t0 = steady_clock::now();
   ::kill(k.pid, SIGTERM);
   ASSERT_EQ(k.finish(), 0);
