@@ -6,7 +6,8 @@
 // FAN_CLOSE_WRITE whose events carry an open fd of the file, and, where the
 // kernel supports FAN_REPORT_DFID_NAME, one for creates, deletes, moves and
 // attribute changes of files, reported as folder handle plus name. fd() is
-// one descriptor (epoll over both groups) for the caller's poll/epoll loop;
+// one descriptor (epoll over the groups and the lineage below) for the
+// caller's poll/epoll loop;
 // drain() never blocks: it reads what is queued, resolves each path through
 // /proc/self/fd (closing every event fd), keeps only paths the claim_scope
 // watches, skips the watcher's own process, and names the writer's attempt
@@ -28,11 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <optional>
 
 #include "runtime/claims/claim_scope.hpp"
 #include "runtime/claims/process_lineage.hpp"
