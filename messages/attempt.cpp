@@ -10,6 +10,7 @@ void add_attempt_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<attempt_progress_rule>("attempt_progress_rule");
   cfg.add_message_type<start_attempt>("start_attempt");
   cfg.add_message_type<attempt_result>("attempt_result");
+  cfg.add_message_type<adopt_attempt>("adopt_attempt");
   cfg.add_message_type<cancel_attempt>("cancel_attempt");
   cfg.add_message_type<pi_watch_target>("pi_watch_target");
   cfg.add_message_type<pi_phase_report>("pi_phase_report");

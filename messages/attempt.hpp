@@ -74,6 +74,25 @@ using attempt_progress_rule = runtime::attempt_progress_rule;
 using start_attempt = runtime::attempt_order;
 using attempt_result = runtime::attempt_result;
 
+// Takes over an attempt another dispatcher started under its keeper (after
+// a crash or a restart): the attempt described by `order` (the same task,
+// role, attempt number, adapter and model), whose locator is at `locator`
+// and whose keeper runs (or ran) as keeper_pid with that start token. It is
+// followed from its spool's first line to its classified end and answered
+// like start_attempt.
+struct adopt_attempt {
+  runtime::attempt_order order;
+  std::string locator;
+  int32_t keeper_pid = 0;
+  std::string keeper_start_token;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, adopt_attempt& x) {
+  return f(caf::meta::type_name("adopt_attempt"), x.order, x.locator, x.keeper_pid,
+           x.keeper_start_token);
+}
+
 // Stops a running attempt: its process group is terminated and it ends as
 // `cancelled`. Unknown identities are ignored.
 struct cancel_attempt {
@@ -152,6 +171,7 @@ using pi_watcher_actor =
 // Starts and cancels attempts; a remote node may provide it later.
 using attempt_host_actor =
   caf::typed_actor<caf::replies_to<start_attempt>::with<attempt_result>,
+                   caf::replies_to<adopt_attempt>::with<attempt_result>,
                    caf::reacts_to<cancel_attempt>>;
 
 // One attempt: the host's interface plus the events it follows.

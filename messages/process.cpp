@@ -31,6 +31,8 @@ void add_process_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<process_line>("process_line");
   cfg.add_message_type<process_silence>("process_silence");
   cfg.add_message_type<process_exit>("process_exit");
+  cfg.add_message_type<adopt_process>("adopt_process");
+  cfg.add_message_type<process_agent_started>("process_agent_started");
 }
 
 } // namespace ad::messages

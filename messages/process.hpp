@@ -26,6 +26,12 @@ namespace ad::messages {
 // lines it has consumed with process_output_consumed, and the process stops
 // being read while flow_window bytes are unacknowledged (see
 // runtime::spawn_request::flow_window).
+//
+// With a keeper (the path of ad-keeper) the process started is the agent's
+// keeper (docs/keeper.md): it runs argv in its own session, owns its output
+// and exit status, and writes them into attempt_dir, where the reactor
+// follows them; the agent outlives the dispatcher. grace_ms is the
+// keeper's SIGTERM-to-SIGKILL grace.
 struct spawn_process {
   std::vector<std::string> argv;
   std::string cwd;
@@ -34,12 +40,32 @@ struct spawn_process {
   uint64_t line_cap = uint64_t{1} << 20;
   int64_t silence_interval_ms = 0;
   uint64_t flow_window = 0;
+  std::string keeper;      // "": the agent is the child itself
+  std::string attempt_dir; // with a keeper
+  int64_t grace_ms = 5000; // with a keeper
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, spawn_process& x) {
   return f(caf::meta::type_name("spawn_process"), x.argv, x.cwd, x.env_additions, x.marker,
-           x.line_cap, x.silence_interval_ms, x.flow_window);
+           x.line_cap, x.silence_interval_ms, x.flow_window, x.keeper, x.attempt_dir, x.grace_ms);
+}
+
+// Follows the keeper another dispatcher started for an attempt (after a
+// crash or a restart): the agent's lines from the start of its spool in
+// attempt_dir, then its end, as for a spawned child with a keeper. Replied
+// with process_spawned (outcome started; pid and token the keeper's).
+struct adopt_process {
+  std::string attempt_dir;
+  int32_t keeper_pid = 0;
+  std::string keeper_start_token;
+  uint64_t flow_window = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, adopt_process& x) {
+  return f(caf::meta::type_name("adopt_process"), x.attempt_dir, x.keeper_pid,
+           x.keeper_start_token, x.flow_window);
 }
 
 enum class process_start : uint8_t { started = 1, launch_failed };
@@ -111,6 +137,19 @@ typename Inspector::result_type inspect(Inspector& f, process_line& x) {
            x.dropped_bytes);
 }
 
+// A keeper's agent started: its pid and start token, from keeper.json
+// (children with a keeper only; before their process_exit).
+struct process_agent_started {
+  uint64_t child = 0;
+  int32_t pid = 0;
+  std::string start_token;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, process_agent_started& x) {
+  return f(caf::meta::type_name("process_agent_started"), x.child, x.pid, x.start_token);
+}
+
 // No output for silent_for_ms (sent every silence interval).
 struct process_silence {
   uint64_t child = 0;
@@ -144,6 +183,7 @@ typename Inspector::result_type inspect(Inspector& f, process_exit& x) {
 
 // The process edge actor.
 using process_actor = caf::typed_actor<caf::replies_to<spawn_process>::with<process_spawned>,
+                                       caf::replies_to<adopt_process>::with<process_spawned>,
                                        caf::reacts_to<terminate_process>,
                                        caf::reacts_to<process_output_consumed>>;
 
@@ -151,7 +191,7 @@ using process_actor = caf::typed_actor<caf::replies_to<spawn_process>::with<proc
 // interface includes these three).
 using process_subscriber_actor =
   caf::typed_actor<caf::reacts_to<process_line>, caf::reacts_to<process_silence>,
-                   caf::reacts_to<process_exit>>;
+                   caf::reacts_to<process_exit>, caf::reacts_to<process_agent_started>>;
 
 void add_process_messages(caf::actor_system_config& cfg);
 

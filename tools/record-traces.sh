@@ -9,7 +9,7 @@
 # Usage: tools/record-traces.sh [--build DIR] [--out DIR] [CASE...]
 #   cases: clean failure-classes tactical budget-block retry-blocked
 #          pi-native-resume reset-wait reset-wait-restart interrupted
-#          restart-survivor restart-finished claim-conflict follow-up
+#          restart-adopt restart-reconcile restart-finished claim-conflict follow-up
 #          user-review user-review-recovery stall pi-tool-stall (default: all)
 set -euo pipefail
 
@@ -27,8 +27,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#cases[@]} -gt 0 ] || cases=(clean failure-classes tactical budget-block retry-blocked
-  pi-native-resume reset-wait reset-wait-restart interrupted restart-survivor restart-finished
-  claim-conflict follow-up user-review user-review-recovery stall pi-tool-stall)
+  pi-native-resume reset-wait reset-wait-restart interrupted restart-adopt restart-reconcile
+  restart-finished claim-conflict follow-up user-review user-review-recovery stall pi-tool-stall)
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "record-traces: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -197,25 +197,36 @@ for c in "${cases[@]}"; do
       last_code=$code
       echo "interrupted: exit $code, $(($(wc -l <"$out/interrupted.jsonl") - 1)) records"
       expect interrupted 130 ;;
-    restart-survivor)
+    restart-adopt)
       # Three independent tasks. A first run (its trace dropped) crashes (hook
       # after-decision) when t0003's worker fails, about 1.5 s in. By then
       # t0001's worker has done its work and t0002's review has archived its
-      # task; both agents are in a quiet 4 s tail and outlive the crash. The
-      # traced second run finds them running elsewhere and waits: t0001's
-      # worker stage is then run again once (no dispatcher saw its end),
-      # t0002 completes from its archive without a new agent, t0003 resumes
-      # with the recorded retry.
+      # task; both agents write through a 4 s tail under their keepers and
+      # outlive the crash. The traced second run adopts both from their
+      # keepers and follows them to their end: t0001's worker stage is done
+      # without a second worker, t0002 completes from its review, t0003
+      # resumes with the recorded retry.
       gen "$work/rs" 3 chain 1 --group-size 1
       printf '%s\n' '{"version":1,"tasks":{
-        "grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"work"},{"kind":"silence","seconds":400},{"kind":"exit","code":0}]}}},
-        "grp02/01_t0002":{"review":{"1":{"actions":[{"kind":"events","count":1},{"kind":"review","verdict":"PASS"},{"kind":"silence","seconds":400},{"kind":"exit","code":0}]}}},
+        "grp01/01_t0001":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"work"},{"kind":"events","count":40,"interval_seconds":10},{"kind":"exit","code":0}]}}},
+        "grp02/01_t0002":{"review":{"1":{"actions":[{"kind":"events","count":1},{"kind":"review","verdict":"PASS"},{"kind":"events","count":40,"interval_seconds":10},{"kind":"exit","code":0}]}}},
         "grp03/01_t0003":{"worker":{"1":{"actions":[{"kind":"events","count":1},{"kind":"silence","seconds":150},{"kind":"fail","failure":"error","message":"tool crashed"}]}}}}}' >"$work/rs.json"
-      STATE=restart-survivor CRASH_AT=after-decision run restart-survivor-first "$work/rs" "$work/rs.json" >/dev/null
-      rm -f "$out/restart-survivor-first.jsonl"
-      expect restart-survivor-first 86
-      STATE=restart-survivor run restart-survivor "$work/rs" "$work/rs.json"
-      expect restart-survivor 0 ;;
+      STATE=restart-adopt CRASH_AT=after-decision run restart-adopt-first "$work/rs" "$work/rs.json" >/dev/null
+      rm -f "$out/restart-adopt-first.jsonl"
+      expect restart-adopt-first 86
+      STATE=restart-adopt run restart-adopt "$work/rs" "$work/rs.json"
+      expect restart-adopt 0 ;;
+    restart-reconcile)
+      # One task. The first run (its trace dropped) crashes right after the
+      # review that archived the task ended (hook after-attempt-end:review).
+      # The traced restart finds the task gone from agent-task/ with one new
+      # archive folder: reconciliation completes it and its group closes.
+      gen "$work/rr" 1 chain 1
+      STATE=restart-reconcile CRASH_AT=after-attempt-end:review run restart-reconcile-first "$work/rr" "" >/dev/null
+      rm -f "$out/restart-reconcile-first.jsonl"
+      expect restart-reconcile-first 86
+      STATE=restart-reconcile run restart-reconcile "$work/rr" ""
+      expect restart-reconcile 0 ;;
     restart-finished)
       # One task. The first run (its trace dropped) crashes right after its
       # worker's attempt ended well (hook after-attempt-end), before the

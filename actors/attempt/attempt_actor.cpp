@@ -8,6 +8,7 @@
 #include "actors/attempt/attempt_convert.hpp"
 #include "actors/attempt/pi_watcher.hpp"
 #include "runtime/agents/failure_record.hpp"
+#include "runtime/keeper/keeper_binary.hpp"
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/process/liveness.hpp"
@@ -112,6 +113,9 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
         self->send(st.cfg.process, messages::process_output_consumed{st.child, consumed});
         consumed = 0;
       }
+    } else if (auto* agent = std::get_if<messages::process_agent_started>(&*ev)) {
+      if (agent->child == st.child)
+        run.on_started(agent->pid, agent->start_token);
     } else if (auto* exit = std::get_if<messages::process_exit>(&*ev)) {
       if (exit->child != st.child)
         continue;
@@ -203,6 +207,8 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
     self->quit();
     co_return;
   }
+  const bool kept = !st.cfg.keeper.empty();
+  setup->kept = kept;
   auto opened = runtime::attempt_run::open(std::move(*setup), *st.cfg.clock);
   if (!opened) {
     rp.deliver(caf::make_error(messages::errc::state_unavailable, opened.error().to_string()));
@@ -231,6 +237,11 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   spawn.marker = run.marker();
   spawn.line_cap = req.line_cap;
   spawn.flow_window = runtime::attempt_flow_window;
+  if (kept) {
+    spawn.keeper = st.cfg.keeper;
+    spawn.attempt_dir = run.attempt_dir().string();
+    spawn.grace_ms = req.timing.terminate_grace_ms;
+  }
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));
   auto spawned = co_await ask;
@@ -245,8 +256,61 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   } else {
     st.child = spawned->child;
     st.child_running = true;
-    run.on_started(spawned->pid, spawned->start_token);
+    if (kept)
+      run.on_keeper_started(spawned->pid, spawned->start_token);
+    else
+      run.on_started(spawned->pid, spawned->start_token);
     auto followed = follow(self, &end, req.timing);
+    co_await followed;
+  }
+  auto verdict = run.finish(end);
+  finish(self, rp, verdict);
+}
+
+// An attempt another dispatcher started under its keeper: read back, its
+// spool followed from the first line, and ended as any other.
+core::task<void> adopt_attempt(self_ptr self, messages::adopt_attempt req,
+                               caf::typed_response_promise<messages::attempt_result> rp) {
+  auto& st = self->state;
+  st.record_lines = st.cfg.trace != nullptr;
+  if (st.record_lines)
+    st.lines = st.cfg.trace;
+  auto setup = to_attempt_setup(req.order, st.cfg);
+  if (!setup) {
+    rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
+    self->quit();
+    co_return;
+  }
+  auto adopted = runtime::attempt_run::adopt(std::move(*setup), req.locator, *st.cfg.clock);
+  if (!adopted) {
+    rp.deliver(caf::make_error(messages::errc::state_unavailable, adopted.error().to_string()));
+    self->quit();
+    co_return;
+  }
+  st.run = std::move(*adopted);
+  auto& run = *st.run;
+  if (run.kind() == runtime::adapter_kind::pi)
+    start_watcher(self, req.order.timing);
+  messages::adopt_process follow_keeper;
+  follow_keeper.attempt_dir = run.attempt_dir().string();
+  follow_keeper.keeper_pid = req.keeper_pid;
+  follow_keeper.keeper_start_token = req.keeper_start_token;
+  follow_keeper.flow_window = runtime::attempt_flow_window;
+  auto ask = core::request(self, st.cfg.process,
+                           milliseconds(req.order.timing.spawn_timeout_ms),
+                           std::move(follow_keeper));
+  auto followed_keeper = co_await ask;
+  runtime::attempt_end end;
+  if (!followed_keeper) {
+    end.launch = runtime::launch_outcome::failed_to_start;
+    end.launch_error = "process actor refused to follow the keeper: " +
+                       caf::to_string(followed_keeper.error());
+  } else {
+    st.child = followed_keeper->child;
+    st.child_running = true;
+    if (st.cancel_requested)
+      terminate_child(self, req.order.timing.terminate_grace_ms);
+    auto followed = follow(self, &end, req.order.timing);
     co_await followed;
   }
   auto verdict = run.finish(end);
@@ -273,6 +337,8 @@ attempt_config make_attempt_config(messages::process_actor process,
   cfg.dispatcher_pid = static_cast<int>(::getpid());
   if (auto token = runtime::process_start_token(cfg.dispatcher_pid))
     cfg.dispatcher_start_token = *token;
+  if (auto keeper = runtime::find_keeper_binary())
+    cfg.keeper = keeper->string();
   return cfg;
 }
 
@@ -289,6 +355,15 @@ messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_confi
       self->state.coro.start(std::move(body));
       return rp;
     },
+    [self](messages::adopt_attempt& req) -> caf::result<messages::attempt_result> {
+      if (self->state.started)
+        return caf::make_error(messages::errc::invalid_request, "attempt already started");
+      self->state.started = true;
+      auto rp = self->make_response_promise<messages::attempt_result>();
+      auto body = adopt_attempt(self, std::move(req), rp);
+      self->state.coro.start(std::move(body));
+      return rp;
+    },
     [self](messages::cancel_attempt&) {
       self->state.cancel_requested = true;
       self->state.events.push(attempt_cancel_signal{});
@@ -298,6 +373,9 @@ messages::attempt_actor::behavior_type attempt_impl(self_ptr self, attempt_confi
       // Silence is measured by the attempt's own timers.
     },
     [self](messages::process_exit& exit) { self->state.events.push(std::move(exit)); },
+    [self](messages::process_agent_started& agent) {
+      self->state.events.push(std::move(agent));
+    },
     [self](messages::pi_phase_changed& changed) {
       auto& st = self->state;
       if (st.run && st.record_lines) {

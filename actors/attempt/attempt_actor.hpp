@@ -46,15 +46,21 @@ struct attempt_config {
   // The policy's failure-pattern table every attempt classifies with
   // (empty: the default table).
   std::vector<runtime::failure_pattern> failure_patterns;
+  // The agent keeper (ad-keeper, docs/keeper.md) every agent runs under, so
+  // that it outlives this dispatcher; empty: agents run as direct children
+  // (the process layer's own tests).
+  std::string keeper;
 };
 
-// The dispatcher's own pid and start token with the system clock.
+// The dispatcher's own pid and start token with the system clock, and the
+// keeper found beside this executable (find_keeper_binary; empty when there
+// is none).
 attempt_config make_attempt_config(messages::process_actor process,
                                    std::shared_ptr<runtime::trace_writer> trace = nullptr);
 
 struct attempt_cancel_signal {};
-using attempt_event =
-  std::variant<messages::process_line, messages::process_exit, attempt_cancel_signal>;
+using attempt_event = std::variant<messages::process_line, messages::process_exit,
+                                   messages::process_agent_started, attempt_cancel_signal>;
 
 struct attempt_state {
   static inline const char* name = "attempt";

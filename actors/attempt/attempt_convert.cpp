@@ -77,11 +77,13 @@ void record_exit(const messages::process_exit& exit, runtime::attempt_end& end) 
     case messages::process_end::exited:
       end.how = runtime::exit_how::exited;
       end.exit_code = exit.exit_code;
+      end.end_note = exit.reason;
       break;
     case messages::process_end::signaled:
       end.how = runtime::exit_how::signaled;
       end.exit_signal = exit.signal;
       end.exit_code = exit.exit_code;
+      end.end_note = exit.reason;
       break;
     case messages::process_end::launch_failed:
       end.launch = runtime::launch_outcome::failed_to_start;

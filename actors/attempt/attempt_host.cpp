@@ -24,6 +24,14 @@ messages::attempt_host_actor::behavior_type attempt_host_impl(
       self->state.running[identity] = attempt;
       return self->delegate(attempt, std::move(req));
     },
+    [self](messages::adopt_attempt& req) -> caf::delegated<messages::attempt_result> {
+      auto identity = runtime::make_attempt_identity(req.order.task, req.order.plan_number,
+                                                     req.order.role, req.order.attempt);
+      auto attempt = self->spawn(attempt_impl, self->state.cfg);
+      self->monitor(attempt);
+      self->state.running[identity] = attempt;
+      return self->delegate(attempt, std::move(req));
+    },
     [self](messages::cancel_attempt& cancel) {
       auto i = self->state.running.find(cancel.identity);
       if (i != self->state.running.end())

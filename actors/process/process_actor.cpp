@@ -45,6 +45,10 @@ public:
     caf::anon_send(dest_, std::move(out));
   }
 
+  void on_agent(const rt::process_agent& agent) override {
+    caf::anon_send(dest_, msg::process_agent_started{agent.id, agent.pid, agent.start_token});
+  }
+
 private:
   msg::process_subscriber_actor dest_;
 };
@@ -87,6 +91,8 @@ msg::process_actor::behavior_type process_actor_impl(
       spawn.line_cap = static_cast<std::size_t>(req.line_cap);
       spawn.silence_interval_ms = req.silence_interval_ms;
       spawn.flow_window = req.flow_window;
+      if (!req.keeper.empty())
+        spawn.keeper = rt::keeper_launch{req.keeper, req.attempt_dir, req.grace_ms};
       spawn.sink = std::make_shared<forwarding_sink>(std::move(subscriber));
       auto out = st.reactor->spawn(std::move(spawn));
       if (!out)
@@ -100,6 +106,30 @@ msg::process_actor::behavior_type process_actor_impl(
         reply.exit_code = 127;
         reply.reason = out->reason;
       }
+      return reply;
+    },
+    [self](msg::adopt_process& req) -> caf::result<msg::process_spawned> {
+      auto& st = self->state;
+      if (!st.reactor)
+        return caf::make_error(msg::errc::retry_call, "process reactor is not running");
+      auto subscriber = caf::actor_cast<msg::process_subscriber_actor>(self->current_sender());
+      if (!subscriber)
+        subscriber = st.default_subscriber;
+      if (!subscriber)
+        return caf::make_error(msg::errc::invalid_request, "no subscriber for process events");
+      rt::adopt_request adopt;
+      adopt.attempt_dir = req.attempt_dir;
+      adopt.keeper_pid = req.keeper_pid;
+      adopt.keeper_start_token = req.keeper_start_token;
+      adopt.flow_window = req.flow_window;
+      adopt.sink = std::make_shared<forwarding_sink>(std::move(subscriber));
+      auto id = st.reactor->adopt(std::move(adopt));
+      if (!id)
+        return caf::make_error(msg::errc::invalid_request, id.error().to_string());
+      msg::process_spawned reply;
+      reply.child = *id;
+      reply.pid = req.keeper_pid;
+      reply.start_token = req.keeper_start_token;
       return reply;
     },
     [self](const msg::terminate_process& cmd) {

@@ -132,8 +132,16 @@ void pass_over_mirror(self_ptr self) {
     after_pass_durable(self->state, decided);
     auto closing = close_groups(self->state, decided.closing);
     apply(self, std::move(closing), [self, decided, probes] {
-    with_admission_quota(self, probes, decided.start, [self](std::vector<task_spec> start) {
+    with_admission_quota(self, probes, decided.start, [self, decided](std::vector<task_spec> start) {
     auto& s = self->state;
+    // Adopted attempts first: their tasks are followed here from now on.
+    for (const auto& spec : decided.adopt) {
+      if (s.stopping || !s.terminal_error.empty())
+        break;
+      auto handle = s.io->start_task(self, s.ctx, spec);
+      s.running.emplace(spec.name, handle);
+      s.touched.insert(spec.name);
+    }
     for (const auto& spec : start) {
       if (s.stopping || !s.terminal_error.empty())
         break;

@@ -33,6 +33,7 @@
 #include "messages/scheduler.hpp"
 #include <memory>
 
+#include "runtime/run/active_probe.hpp"
 #include "runtime/run/pass_planner.hpp"
 #include "runtime/run/run_pass.hpp"
 #include "runtime/schedule/reason_tracker.hpp"
@@ -48,6 +49,9 @@ struct scheduler_state {
   int64_t quota_batches = 0;
   std::map<std::string, messages::task_actor> running; // followed here
   std::map<std::string, std::string> survivors;        // task -> detail (restart survivors)
+  // Attempts found under their keepers at a restart, adopted by the next
+  // pass (a task actor follows each to its end).
+  std::vector<runtime::attempt_adoption> adopting;
   std::map<std::string, runtime::millis> paused;       // task -> until (review no-progress)
   std::map<std::string, std::string> failed_here;      // task -> reason (errors this run)
   std::vector<std::string> cleared;                    // stale stages cleared at start

@@ -3,6 +3,8 @@
 
 #include <caf/send.hpp>
 
+#include <algorithm>
+
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/run_views.hpp"
@@ -45,8 +47,56 @@ task_spec spec_of(const runtime::scanned_task& t, const runtime::admission_entry
   return spec;
 }
 
+// The task spec of an attempt adopted from its keeper: from the scan when
+// the task is still in agent-task/, else (a review archived it while no
+// dispatcher ran) from the durable state and the attempt's locator.
+task_spec spec_of_adoption(const scheduler_state& s, const runtime::attempt_adoption& a,
+                           const runtime::state_model& model) {
+  task_spec spec;
+  spec.name = a.task;
+  auto stage = runtime::parse_run_stage(a.stage);
+  spec.stage = stage.is_ok() ? *stage : runtime::task_stage::worker;
+  const auto& k = a.attempt;
+  const runtime::task_state* st = nullptr;
+  if (auto it = model.tasks.find(a.task); it != model.tasks.end())
+    st = &it->second;
+  if (const auto* t = s.io->scan().find(a.task)) {
+    spec.task_dir = t->directory.string();
+    spec.plan = t->plan ? t->plan->string()
+                        : t->recovery_plan_log ? t->recovery_plan_log->string() : std::string();
+    spec.review = t->review ? t->review->string() : t->directory.string();
+    spec.lane = runtime::lane_of(*t);
+    spec.grade = t->grade > 0 ? t->grade : 1;
+    spec.work_unit_id = runtime::work_unit_of(*t);
+    spec.write_paths = t->write_set.paths;
+  } else {
+    spec.plan = k.plan_path;
+    spec.review = k.review_path;
+    spec.task_dir = !k.plan_path.empty()
+                      ? std::filesystem::path(k.plan_path).parent_path().string()
+                      : (std::filesystem::path(s.ctx->task_root) / a.task).string();
+    if (st) {
+      spec.work_unit_id = st->work_unit_id;
+      if (auto d = st->decisions.find(a.stage); d != st->decisions.end()) {
+        spec.lane = d->second.lane;
+        spec.grade = d->second.grade > 0 ? d->second.grade : 1;
+      }
+    }
+    if (auto c = model.claims.find(a.task); c != model.claims.end())
+      spec.write_paths.assign(c->second.paths.begin(), c->second.paths.end());
+  }
+  spec.plan_number = k.plan_number;
+  spec.last_attempt = k.attempt;
+  spec.adopting = true;
+  spec.adopted = {a.locator, k.keeper_pid, k.keeper_start_token, k.cli, k.model};
+  return spec;
+}
+
 bool is_live_or_scanned(const scheduler_state& s, const std::string& task) {
-  return s.running.count(task) || s.survivors.count(task) || s.io->scan().find(task);
+  return s.running.count(task) || s.survivors.count(task) ||
+         std::any_of(s.adopting.begin(), s.adopting.end(),
+                     [&](const auto& a) { return a.task == task; }) ||
+         s.io->scan().find(task);
 }
 
 // Orchestration scopes a pass looks at: every scope on a full pass, else the
@@ -117,6 +167,9 @@ bool scope_busy(const scheduler_state& s, const std::string& scope) {
       return true;
   for (const auto& [name, d] : s.survivors)
     if (runtime::task_group(name) == scope)
+      return true;
+  for (const auto& a : s.adopting)
+    if (runtime::task_group(a.task) == scope)
       return true;
   return false;
 }
@@ -200,6 +253,7 @@ std::vector<runtime::state_change> startup_changes(scheduler_state& s,
   auto review = review_active_stages_traced(*s.ctx, s.io->read_active_stages(model));
   s.survivors = std::move(review.live);
   s.cleared = std::move(review.cleared);
+  s.adopting = std::move(review.adopt);
   changes.insert(changes.end(), review.changes.begin(), review.changes.end());
   trace_scheduler(*s.ctx, runtime::trace_kinds::scheduler_startup, s.inbound_seq, changes, {});
   return changes;
@@ -222,6 +276,9 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
         s.touched.insert(name);
     s.survivors = std::move(review.live);
     out.changes = std::move(review.changes);
+    // A survivor whose keeper wrote its record since: adopted now.
+    for (auto& a : review.adopt)
+      s.adopting.push_back(std::move(a));
   }
   for (auto it = s.paused.begin(); it != s.paused.end();) {
     if (it->second <= now) {
@@ -280,6 +337,8 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     in.live[name] = {runtime::live_where::here, "paused after an unchanged review"};
   for (const auto& [name, detail] : s.survivors)
     in.live[name] = {runtime::live_where::elsewhere, detail};
+  for (const auto& a : s.adopting)
+    in.live[a.task] = {runtime::live_where::here, "adopted from its keeper"};
   auto planned = s.planner.plan(in);
   trace_admission(ctx, planned);
   out.changes.insert(out.changes.end(), std::make_move_iterator(planned.changes.begin()),
@@ -287,6 +346,10 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   for (const auto& e : errors)
     s.failed_here.emplace(e, "");
 
+  for (const auto& a : s.adopting)
+    if (!s.running.count(a.task))
+      out.adopt.push_back(spec_of_adoption(s, a, model));
+  s.adopting.clear();
   const auto& entries = s.planner.entries();
   for (const auto& name : planned.admitted) {
     if (s.failed_here.count(name) || s.running.count(name))
@@ -325,7 +388,8 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
     s.shown.erase(name);
   if (!scanned.tasks.empty() || in.full)
     emit(ctx, std::move(scanned));
-  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, s.inbound_seq, out.changes, out.start);
+  trace_scheduler(ctx, runtime::trace_kinds::scheduler_pass, s.inbound_seq, out.changes, out.start,
+                  out.adopt);
   return out;
 }
 

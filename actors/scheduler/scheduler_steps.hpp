@@ -28,6 +28,9 @@ struct pass_decision {
   // Groups that close: once `changes` are durable each work log moves to
   // the archive, and the record's closing is made durable after that.
   std::vector<runtime::group_reading> closing;
+  // Attempts adopted from their keepers: a task actor each, started before
+  // the admitted ones.
+  std::vector<task_spec> adopt;
 };
 
 pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model);

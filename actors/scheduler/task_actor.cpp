@@ -105,6 +105,15 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
             [self](messages::attempt_result& r) { feed(self, ev::attempt_finished{std::move(r)}); },
             [self](caf::error& err) { fail(self, task_peer::attempt, err); });
       },
+      [&](cmd::adopt_attempt& x) {
+        messages::adopt_attempt req{std::move(x.order), std::move(x.locator),
+                                    static_cast<int32_t>(x.keeper_pid),
+                                    std::move(x.keeper_start_token)};
+        self->request(ctx.host, ctx.attempt_timeout, std::move(req))
+          .then(
+            [self](messages::attempt_result& r) { feed(self, ev::attempt_finished{std::move(r)}); },
+            [self](caf::error& err) { fail(self, task_peer::attempt, err); });
+      },
       [&](cmd::cancel_attempt& x) { self->send(ctx.host, messages::cancel_attempt{x.identity}); },
       [&](cmd::read_after_attempt& x) {
         s.answered.push_back(ev::attempt_read{files_of(s).read_after_attempt(s.task_ctx, spec, x)});
@@ -126,7 +135,7 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
         self->delayed_send(self, std::chrono::milliseconds(std::max<int64_t>(0, x.at - now)),
                            messages::task_wake_atom::value);
       },
-      [&](cmd::checkpoint& x) { runtime::crash_point(x.name); },
+      [&](cmd::checkpoint& x) { runtime::crash_point(x.name, x.role); },
       [&](cmd::remove_attempt_logs&) { files_of(s).remove_attempt_logs(s.task_ctx, spec); },
       [&](cmd::show& x) {
         if (ctx.out)

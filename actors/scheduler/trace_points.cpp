@@ -20,14 +20,21 @@ using runtime::json;
 
 void trace_scheduler(const run_context& ctx, std::string_view kind, int64_t cause,
                      const std::vector<runtime::state_change>& changes,
-                     const std::vector<task_spec>& start) {
+                     const std::vector<task_spec>& start, const std::vector<task_spec>& adopt) {
   if (!ctx.trace)
     return;
   json started = json::array();
   for (const auto& spec : start)
     started.push_back(json{{"task", spec.name}, {"stage", spec.stage_name()}});
-  ctx.trace->decision(kind, cause,
-                      json{{"changes", runtime::changes_body(changes)}, {"start", started}});
+  json body{{"changes", runtime::changes_body(changes)}, {"start", started}};
+  if (!adopt.empty()) {
+    json adopted = json::array();
+    for (const auto& spec : adopt)
+      adopted.push_back(json{{"task", spec.name}, {"stage", spec.stage_name()},
+                             {"attempt", spec.last_attempt}});
+    body["adopt"] = std::move(adopted);
+  }
+  ctx.trace->decision(kind, cause, body);
 }
 
 int64_t trace_scheduler_inbound(const run_context& ctx, std::string_view message,

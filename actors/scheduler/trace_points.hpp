@@ -26,7 +26,8 @@ namespace ad::actors {
 // handling decided them.
 void trace_scheduler(const run_context& ctx, std::string_view kind, int64_t cause,
                      const std::vector<runtime::state_change>& changes,
-                     const std::vector<task_spec>& start);
+                     const std::vector<task_spec>& start,
+                     const std::vector<task_spec>& adopt = {});
 // scheduler.inbound: a message the scheduler actor handles, in the order it
 // handles them ("pass", "poll" (with the survivors and paused tasks it
 // finds), "task_ended", "published", "shutdown", and

@@ -155,6 +155,8 @@ json locator_to_json(const attempt_locator& l) {
   j["finished_at"] = opt_time(l.finished_at);
   j["agent_pid"] = opt(l.agent_pid);
   j["agent_start_token"] = opt(l.agent_start_token);
+  j["keeper_pid"] = opt(l.keeper_pid);
+  j["keeper_start_token"] = opt(l.keeper_start_token);
   j["exit_code"] = opt(l.exit_code);
   j["failure_class"] = opt(l.failure_class);
   j["failure_source"] = opt(l.failure_source);
@@ -220,6 +222,8 @@ result<attempt_locator> locator_from_json(const json& value) {
   r.opt_time("finished_at", l.finished_at);
   r.opt_int("agent_pid", l.agent_pid);
   r.opt_string("agent_start_token", l.agent_start_token);
+  r.opt_int("keeper_pid", l.keeper_pid);
+  r.opt_string("keeper_start_token", l.keeper_start_token);
   r.opt_int("exit_code", l.exit_code);
   r.opt_string("failure_class", l.failure_class);
   r.opt_string("failure_source", l.failure_source);

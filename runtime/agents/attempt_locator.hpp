@@ -67,6 +67,10 @@ struct attempt_locator {
   std::optional<millis> finished_at;
   std::optional<int64_t> agent_pid;
   std::optional<std::string> agent_start_token;
+  // The agent's keeper (docs/keeper.md), when it runs under one: it holds
+  // the agent's output and exit status in the attempt folder.
+  std::optional<int64_t> keeper_pid;
+  std::optional<std::string> keeper_start_token;
   std::optional<int64_t> exit_code;
   // outcome
   std::optional<std::string> failure_class;

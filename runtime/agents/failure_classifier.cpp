@@ -35,13 +35,6 @@ std::optional<std::pair<int, bool>> termination(const agent_exit_status& exit) {
 
 } // namespace
 
-std::string signal_name(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  if (abbrev != nullptr)
-    return std::string("SIG") + abbrev;
-  return "SIG" + std::to_string(signal);
-}
-
 namespace {
 
 bool judged_by_typed_end(adapter_kind kind) {

@@ -39,6 +39,8 @@
 #include "runtime/agents/terminal_diagnostics.hpp"
 #include "runtime/core/clock.hpp"
 
+#include "runtime/core/signals.hpp"
+
 namespace ad::runtime {
 
 inline constexpr size_t failure_evidence_limit = 2000;
@@ -95,7 +97,5 @@ struct failure_verdict {
 failure_verdict classify_attempt(const failure_inputs& inputs,
                                  const compiled_failure_patterns& table);
 
-// "SIGTERM" for 15; "SIG<n>" for numbers without a name.
-std::string signal_name(int signal);
 
 } // namespace ad::runtime

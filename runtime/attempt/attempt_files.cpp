@@ -57,6 +57,16 @@ result<line_file> line_file::create(const std::filesystem::path& path, line_rete
   return f;
 }
 
+result<line_file> line_file::append_to(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return status::from_errno("open " + path.string(), errno);
+  line_file f;
+  f.fd_ = fd;
+  f.path_ = path;
+  return f;
+}
+
 status line_file::write_all(int fd, std::string_view rest, const std::filesystem::path& where) {
   while (!rest.empty()) {
     auto n = ::write(fd, rest.data(), rest.size());

@@ -49,6 +49,9 @@ public:
 
   // Creates the file (truncating an existing one) and keeps it open.
   static result<line_file> create(const std::filesystem::path& path, line_retention keep = {});
+  // Opens the file to append to it (creating it when missing), without
+  // retention: an adopted attempt's heartbeat log goes on where it was.
+  static result<line_file> append_to(const std::filesystem::path& path);
 
   // Appends text and a '\n' in one write (to the tail segment past the head).
   status append_line(std::string_view text);

@@ -7,6 +7,9 @@
 #include "runtime/agents/native_sessions.hpp"
 #include "runtime/attempt/pi_watch.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
+#include "runtime/keeper/keeper_records.hpp"
+#include "runtime/keeper/stream_seal.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/worklog/work_log.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -82,17 +85,8 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   if (auto st = make_directories(run->attempt_dir_); !st)
     return st.with_context("attempt folder");
 
-  if (setup.failure_patterns.empty()) {
-    run->patterns_ = default_compiled_failure_patterns();
-  } else {
-    auto compiled = compile_failure_patterns(setup.failure_patterns);
-    if (!compiled)
-      return compiled.error();
-    run->patterns_ = std::move(*compiled);
-  }
-  run->output_.emplace(launch.kind,
-                       setup.role == "review" ? review_guard::codex_review : review_guard::off,
-                       setup.progress, &run->patterns_);
+  if (auto st = run->start_output(setup); !st)
+    return st;
 
   auto open_file = [&](const char* name, line_file& out) -> status {
     auto keep = std::string_view(name) == "heartbeat.log" ? line_retention{} : attempt_log_retention;
@@ -104,9 +98,12 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   };
   for (auto [name, file] : {std::pair{"stream.log", &run->stream_},
                             std::pair{"normalized-output.log", &run->normalized_},
-                            std::pair{"heartbeat.log", &run->heartbeat_}})
+                            std::pair{"heartbeat.log", &run->heartbeat_}}) {
+    if (setup.kept && file == &run->stream_)
+      continue; // the keeper writes it
     if (auto st = open_file(name, *file); !st)
       return st;
+  }
 
   if (setup.work_log.empty())
     setup.work_log = work_log_path(setup.workspace, task_group(setup.task));
@@ -130,11 +127,7 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
     loc.review_path = launch.review_path.string();
   if (!launch.session_id.empty())
     loc.session_id = launch.session_id;
-  run->home_ = agent_env(setup.env_additions, "HOME");
-  std::string codex_home = agent_env(setup.env_additions, "CODEX_HOME");
-  run->codex_home_ = codex_home.empty() ? run->home_ / ".codex" : std::filesystem::path{codex_home};
-  run->claude_projects_ =
-    claude_projects_root(run->home_, agent_env(setup.env_additions, "CLAUDE_CONFIG_DIR"));
+  run->find_agent_homes(setup);
   if (!launch.caps.version.empty())
     loc.cli_version = launch.caps.version;
   if (launch.kind == adapter_kind::claude)
@@ -150,7 +143,7 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   // A pi that names its session file itself: the id comes from its stream.
   if (launch.kind == adapter_kind::pi && !pi_takes_session_id(launch))
     loc.session_id = std::nullopt;
-  loc.stream_log = run->stream_.path().string();
+  loc.stream_log = (run->attempt_dir_ / "stream.log").string();
   loc.normalized_output_log = run->normalized_.path().string();
   loc.heartbeat_log = run->heartbeat_.path().string();
   if (launch.kind == adapter_kind::agy)
@@ -167,6 +160,82 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   auto text = dump_json(locator_to_json(loc), 2);
   if (auto st = write_file_atomic(run->locator_path_, text); !st)
     return st.with_context("first locator");
+  return run;
+}
+
+status attempt_run::start_output(const attempt_setup& setup) {
+  if (setup.failure_patterns.empty()) {
+    patterns_ = default_compiled_failure_patterns();
+  } else {
+    auto compiled = compile_failure_patterns(setup.failure_patterns);
+    if (!compiled)
+      return compiled.error();
+    patterns_ = std::move(*compiled);
+  }
+  output_.emplace(setup.launch.kind,
+                  setup.role == "review" ? review_guard::codex_review : review_guard::off,
+                  setup.progress, &patterns_);
+  return status::ok();
+}
+
+void attempt_run::find_agent_homes(const attempt_setup& setup) {
+  home_ = agent_env(setup.env_additions, "HOME");
+  std::string codex_home = agent_env(setup.env_additions, "CODEX_HOME");
+  codex_home_ = codex_home.empty() ? home_ / ".codex" : std::filesystem::path{codex_home};
+  claude_projects_ = claude_projects_root(home_, agent_env(setup.env_additions, "CLAUDE_CONFIG_DIR"));
+}
+
+result<std::unique_ptr<attempt_run>> attempt_run::adopt(attempt_setup setup,
+                                                        const std::filesystem::path& locator_path,
+                                                        const clock& clk) {
+  std::unique_ptr<attempt_run> run{new attempt_run};
+  run->clock_ = &clk;
+  auto text = read_file(locator_path);
+  if (!text)
+    return text.error().with_context("adopted attempt");
+  auto doc = parse_json(*text, locator_path.string());
+  if (!doc)
+    return doc.error();
+  auto loc = locator_from_json(*doc);
+  if (!loc)
+    return loc.error().with_context(locator_path.string());
+  auto identity = make_attempt_identity(setup.task, setup.plan_number, setup.role, setup.attempt);
+  if (loc->identity != identity)
+    return status::invalid_argument(locator_path.string() + " is the locator of " +
+                                    loc->identity + ", not of " + identity);
+  run->locator_ = std::move(*loc);
+  run->adopted_ = true;
+  run->locator_path_ = locator_path;
+  run->attempt_dir_ = locator_path.parent_path();
+  setup.kept = true;
+  setup.launch.workspace = setup.workspace;
+  setup.launch.attempt_dir = run->attempt_dir_;
+  if (auto st = run->start_output(setup); !st)
+    return st;
+  run->find_agent_homes(setup);
+  // Normalized output is rendered again from the spool's first line; the
+  // heartbeat log goes on.
+  auto normalized = line_file::create(run->attempt_dir_ / "normalized-output.log",
+                                      attempt_log_retention);
+  if (!normalized)
+    return normalized.error();
+  run->normalized_ = std::move(*normalized);
+  auto heartbeats = line_file::append_to(run->attempt_dir_ / "heartbeat.log");
+  if (!heartbeats)
+    return heartbeats.error();
+  run->heartbeat_ = std::move(*heartbeats);
+  if (setup.work_log.empty())
+    setup.work_log = run->locator_.work_log ? std::filesystem::path(*run->locator_.work_log)
+                                            : work_log_path(setup.workspace, task_group(setup.task));
+  auto& loc_ref = run->locator_;
+  loc_ref.extra["adopted_from_dispatcher_pid"] = loc_ref.dispatcher_pid;
+  loc_ref.dispatcher_pid = setup.dispatcher_pid;
+  loc_ref.dispatcher_start_token = setup.dispatcher_start_token;
+  run->setup_ = std::move(setup);
+  run->heartbeat_line(format_utc_iso(clk.now()) + " [adopted] dispatcher pid " +
+                      std::to_string(run->setup_.dispatcher_pid) +
+                      " follows this attempt from its keeper's files");
+  run->write_locator();
   return run;
 }
 
@@ -199,6 +268,12 @@ status attempt_run::write_start_row() {
   return status::ok();
 }
 
+void attempt_run::on_keeper_started(int pid, std::string start_token) {
+  locator_.keeper_pid = pid;
+  locator_.keeper_start_token = std::move(start_token);
+  write_locator();
+}
+
 void attempt_run::on_started(int pid, std::string start_token) {
   locator_.agent_pid = pid;
   locator_.agent_start_token = std::move(start_token);
@@ -212,7 +287,8 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
   line.append(text);
   if (truncated)
     line += " [line cut: " + std::to_string(dropped_bytes) + " bytes dropped]";
-  (void)stream_.append_line(line);
+  if (!setup_.kept)
+    (void)stream_.append_line(line);
 
   auto step = output_->feed(channel, text, at.value_or(clock_->now()));
   for (auto& shown : step.rendered)
@@ -319,7 +395,7 @@ void attempt_run::inspect_silence(int64_t silent_ms) {
   silence_inspection s;
   s.at = clock_->now();
   s.silence_ms = silent_ms;
-  s.stream_tail = log_tail(stream_.path());
+  s.stream_tail = log_tail(locator_.stream_log);
   std::string what = kind() == adapter_kind::pi
                        ? "pi (phase " + (pi_phase_.empty() ? std::string{"starting"} : pi_phase_) +
                            ") wrote no output"
@@ -336,6 +412,17 @@ void attempt_run::seal_logs() {
   for (line_file* f : {&stream_, &normalized_})
     if (auto st = f->seal(); !st)
       heartbeat_line(format_utc_iso(clock_->now()) + " [log] " + st.to_string());
+  if (!setup_.kept)
+    return;
+  // The keeper's spool: its kept tail goes into stream.log with the counts
+  // of its exit record. Without one (the keeper died) the segments stay,
+  // and readers of the log read them (log_tail).
+  auto exit = read_exit_record(attempt_dir_);
+  if (!exit.is_ok() || exit->state != keeper_exit_state::ended)
+    return;
+  const auto& counts = exit->record.stream;
+  if (auto st = seal_stream(locator_.stream_log, counts.cut_lines, counts.cut_bytes); !st)
+    heartbeat_line(format_utc_iso(clock_->now()) + " [log] " + st.to_string());
 }
 
 void attempt_run::stall(int64_t silent_ms, int64_t limit_ms) {
@@ -428,6 +515,13 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
     .utc_offset_s = agent_utc_offset(setup_.env_additions, clock_->now()),
   };
   auto v = classify_attempt(in, patterns_);
+  if (!end.end_note.empty()) {
+    heartbeat_line(format_utc_iso(clock_->now()) + " [keeper] " + end.end_note);
+    if (v.failed() && v.evidence.empty()) {
+      v.evidence = end.end_note;
+      v.evidence_origin = "dispatcher:keeper";
+    }
+  }
   classified_ = true;
   classification_inputs_ = in;
   classification_ = v;
@@ -442,7 +536,15 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
 
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, finish_row_result(v, in), locator_path_.string()};
-  if (auto row = append_work_log(setup_.work_log, ev, *clock_); row) {
+  // The dispatcher that started an adopted attempt may have died between
+  // its FINISH row and the locator: the row written stays the record.
+  std::optional<work_log_row> earlier;
+  if (adopted_)
+    earlier = find_work_log_row(setup_.work_log, ev);
+  if (earlier) {
+    heartbeat_line(format_utc_iso(clock_->now()) + " [adopted] FINISH row " +
+                   std::to_string(earlier->seq) + " was written before the restart");
+  } else if (auto row = append_work_log(setup_.work_log, ev, *clock_); row) {
     rows_written_.push_back(std::move(ev));
   } else {
     if (v.failed())

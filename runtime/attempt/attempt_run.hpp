@@ -74,6 +74,10 @@ struct attempt_setup {
   std::string resumed_from_locator; // pi native resume: the attempt it continues
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
+  // The agent runs under its keeper (docs/keeper.md), which writes
+  // stream.log itself: the attempt reads the lines back and does not write
+  // them again, and seals the keeper's spool at the end.
+  bool kept = false;
 };
 
 // What one output line changed.
@@ -92,6 +96,9 @@ struct attempt_end {
   int exit_code = 0;
   int exit_signal = 0;
   dispatcher_stop stop = dispatcher_stop::none;
+  // Why the agent ended when its keeper could not say (the keeper died
+  // first): the evidence of a failure that has none of its own.
+  std::string end_note;
 };
 
 // The result column of an attempt's FINISH row: "succeeded:0",
@@ -104,6 +111,18 @@ public:
   // Creates the folder and files, builds argv and writes the first locator
   // (status running, no pid). The folder name uses clk's time.
   static result<std::unique_ptr<attempt_run>> open(attempt_setup setup, const clock& clk);
+
+  // Takes over the running (or ended) attempt whose locator is at
+  // locator_path, started under its keeper by another dispatcher: the
+  // locator is read back and now names this dispatcher, normalized output
+  // is rendered again from the spool's first line (the caller feeds every
+  // line), heartbeats go on in heartbeat.log, and no START row is written
+  // again (the first dispatcher wrote it). setup must describe the same
+  // attempt (task, role, attempt, adapter, model); io_error, not_found or
+  // invalid_argument when the locator cannot be read or names another.
+  static result<std::unique_ptr<attempt_run>> adopt(attempt_setup setup,
+                                                    const std::filesystem::path& locator_path,
+                                                    const clock& clk);
 
   const attempt_locator& locator() const noexcept { return locator_; }
   const std::filesystem::path& locator_path() const noexcept { return locator_path_; }
@@ -122,6 +141,9 @@ public:
 
   // The process runs: pid and start token go into the locator at once.
   void on_started(int pid, std::string start_token);
+  // The agent's keeper runs: its pid and start token go into the locator at
+  // once (the agent's follow with on_started when the keeper names them).
+  void on_keeper_started(int pid, std::string start_token);
 
   // One output line: stream.log, normalized output, diagnostics, session
   // discovery, review control, the no-progress rule (measured with `at`,
@@ -173,6 +195,8 @@ public:
 private:
   attempt_run() = default;
   void write_locator();
+  status start_output(const attempt_setup& setup);
+  void find_agent_homes(const attempt_setup& setup);
   void heartbeat_line(std::string_view text);
   void finish_line(const failure_verdict& v);
   // The kept tails of stream.log and normalized-output.log go into them.
@@ -191,6 +215,7 @@ private:
   std::optional<attempt_output> output_; // set by open()
   std::vector<terminal_diagnostic> file_diagnostics_;
   bool classified_ = false;
+  bool adopted_ = false; // followed from a keeper another dispatcher started
   std::vector<work_log_event> rows_written_;
   failure_inputs classification_inputs_;
   failure_verdict classification_;

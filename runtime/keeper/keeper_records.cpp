@@ -79,11 +79,6 @@ const char* to_string(keeper_initiator initiator) noexcept {
   return "none";
 }
 
-std::string signal_name(int signal) {
-  const char* abbrev = signal > 0 ? ::sigabbrev_np(signal) : nullptr;
-  return abbrev ? std::string("SIG") + abbrev : "SIG" + std::to_string(signal);
-}
-
 json keeper_record_to_json(const keeper_record& r) {
   return json{{"format", keeper_record_format},
               {"version", 1},

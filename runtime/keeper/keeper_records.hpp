@@ -23,6 +23,8 @@
 #include "runtime/core/status.hpp"
 #include "runtime/keeper/stream_spool.hpp"
 
+#include "runtime/core/signals.hpp"
+
 namespace ad::runtime {
 
 inline constexpr std::string_view keeper_record_format = "agent-dispatch-keeper";
@@ -73,8 +75,6 @@ result<keeper_record> keeper_record_from_json(const json& j, std::string_view so
 json exit_record_to_json(const keeper_exit_record& record);
 result<keeper_exit_record> exit_record_from_json(const json& j, std::string_view source);
 
-// "SIGTERM" for 15; "SIG<n>" for a number without a name.
-std::string signal_name(int signal);
 
 // Write <dir>/keeper.json and <dir>/exit.json (durably).
 status write_keeper_record(const std::filesystem::path& dir, const keeper_record& record);

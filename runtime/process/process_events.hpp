@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,7 +65,17 @@ struct process_exit {
   exit_kind kind = exit_kind::exited;
   int exit_code = 0;
   int signal = 0;
-  std::string reason; // launch failure reason, else empty
+  // launch failure reason; for an agent under a keeper also why it ended
+  // when the keeper could not say (the keeper died first); else empty
+  std::string reason;
+};
+
+// The agent a keeper started, as its keeper.json names it (kept children
+// only; reported once, before the exit).
+struct process_agent {
+  child_id id = 0;
+  int pid = 0;
+  std::string start_token;
 };
 
 // Receives a child's events on the reactor thread, in order: lines and
@@ -76,6 +87,19 @@ public:
   virtual void on_line(process_line&& line) = 0;
   virtual void on_silence(const process_silence& tick) = 0;
   virtual void on_exit(const process_exit& exit) = 0;
+  // Kept children: the agent the keeper started.
+  virtual void on_agent(const process_agent&) {}
+};
+
+// An agent run under its keeper (ad-keeper, docs/keeper.md): the reactor
+// starts the keeper with the request's argv as the agent's, and reads the
+// agent's lines from the keeper's spool in attempt_dir instead of from
+// pipes, so the agent and its output outlive the dispatcher. The exit is
+// the agent's, from the keeper's exit record.
+struct keeper_launch {
+  std::filesystem::path keeper;      // the ad-keeper binary
+  std::filesystem::path attempt_dir; // the attempt folder; must exist
+  int64_t grace_ms = 5000;           // SIGTERM to SIGKILL, carried out by the keeper
 };
 
 inline constexpr std::size_t default_line_cap = std::size_t{1} << 20; // 1 MiB
@@ -93,6 +117,20 @@ struct spawn_request {
   // that writes faster than its follower consumes blocks in write(2)
   // instead of filling the dispatcher's memory. Reading resumes below half
   // the window. 0: no flow control (every line is delivered at once).
+  uint64_t flow_window = 0;
+  std::shared_ptr<process_event_sink> sink; // required
+  // Set: run the agent under its keeper (see keeper_launch).
+  std::optional<keeper_launch> keeper;
+};
+
+// Following a keeper another dispatcher started (after a crash or a
+// restart): its agent's lines from the spool in attempt_dir, from the
+// beginning, and its end. Events as for a spawned kept child.
+struct adopt_request {
+  std::filesystem::path attempt_dir;
+  int keeper_pid = 0;
+  std::string keeper_start_token;
+  int64_t silence_interval_ms = 0;
   uint64_t flow_window = 0;
   std::shared_ptr<process_event_sink> sink; // required
 };

@@ -6,6 +6,8 @@
 
 #include <utility>
 
+#include "runtime/keeper/keeper_args.hpp"
+#include "runtime/keeper/keeper_liveness.hpp"
 #include "runtime/process/liveness.hpp"
 #include "runtime/process/reactor_impl.hpp"
 
@@ -47,6 +49,26 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
   }
   spawn_outcome out;
   out.id = next_id_.fetch_add(1);
+  std::filesystem::path attempt_dir;
+  if (request.keeper) {
+    // The keeper is what runs here; the agent's argv, environment and
+    // marker go to it as arguments (docs/keeper.md).
+    keeper_invocation inv;
+    inv.attempt_dir = request.keeper->attempt_dir;
+    inv.marker = request.marker;
+    inv.cwd = request.cwd;
+    inv.env = request.env_additions;
+    inv.grace_ms = request.keeper->grace_ms;
+    inv.line_cap = request.line_cap == 0 ? default_line_cap : request.line_cap;
+    inv.agent_argv = request.argv;
+    attempt_dir = request.keeper->attempt_dir;
+    request.argv = keeper_arguments(inv);
+    request.argv.insert(request.argv.begin(), request.keeper->keeper.string());
+    request.env_additions.clear();
+    request.cwd = attempt_dir;
+    // Only the agent carries the marker: a process found by it is an agent.
+    request.marker.clear();
+  }
   auto spawned = spawn_child(request);
   command cmd;
   cmd.id = out.id;
@@ -67,6 +89,7 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
     cmd.line_cap = request.line_cap == 0 ? default_line_cap : request.line_cap;
     cmd.silence_ms = request.silence_interval_ms;
     cmd.flow_window = request.flow_window;
+    cmd.attempt_dir = attempt_dir;
     running_.fetch_add(1);
   }
   {
@@ -86,6 +109,34 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
   ssize_t n = ::write(impl_->evfd, &one, sizeof one);
   (void) n;
   return out;
+}
+
+result<child_id> process_reactor::adopt(adopt_request request) {
+  if (!request.sink)
+    return status::invalid_argument("adopt request without an event sink");
+  if (request.keeper_pid <= 0)
+    return status::invalid_argument("adopt request without the keeper's pid");
+  command cmd;
+  cmd.what = command::kind::adopt;
+  const child_id id = next_id_.fetch_add(1);
+  cmd.id = id;
+  cmd.sink = std::move(request.sink);
+  cmd.child.pid = request.keeper_pid;
+  cmd.keeper_token = std::move(request.keeper_start_token);
+  cmd.attempt_dir = std::move(request.attempt_dir);
+  cmd.silence_ms = request.silence_interval_ms;
+  cmd.flow_window = request.flow_window;
+  {
+    std::lock_guard<std::mutex> guard(impl_->mu);
+    if (impl_->stop_requested)
+      return status::unsupported("process reactor is shut down");
+    running_.fetch_add(1);
+    impl_->queue.push_back(std::move(cmd));
+  }
+  uint64_t one = 1;
+  ssize_t n = ::write(impl_->evfd, &one, sizeof one);
+  (void) n;
+  return id;
 }
 
 // Queues a command about one child unless the reactor is shut down.

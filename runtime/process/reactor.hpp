@@ -4,7 +4,11 @@
 // pidfd_open is unavailable, a SIGCHLD signalfd plus a periodic waitpid sweep
 // of its own children only), splits output into capped lines and delivers
 // line, silence and exit events to each child's sink on that thread. No
-// thread per child. Children start with posix_spawn in their own session and
+// thread per child. A kept child (spawn_request::keeper, adopt()) is an
+// agent under its keeper: the reactor watches the keeper and reads the
+// agent's lines from the keeper's spool (one inotify descriptor for all
+// attempt folders, plus a periodic read), and takes the agent's exit from
+// the keeper's exit record. Children start with posix_spawn in their own session and
 // process group (spawn.hpp). Termination sends SIGTERM to the whole group,
 // waits the grace, then SIGKILLs the group; pipes are drained until EOF or
 // the group is gone, and the exit event comes after the last line.
@@ -45,6 +49,11 @@ struct reactor_options {
   int64_t orphan_drain_ms = 2000;
   // Fallback sweep period.
   int64_t sweep_interval_ms = 50;
+  // Kept children: how often their spools are read besides the file
+  // change notifications, and how long past a terminate's grace a keeper
+  // may take before it and its agent's group are killed.
+  int64_t kept_poll_ms = 200;
+  int64_t keeper_margin_ms = 3000;
 };
 
 enum class shutdown_mode : uint8_t {
@@ -64,10 +73,17 @@ public:
   // of kind launch_failed and one exit event (code 127) to the sink.
   result<spawn_outcome> spawn(spawn_request request);
 
+  // Follows a keeper another dispatcher started (adopt_request); its events
+  // begin on the reactor thread. A keeper already gone (or a pid that is no
+  // longer it) yields the lines left in its spool and its exit at once.
+  result<child_id> adopt(adopt_request request);
+
   // SIGTERM to the child's process group, then SIGKILL after grace_ms (< 0:
   // the default grace). Unknown or finished children whose group is gone
   // are ignored. Also works after the exit event while other members of the
-  // group still live.
+  // group still live. A kept child's keeper gets the SIGTERM (it stops its
+  // agent's group and exits); past the grace and a margin the keeper and
+  // the agent's group get SIGKILL.
   status terminate(child_id id, int64_t grace_ms = -1);
 
   // The follower consumed `bytes` of the child's delivered lines (counted

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/keeper/keeper_records.hpp"
+#include "runtime/keeper/stream_follower.hpp"
 #include "runtime/process/line_splitter.hpp"
 #include "runtime/process/reactor.hpp"
 #include "runtime/process/spawn.hpp"
@@ -26,6 +28,23 @@ struct pipe_state {
   output_stream stream;
   line_splitter splitter;
   pipe_state(int f, output_stream s, std::size_t cap) : fd(f), stream(s), splitter(cap) {}
+};
+
+// A kept child: the process is the agent's keeper (spawned here, or
+// adopted from another dispatcher); the agent's lines come from the
+// keeper's spool in the attempt folder.
+struct kept_state {
+  std::filesystem::path attempt_dir;
+  stream_follower follower;
+  int wd = -1;                // inotify watch on the attempt folder
+  bool adopted = false;       // not our child: no wait status
+  std::string keeper_token;   // the keeper's start token (adopted: to check the pid)
+  bool agent_reported = false;
+  keeper_record record;       // once keeper.json was read
+  bool have_record = false;
+  bool drained = false;       // the keeper is gone and its spool read to the end
+  kept_state(std::filesystem::path dir, std::size_t line_cap)
+    : attempt_dir(dir), follower(std::move(dir), line_cap) {}
 };
 
 struct child_record {
@@ -47,6 +66,7 @@ struct child_record {
   uint64_t flow_window = 0; // 0: no flow control
   uint64_t unacked = 0;     // bytes delivered and not acknowledged
   bool paused = false;      // pipes taken out of epoll until acknowledged
+  std::unique_ptr<kept_state> kept; // an agent under its keeper
 
   child_record(child_id i, const spawned_child& c, std::size_t cap)
     : id(i), pid(c.pid), out(c.stdout_fd, output_stream::stdout_stream, cap),
@@ -62,7 +82,7 @@ struct lingering_group {
 };
 
 struct command {
-  enum class kind : uint8_t { add_child, launch_failed, terminate, acknowledge, shutdown } what;
+  enum class kind : uint8_t { add_child, launch_failed, terminate, acknowledge, shutdown, adopt } what;
   child_id id = 0;
   spawned_child child;
   std::size_t line_cap = default_line_cap;
@@ -73,6 +93,9 @@ struct command {
   uint64_t flow_window = 0;
   uint64_t bytes = 0; // acknowledge
   shutdown_mode mode = shutdown_mode::terminate_children;
+  // add_child of a kept child, adopt: the attempt folder with the spool
+  std::filesystem::path attempt_dir;
+  std::string keeper_token; // adopt
 };
 
 } // namespace reactor_detail
@@ -88,7 +111,10 @@ struct process_reactor::impl {
   int epfd = -1;
   int evfd = -1;
   int sigfd = -1;
+  int infd = -1; // inotify: the attempt folders of kept children
   bool use_pidfd = true;
+  std::unordered_map<int, child_id> watched_dirs; // inotify wd -> kept child
+  int64_t next_kept_poll = 0;
 
   std::mutex mu;
   std::vector<command> queue; // guarded by mu
@@ -116,6 +142,12 @@ struct process_reactor::impl {
   void drain(child_record& c, pipe_state& p, int64_t now);
   void pause(child_record& c);
   void resume(child_record& c, int64_t now);
+  // --- kept children --------------------------------------------------------
+  void start_kept(child_record& c, int64_t now);
+  void poll_kept(child_record& c, int64_t now);
+  void read_notifications(int64_t now);
+  process_exit kept_exit(child_record& c);
+  void kill_kept_agent(child_record& c);
 
   // --- exits ----------------------------------------------------------------
   void mark_reaped(child_record& c, int wait_status, int64_t now);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <utility>
 
+#include "runtime/keeper/keeper_liveness.hpp"
 #include "runtime/process/liveness.hpp"
 
 // The reactor thread: one epoll loop over every child's pipes and pidfd (or
@@ -50,7 +52,10 @@ bool group_alive(int pgid) {
 constexpr uint64_t tag_stdout = 0;
 constexpr uint64_t tag_stderr = 1;
 constexpr uint64_t tag_pidfd = 2;
-constexpr uint64_t tag_control = 3; // id 0: eventfd, id 1: signalfd
+constexpr uint64_t tag_control = 3; // id 0: eventfd, id 1: signalfd, id 2: inotify
+
+// The most bytes of lines one read of a kept child's spool delivers.
+constexpr std::size_t kept_batch_bytes = 256 << 10;
 
 uint64_t key(child_id id, uint64_t tag) { return (id << 2) | tag; }
 
@@ -66,7 +71,7 @@ void guarded(F&& f) {
 } // namespace
 
 process_reactor::impl::~impl() {
-  for (int fd : {epfd, evfd, sigfd})
+  for (int fd : {epfd, evfd, sigfd, infd})
     if (fd >= 0)
       ::close(fd);
 }
@@ -96,6 +101,11 @@ status process_reactor::impl::open(reactor_options::watch_choice watch) {
       watch_fd(sigfd, key(1, tag_control));
     // Without the signalfd the periodic sweep alone still finds every exit.
   }
+  // Kept children's spools: one inotify descriptor for every attempt
+  // folder. Without it the periodic read alone follows them.
+  infd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (infd >= 0)
+    watch_fd(infd, key(2, tag_control));
   return status::ok();
 }
 
@@ -127,6 +137,8 @@ void process_reactor::impl::unwatch_close(int& fd) {
 // --- output ---------------------------------------------------------------
 
 void process_reactor::impl::emit_lines(child_record& c, pipe_state& p, std::string_view data) {
+  if (c.kept)
+    return; // a keeper's own output: its notes are in keeper.log
   p.splitter.feed(data, [&](std::string&& text, line_cut cut, uint64_t dropped) {
     c.unacked += text.size() + 1;
     process_line line{c.id, p.stream, std::move(text), cut, dropped};
@@ -135,6 +147,10 @@ void process_reactor::impl::emit_lines(child_record& c, pipe_state& p, std::stri
 }
 
 void process_reactor::impl::close_pipe(child_record& c, pipe_state& p) {
+  if (c.kept) {
+    unwatch_close(p.fd);
+    return;
+  }
   p.splitter.finish([&](std::string&& text, line_cut cut, uint64_t dropped) {
     process_line line{c.id, p.stream, std::move(text), cut, dropped};
     guarded([&] { c.sink->on_line(std::move(line)); });
@@ -182,6 +198,8 @@ void process_reactor::impl::drain(child_record& c, pipe_state& p, int64_t now) {
 // are drained then.
 void process_reactor::impl::pause(child_record& c) {
   c.paused = true;
+  if (c.kept)
+    return; // the spool waits on disk; the keeper's own pipes stay read
   for (pipe_state* p : {&c.out, &c.err})
     if (p->fd >= 0)
       ::epoll_ctl(epfd, EPOLL_CTL_DEL, p->fd, nullptr);
@@ -189,6 +207,12 @@ void process_reactor::impl::pause(child_record& c) {
 
 void process_reactor::impl::resume(child_record& c, int64_t now) {
   c.paused = false;
+  if (c.kept) {
+    c.last_activity = now;
+    c.next_tick = now + c.silence_ms;
+    poll_kept(c, now);
+    return;
+  }
   if (c.out.fd >= 0)
     watch_fd(c.out.fd, key(c.id, tag_stdout));
   if (c.err.fd >= 0)
@@ -196,6 +220,148 @@ void process_reactor::impl::resume(child_record& c, int64_t now) {
   // Time spent paused was not silence.
   c.last_activity = now;
   c.next_tick = now + c.silence_ms;
+}
+
+// --- kept children --------------------------------------------------------
+
+void process_reactor::impl::start_kept(child_record& c, int64_t now) {
+  auto& k = *c.kept;
+  if (infd >= 0) {
+    k.wd = ::inotify_add_watch(infd, k.attempt_dir.c_str(),
+                               IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO);
+    if (k.wd >= 0)
+      watched_dirs[k.wd] = c.id;
+  }
+  if (k.adopted && probe_process(c.pid, k.keeper_token) == process_presence::gone)
+    mark_reaped(c, 0, now); // gone before we came: its spool and exit record remain
+  poll_kept(c, now);
+}
+
+void process_reactor::impl::poll_kept(child_record& c, int64_t now) {
+  if (!c.kept || c.paused || c.kept->drained)
+    return;
+  auto& k = *c.kept;
+  if (!k.have_record) {
+    if (auto rec = read_keeper_record(k.attempt_dir); rec.is_ok()) {
+      k.record = std::move(*rec);
+      k.have_record = true;
+    }
+  }
+  if (k.have_record && !k.agent_reported) {
+    k.agent_reported = true;
+    process_agent agent{c.id, k.record.agent_pid, k.record.agent_start_token};
+    guarded([&] { c.sink->on_agent(agent); });
+  }
+  // The keeper syncs its spool before it exits: read after its end, caught
+  // up means read to the end.
+  const bool ended = c.reaped;
+  for (int i = 0; i < 64; ++i) {
+    auto batch = k.follower.poll(kept_batch_bytes);
+    if (!batch.is_ok()) {
+      if (ended)
+        k.drained = true; // nothing more can be read: end with what was delivered
+      return;
+    }
+    if (!batch->lines.empty()) {
+      c.last_activity = now;
+      c.next_tick = now + c.silence_ms;
+    }
+    for (auto& l : batch->lines) {
+      c.unacked += l.text.size() + 1;
+      process_line line{c.id,
+                        l.channel == spool_channel::out ? output_stream::stdout_stream
+                                                        : output_stream::stderr_stream,
+                        std::move(l.text),
+                        l.cut == spool_cut::truncated ? line_cut::truncated : line_cut::whole,
+                        l.dropped_bytes};
+      guarded([&] { c.sink->on_line(std::move(line)); });
+    }
+    if (c.flow_window > 0 && c.unacked >= c.flow_window) {
+      pause(c);
+      return;
+    }
+    if (batch->progress == follow_progress::caught_up) {
+      if (ended)
+        k.drained = true;
+      return;
+    }
+  }
+}
+
+void process_reactor::impl::read_notifications(int64_t now) {
+  alignas(inotify_event) char events[4096];
+  std::vector<child_id> touched;
+  for (;;) {
+    ssize_t n = ::read(infd, events, sizeof events);
+    if (n <= 0)
+      break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(events + at);
+      if (auto it = watched_dirs.find(e->wd); it != watched_dirs.end())
+        touched.push_back(it->second);
+      at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+    }
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (child_id id : touched)
+    if (auto it = children.find(id); it != children.end())
+      poll_kept(*it->second, now);
+}
+
+void process_reactor::impl::kill_kept_agent(child_record& c) {
+  auto& k = *c.kept;
+  if (!k.have_record) {
+    auto rec = read_keeper_record(k.attempt_dir);
+    if (!rec.is_ok())
+      return; // the keeper never started an agent
+    k.record = std::move(*rec);
+    k.have_record = true;
+  }
+  if (k.record.agent_pgid <= 0)
+    return;
+  // The agent may be gone already (its parent-death signal) while a process
+  // it started lives on in its group: a live member carrying the marker
+  // shows that the group is still the agent's (a pid in use as a group id
+  // is not given to a new process).
+  bool ours = probe_agent(k.record) == process_presence::alive;
+  if (!ours && !k.record.marker.empty())
+    for (int pid : processes_with_marker(k.record.marker))
+      if (::getpgid(pid) == k.record.agent_pgid) {
+        ours = true;
+        break;
+      }
+  if (ours)
+    ::kill(-k.record.agent_pgid, SIGKILL);
+}
+
+process_exit process_reactor::impl::kept_exit(child_record& c) {
+  auto& k = *c.kept;
+  process_exit ex;
+  ex.id = c.id;
+  ex.pid = k.have_record ? k.record.agent_pid : c.pid;
+  auto exit = read_exit_record(k.attempt_dir);
+  if (exit.is_ok() && exit->state == keeper_exit_state::ended) {
+    const auto& r = exit->record;
+    ex.exit_code = r.exit_code;
+    ex.signal = r.signal;
+    ex.reason = r.reason;
+    ex.kind = r.end == keeper_end::signaled        ? exit_kind::signaled
+              : r.end == keeper_end::launch_failed ? exit_kind::launch_failed
+                                                   : exit_kind::exited;
+    if (ex.kind == exit_kind::launch_failed)
+      ex.pid = 0;
+    return ex;
+  }
+  // The keeper ended without saying how its agent did (it was killed, or
+  // its record cannot be read): the agent must not outlive it.
+  kill_kept_agent(c);
+  ex.kind = exit_kind::signaled;
+  ex.signal = SIGKILL;
+  ex.exit_code = 128 + SIGKILL;
+  ex.reason = "the agent's keeper ended before it recorded the agent's end" +
+              (exit.is_ok() ? std::string() : " (" + exit.error().message() + ")");
+  return ex;
 }
 
 // --- exits ----------------------------------------------------------------
@@ -212,6 +378,12 @@ void process_reactor::impl::mark_reaped(child_record& c, int wait_status, int64_
 void process_reactor::impl::try_reap(child_record& c, int64_t now) {
   if (c.reaped)
     return;
+  if (c.kept && c.kept->adopted) {
+    // Not our child: no status to wait for; gone is gone.
+    if (probe_process(c.pid, c.kept->keeper_token) == process_presence::gone)
+      mark_reaped(c, 0, now);
+    return;
+  }
   int st = 0;
   pid_t r = ::waitpid(c.pid, &st, WNOHANG);
   if (r == c.pid)
@@ -223,6 +395,17 @@ void process_reactor::impl::try_reap(child_record& c, int64_t now) {
 void process_reactor::impl::finalize(child_record& c, int64_t now) {
   drain(c, c.out, now);
   drain(c, c.err, now);
+  if (c.kept) {
+    auto ex = kept_exit(c);
+    if (c.kept->wd >= 0) {
+      ::inotify_rm_watch(infd, c.kept->wd);
+      watched_dirs.erase(c.kept->wd);
+    }
+    auto sink = std::move(c.sink);
+    running->fetch_sub(1);
+    guarded([&] { sink->on_exit(ex); });
+    return;
+  }
   process_exit ex;
   ex.id = c.id;
   ex.pid = c.pid;
@@ -252,6 +435,21 @@ void process_reactor::impl::finalize(child_record& c, int64_t now) {
 void process_reactor::impl::start_termination(child_record& c, int64_t grace, int64_t now) {
   if (c.killed)
     return;
+  if (c.kept) {
+    // The keeper stops its agent's group itself; it and the group get
+    // SIGKILL only when it does not end in time.
+    if (c.reaped)
+      return;
+    if (!c.terminating) {
+      c.terminating = true;
+      c.kill_deadline = now + grace + opt.keeper_margin_ms;
+      if (!c.kept->adopted || probe_process(c.pid, c.kept->keeper_token) == process_presence::alive)
+        ::kill(c.pid, SIGTERM);
+    } else {
+      c.kill_deadline = std::min(c.kill_deadline, now + grace + opt.keeper_margin_ms);
+    }
+    return;
+  }
   if (!c.terminating) {
     c.terminating = true;
     c.kill_deadline = now + grace;
@@ -291,8 +489,45 @@ void process_reactor::impl::run_command(command& cmd, int64_t now) {
       }
       watch_fd(rec->out.fd, key(rec->id, tag_stdout));
       watch_fd(rec->err.fd, key(rec->id, tag_stderr));
+      if (!cmd.attempt_dir.empty())
+        rec->kept = std::make_unique<kept_state>(cmd.attempt_dir, cmd.line_cap);
       child_record& c = *rec;
       children.emplace(c.id, std::move(rec));
+      if (c.kept)
+        start_kept(c, now);
+      if (shutting_down && mode == shutdown_mode::terminate_children)
+        start_termination(c, opt.default_grace_ms, now);
+      break;
+    }
+    case command::kind::adopt: {
+      spawned_child none;
+      none.pid = cmd.child.pid;
+      auto rec = std::make_unique<child_record>(cmd.id, none, default_line_cap);
+      rec->sink = std::move(cmd.sink);
+      rec->silence_ms = cmd.silence_ms;
+      rec->flow_window = cmd.flow_window;
+      rec->last_activity = now;
+      rec->next_tick = now + cmd.silence_ms;
+      // The spool's line cap is the keeper's, as its keeper.json says.
+      std::size_t cap = default_line_cap;
+      auto record = read_keeper_record(cmd.attempt_dir);
+      if (record.is_ok() && record->line_cap > 0)
+        cap = static_cast<std::size_t>(record->line_cap);
+      rec->kept = std::make_unique<kept_state>(cmd.attempt_dir, cap);
+      rec->kept->adopted = true;
+      rec->kept->keeper_token = std::move(cmd.keeper_token);
+      if (record.is_ok()) {
+        rec->kept->record = std::move(*record);
+        rec->kept->have_record = true;
+      }
+      if (use_pidfd) {
+        rec->pidfd = open_pidfd(rec->pid);
+        if (rec->pidfd >= 0)
+          watch_fd(rec->pidfd, key(rec->id, tag_pidfd));
+      }
+      child_record& c = *rec;
+      children.emplace(c.id, std::move(rec));
+      start_kept(c, now);
       if (shutting_down && mode == shutdown_mode::terminate_children)
         start_termination(c, opt.default_grace_ms, now);
       break;
@@ -365,6 +600,14 @@ int process_reactor::impl::compute_timeout(int64_t now) const {
   bool need_sweep = false;
   for (const auto& [id, cp] : children) {
     const child_record& c = *cp;
+    if (c.kept) {
+      next = std::min(next, c.reaped ? now + 20 : next_kept_poll);
+      if (!c.reaped && c.pidfd < 0)
+        need_sweep = true;
+      if (c.terminating && !c.killed)
+        next = std::min(next, c.kill_deadline);
+      continue;
+    }
     if (!c.reaped) {
       if (c.silence_ms > 0)
         next = std::min(next, c.next_tick);
@@ -391,9 +634,34 @@ void process_reactor::impl::run_timers(int64_t now, bool sigchld) {
   bool sweep = sigchld || now >= next_sweep;
   if (sweep)
     next_sweep = now + opt.sweep_interval_ms;
+  bool kept_poll = now >= next_kept_poll;
+  if (kept_poll)
+    next_kept_poll = now + opt.kept_poll_ms;
   std::vector<child_id> done;
   for (auto& [id, cp] : children) {
     child_record& c = *cp;
+    if (c.kept) {
+      if (!c.reaped && c.pidfd < 0 && sweep)
+        try_reap(c, now);
+      if (c.terminating && !c.killed && now >= c.kill_deadline) {
+        c.killed = true;
+        if (!c.reaped &&
+            (!c.kept->adopted ||
+             probe_process(c.pid, c.kept->keeper_token) == process_presence::alive))
+          ::kill(c.pid, SIGKILL);
+        kill_kept_agent(c);
+      }
+      if (kept_poll || c.reaped)
+        poll_kept(c, now);
+      if (c.reaped && c.kept->drained)
+        done.push_back(id);
+      else if (!c.reaped && !c.paused && c.silence_ms > 0 && now >= c.next_tick) {
+        process_silence tick{c.id, now - c.last_activity};
+        c.next_tick = now + c.silence_ms;
+        guarded([&] { c.sink->on_silence(tick); });
+      }
+      continue;
+    }
     if (!c.reaped && c.pidfd < 0 && sweep)
       try_reap(c, now);
     if (c.terminating && !c.killed && now >= c.kill_deadline) {
@@ -453,6 +721,8 @@ bool process_reactor::impl::finished() const {
 
 void process_reactor::impl::detach_all() {
   for (auto& [id, c] : children) {
+    if (c->kept && c->kept->wd >= 0)
+      ::inotify_rm_watch(infd, c->kept->wd);
     unwatch_close(c->out.fd);
     unwatch_close(c->err.fd);
     unwatch_close(c->pidfd);
@@ -483,11 +753,13 @@ void process_reactor::impl::loop() {
       if (tag == tag_control) {
         if (id == 0) {
           commands = true;
-        } else {
+        } else if (id == 1) {
           signalfd_siginfo info;
           while (::read(sigfd, &info, sizeof info) > 0) {
           }
           sigchld = true;
+        } else {
+          read_notifications(now);
         }
         continue;
       }

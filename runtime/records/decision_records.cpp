@@ -90,17 +90,57 @@ json reconcile_outcome_body(const reconcile_outcome& out) {
               {"changes", changes_body(out.changes)}};
 }
 
+namespace {
+
+json probe_body(const active_probe& p) {
+  json body{{"kind", std::string(to_string(p.kind))},
+            {"reason", p.reason},
+            {"locator", p.locator},
+            {"locator_status", p.locator_status},
+            {"owned", p.owned}};
+  if (p.kind == active_probe_kind::kept) {
+    const auto& k = p.kept;
+    body["kept"] = json{{"identity", k.identity},       {"plan_number", k.plan_number},
+                        {"attempt", k.attempt},         {"role", k.role},
+                        {"cli", k.cli},                 {"model", k.model},
+                        {"plan_path", k.plan_path},     {"review_path", k.review_path},
+                        {"keeper_pid", k.keeper_pid},   {"keeper_start_token", k.keeper_start_token},
+                        {"ended", k.ended}};
+  }
+  return body;
+}
+
+kept_attempt kept_from_json(const json& j) {
+  kept_attempt k;
+  k.identity = json_member<std::string>(j, "identity");
+  k.plan_number = json_member<int64_t>(j, "plan_number");
+  k.attempt = json_member<int64_t>(j, "attempt");
+  k.role = json_member<std::string>(j, "role");
+  k.cli = json_member<std::string>(j, "cli");
+  k.model = json_member<std::string>(j, "model");
+  k.plan_path = json_member<std::string>(j, "plan_path");
+  k.review_path = json_member<std::string>(j, "review_path");
+  k.keeper_pid = json_member<int64_t>(j, "keeper_pid");
+  k.keeper_start_token = json_member<std::string>(j, "keeper_start_token");
+  k.ended = json_member<bool>(j, "ended");
+  return k;
+}
+
+json adoption_body(const attempt_adoption& a) {
+  return json{{"task", a.task}, {"stage", a.stage}, {"locator", a.locator},
+              {"identity", a.attempt.identity}, {"keeper_pid", a.attempt.keeper_pid},
+              {"ended", a.attempt.ended}};
+}
+
+} // namespace
+
 json active_stage_readings_body(const std::vector<active_stage_reading>& readings) {
   json out = json::array();
   for (const auto& r : readings)
     out.push_back(json{
       {"task", r.task},
       {"state", json_or_text(task_to_json_text(r.state))},
-      {"probe", json{{"kind", r.probe.kind == active_probe_kind::live ? "live" : "stale"},
-                     {"reason", r.probe.reason},
-                     {"locator", r.probe.locator},
-                     {"locator_status", r.probe.locator_status},
-                     {"owned", r.probe.owned}}},
+      {"probe", probe_body(r.probe)},
       {"locator_read", r.locator_read},
       {"locator_role", r.locator_role},
       {"locator_cli", r.locator_cli},
@@ -126,9 +166,16 @@ result<std::vector<active_stage_reading>> active_stage_readings_from_json(const 
       r.state = std::move(*st);
       const auto& probe = x.contains("probe") ? x.at("probe") : json();
       auto kind = json_member<std::string>(probe, "kind");
-      if (kind != "live" && kind != "stale")
+      if (kind != "live" && kind != "stale" && kind != "kept")
         throw_json_member_error("kind", "has an unknown value \"" + kind + "\"");
-      r.probe.kind = kind == "live" ? active_probe_kind::live : active_probe_kind::stale;
+      r.probe.kind = kind == "live"   ? active_probe_kind::live
+                     : kind == "kept" ? active_probe_kind::kept
+                                      : active_probe_kind::stale;
+      if (r.probe.kind == active_probe_kind::kept) {
+        if (!probe.contains("kept"))
+          throw_json_member_error("kept", "is missing");
+        r.probe.kept = kept_from_json(probe.at("kept"));
+      }
       r.probe.reason = json_member<std::string>(probe, "reason");
       r.probe.locator = json_member<std::string>(probe, "locator");
       r.probe.locator_status = json_member<std::string>(probe, "locator_status");
@@ -154,8 +201,12 @@ result<std::vector<active_stage_reading>> active_stage_readings_from_json(const 
 }
 
 json active_review_body(const active_review& review) {
+  json adopt = json::array();
+  for (const auto& a : review.adopt)
+    adopt.push_back(adoption_body(a));
   return json{{"live", review.live}, {"changes", changes_body(review.changes)},
-              {"cleared", review.cleared}, {"finished", review.finished}};
+              {"cleared", review.cleared}, {"finished", review.finished},
+              {"adopt", std::move(adopt)}};
 }
 
 json sightings_body(const std::vector<task_sighting>& sightings) {

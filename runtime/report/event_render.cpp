@@ -109,6 +109,7 @@ std::string render_event_line(const run_event& e) {
       add_field(out, "model", e.model);
       add_field(out, "attempt", std::to_string(e.attempt));
       add_field(out, "locator", e.locator);
+      add_reason(out, e.reason);
       break;
     case run_event_kind::attempt_finished:
       add_field(out, "role", e.role);
@@ -196,6 +197,8 @@ json run_event_json(const run_event& e) {
       j["attempt"] = e.attempt;
       j["identity"] = e.identity;
       j["locator"] = e.locator;
+      if (!e.reason.empty())
+        j["adopted"] = one_line(e.reason);
       break;
     case run_event_kind::attempt_finished:
       j["task"] = e.task;

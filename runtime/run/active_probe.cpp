@@ -9,6 +9,8 @@
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/keeper/keeper_liveness.hpp"
+#include "runtime/keeper/keeper_records.hpp"
 #include "runtime/process/liveness.hpp"
 #include "runtime/workspace/checklist.hpp"
 
@@ -88,6 +90,42 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
   }
   out.owned = true;
 
+  // An agent under its keeper: the keeper's own record (or the locator's
+  // note of its pid, before the keeper wrote one) names who holds the
+  // attempt. A keeper alive, or one that recorded the agent's end, hands
+  // the attempt over; one that died silently leaves it to the rules below.
+  if (out.locator_status == "running") {
+    auto dir = locator_path.parent_path();
+    auto rec = read_keeper_record(dir);
+    int64_t keeper_pid = rec.is_ok() ? rec->keeper_pid : loc->keeper_pid.value_or(0);
+    std::string token = rec.is_ok() ? rec->keeper_start_token : loc->keeper_start_token.value_or("");
+    if (keeper_pid > 0) {
+      auto exit = read_exit_record(dir);
+      bool ended = exit.is_ok() && exit->state == keeper_exit_state::ended;
+      bool alive = probe_process(static_cast<int>(keeper_pid), token) == process_presence::alive;
+      if (alive || ended) {
+        out.kind = active_probe_kind::kept;
+        out.reason = alive ? "its keeper (pid " + std::to_string(keeper_pid) + ") runs" +
+                               (rec.is_ok() ? ", agent pid " + std::to_string(rec->agent_pid)
+                                            : std::string())
+                           : "its keeper recorded the agent's end while no dispatcher ran";
+        auto& k = out.kept;
+        k.identity = loc->identity;
+        k.plan_number = loc->plan_number;
+        k.attempt = loc->attempt;
+        k.role = loc->role;
+        k.cli = loc->cli;
+        k.model = loc->model;
+        k.plan_path = loc->plan_path.value_or("");
+        k.review_path = loc->review_path.value_or("");
+        k.keeper_pid = keeper_pid;
+        k.keeper_start_token = token;
+        k.ended = ended;
+        return out;
+      }
+    }
+  }
+
   liveness_probe_input in;
   in.locator_status = out.locator_status;
   in.agent_pid = static_cast<int>(loc->agent_pid.value_or(0));
@@ -128,6 +166,15 @@ int remove_attempt_logs(const fs::path& runs_dir, const std::string& task) {
 } // namespace ad::runtime
 
 namespace ad::runtime {
+
+std::string_view to_string(active_probe_kind kind) {
+  switch (kind) {
+    case active_probe_kind::live: return "live";
+    case active_probe_kind::kept: return "kept";
+    case active_probe_kind::stale: break;
+  }
+  return "stale";
+}
 
 namespace {
 
@@ -186,6 +233,10 @@ active_review decide_active_stages(const std::vector<active_stage_reading>& read
     const auto& stage = r.state.active_stage;
     if (r.probe.kind == active_probe_kind::live) {
       out.live[r.task] = stage + " attempt alive: " + r.probe.reason;
+      continue;
+    }
+    if (r.probe.kind == active_probe_kind::kept && r.probe.kept.role == stage) {
+      out.adopt.push_back({r.task, stage, r.probe.locator, r.probe.kept});
       continue;
     }
     if (pol)

@@ -43,7 +43,28 @@ struct run_location {
   std::filesystem::path runs_dir;  // <state root>/runs
 };
 
-enum class active_probe_kind : uint8_t { live, stale };
+// live: an agent runs that this dispatcher cannot follow (followed as a
+// survivor); kept: the attempt runs (or ran) under its keeper, whose files
+// hold its output and, once it ended, its exit: it is adopted; stale: no
+// agent runs and none will report.
+enum class active_probe_kind : uint8_t { live, stale, kept };
+std::string_view to_string(active_probe_kind kind); // "live", "stale", "kept"
+
+// What adopting a kept attempt needs, from its locator and keeper record.
+struct kept_attempt {
+  std::string identity;
+  int64_t plan_number = 0;
+  int64_t attempt = 0;
+  std::string role;
+  std::string cli;
+  std::string model;
+  std::string plan_path;
+  std::string review_path;
+  int64_t keeper_pid = 0;
+  std::string keeper_start_token;
+  bool ended = false; // the keeper wrote its exit record
+  bool operator==(const kept_attempt&) const = default;
+};
 
 struct active_probe {
   active_probe_kind kind = active_probe_kind::stale;
@@ -51,6 +72,7 @@ struct active_probe {
   std::string locator;           // the locator judged; empty when none was found
   std::string locator_status;    // running, succeeded, failed, or empty
   bool owned = false;            // the locator belongs to this workspace's runs folder
+  kept_attempt kept;             // kind kept only
 };
 
 // Finds the locator of `task`'s attempt `attempt` of `role` at plan `plan`:
@@ -76,11 +98,21 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
 // from the folders (an archived task completes by orchestration
 // reconciliation, a follow-up is a new work unit). A `failed` or `running`
 // locator (no dispatcher saw the end) is cleared and the stage resumes.
+// An attempt under a keeper is adopted: its stage stays active and a task
+// actor follows the keeper to the attempt's end (docs/restart.md).
+struct attempt_adoption {
+  std::string task;
+  std::string stage;
+  std::string locator;
+  kept_attempt attempt;
+  bool operator==(const attempt_adoption&) const = default;
+};
 struct active_review {
   std::map<std::string, std::string> live; // task -> detail
   std::vector<state_change> changes;
   std::vector<std::string> cleared;        // "<task>: <reason>"
   std::vector<std::string> finished;       // "<task>: <stage> finished from its locator"
+  std::vector<attempt_adoption> adopt;     // attempts held by their keepers
 };
 active_review review_active_stages(const state_model& state, const run_location& where,
                                    const clock& clk, const std::set<std::string>& skip,

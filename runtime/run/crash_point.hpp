@@ -14,7 +14,9 @@
 //   after-attempt-end an attempt ended and its locator holds the final
 //                  status; the stage step (worker done, supervisor step)
 //                  is not durable yet.
-// Unset or another value: nothing happens. The variable is read once.
+// A point may name a role, "after-attempt-end:review": it fires only at
+// that role's attempts. Unset or another value: nothing happens. The
+// variable is read once.
 // Never throws.
 
 #include <string_view>
@@ -24,7 +26,11 @@ namespace ad::runtime {
 inline constexpr int crash_point_exit_code = 86;
 
 // Ends the process with _exit(crash_point_exit_code) when AD_TEST_CRASH_AT
-// equals name.
-void crash_point(std::string_view name);
+// equals name, or name:role.
+void crash_point(std::string_view name, std::string_view role = {});
+
+// Whether the crash point `wanted` names the point `name` reached at an
+// attempt of `role` (empty: none).
+bool crash_point_matches(std::string_view wanted, std::string_view name, std::string_view role);
 
 } // namespace ad::runtime

@@ -358,6 +358,50 @@ void task_machine::decide_begin(millis now, out_t& out) {
          out);
 }
 
+void task_machine::adopt(millis now, out_t& out) {
+  const auto stage = spec_.stage_name();
+  const auto& a = spec_.adopted;
+  // The attempt's target: the stage's decision, else the policy's target
+  // of the attempt's adapter and model, else one made up of them (the
+  // attempt runs whatever the policy says now; it is followed, not judged).
+  const policy_target* target = nullptr;
+  if (auto d = st_.decisions.find(stage); d != st_.decisions.end())
+    target = ctx_->pol->find_target(d->second.selected_target);
+  if (!target)
+    for (const auto& t : ctx_->pol->targets)
+      if (t.adapter == a.cli && t.model == a.model) {
+        target = &t;
+        break;
+      }
+  policy_target made;
+  if (!target) {
+    made.id = a.cli + ":" + a.model;
+    made.adapter = a.cli;
+    made.model = a.model;
+    target = &made;
+  }
+  order_ = make_order(*ctx_, spec_, st_, *target, spec_.last_attempt, "", "", "", "");
+  target_ = target->id;
+  identity_ = make_attempt_identity(spec_.name, spec_.plan_number, stage, spec_.last_attempt);
+  auto e = event(run_event_kind::task_started, now);
+  e.stage = stage;
+  show(std::move(e), out);
+  started_shown_ = true;
+  auto began = event(run_event_kind::attempt_started, now);
+  began.role = stage;
+  began.target = target_;
+  began.cli = order_.adapter;
+  began.model = order_.model;
+  began.attempt = order_.attempt;
+  began.identity = identity_;
+  began.locator = a.locator;
+  began.reason = "adopted from its keeper (pid " + std::to_string(a.keeper_pid) +
+                 "): the agent outlived the dispatcher that started it";
+  show(std::move(began), out);
+  phase_ = task_phase::running;
+  out.push_back(task_cmd::adopt_attempt{order_, a.locator, a.keeper_pid, a.keeper_start_token});
+}
+
 void task_machine::launch(millis now, std::string target, std::string prompt,
                           std::vector<state_change> pre, std::string handoff,
                           std::string native_session, out_t& out) {
@@ -402,7 +446,7 @@ void task_machine::launch_after_reading(millis now, const launch_reading& readin
 }
 
 void task_machine::attempt_ended(millis now, const attempt_result& r, out_t& out) {
-  out.push_back(task_cmd::checkpoint{"after-attempt-end"});
+  out.push_back(task_cmd::checkpoint{"after-attempt-end", spec_.stage_name()});
   result_ = r;
   last_locator_ = r.locator_path;
   auto e = event(run_event_kind::attempt_finished, now);
@@ -602,7 +646,10 @@ std::vector<task_command> task_machine::step(millis now, const task_event& event
         if (ev.found)
           st_ = ev.state;
         if (phase_ == task_phase::begin_state) {
-          decide_begin(now, out);
+          if (spec_.adopting)
+            adopt(now, out);
+          else
+            decide_begin(now, out);
         } else if (phase_ == task_phase::launch_state) {
           auto l = std::move(launch_);
           launch(now, std::move(l.target), std::move(l.prompt), {}, "",

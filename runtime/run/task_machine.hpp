@@ -143,6 +143,12 @@ struct read_for_launch {          // read the files; answer: launch_read
 struct start_attempt {            // ask the attempt host; answer: attempt_finished
   attempt_order order;
 };
+struct adopt_attempt {            // ask the attempt host; answer: attempt_finished
+  attempt_order order;            // the adopted attempt, as this policy describes it
+  std::string locator;
+  int64_t keeper_pid = 0;
+  std::string keeper_start_token;
+};
 struct cancel_attempt {           // tell the attempt host (no answer)
   std::string identity;
 };
@@ -163,6 +169,7 @@ struct wake_at {                  // a timer; answer: woke
 };
 struct checkpoint {               // a named point a crash test may stop at
   std::string name;
+  std::string role;               // the attempt's role, where there is one
 };
 struct remove_attempt_logs {};    // the task completed: its attempt folders go
 struct show {                     // a run event for the output
@@ -180,7 +187,8 @@ struct end_task {                 // tell the scheduler, then stop
 
 using task_command =
   std::variant<task_cmd::read_cooldowns, task_cmd::read_task_state, task_cmd::make_durable,
-               task_cmd::read_for_launch, task_cmd::start_attempt, task_cmd::cancel_attempt,
+               task_cmd::read_for_launch, task_cmd::start_attempt, task_cmd::adopt_attempt,
+               task_cmd::cancel_attempt,
                task_cmd::read_after_attempt, task_cmd::read_named_files,
                task_cmd::ask_supervisor, task_cmd::wake_at,
                task_cmd::checkpoint, task_cmd::remove_attempt_logs, task_cmd::show,
@@ -229,6 +237,7 @@ private:
 
   void begin(out_t& out);
   void decide_begin(millis now, out_t& out);
+  void adopt(millis now, out_t& out);
   void launch(millis now, std::string target, std::string prompt, std::vector<state_change> pre,
               std::string handoff, std::string native_session, out_t& out);
   void launch_after_reading(millis now, const launch_reading& reading, out_t& out);

@@ -162,6 +162,7 @@ std::string_view command_name(const task_command& c) {
              [](const task_cmd::make_durable&) { return "make_durable"; },
              [](const task_cmd::read_for_launch&) { return "read_for_launch"; },
              [](const task_cmd::start_attempt&) { return "start_attempt"; },
+             [](const task_cmd::adopt_attempt&) { return "adopt_attempt"; },
              [](const task_cmd::cancel_attempt&) { return "cancel_attempt"; },
              [](const task_cmd::read_after_attempt&) { return "read_after_attempt"; },
              [](const task_cmd::read_named_files&) { return "read_named_files"; },
@@ -274,6 +275,10 @@ json to_json(const task_command& c) {
         return json{{"review_baseline", x.review_baseline}};
       },
       [](const task_cmd::start_attempt& x) { return json{{"order", to_json(x.order)}}; },
+      [](const task_cmd::adopt_attempt& x) {
+        return json{{"order", to_json(x.order)}, {"locator", x.locator},
+                    {"keeper_pid", x.keeper_pid}, {"keeper_start_token", x.keeper_start_token}};
+      },
       [](const task_cmd::cancel_attempt& x) { return json{{"identity", x.identity}}; },
       [](const task_cmd::read_after_attempt& x) {
         return json{{"succeeded", x.succeeded}, {"locator", x.locator},
@@ -284,7 +289,12 @@ json to_json(const task_command& c) {
         return json{{"request", to_json(x.request)}, {"state", state_json(x.state)}};
       },
       [](const task_cmd::wake_at& x) { return json{{"at", x.at}}; },
-      [](const task_cmd::checkpoint& x) { return json{{"name", x.name}}; },
+      [](const task_cmd::checkpoint& x) {
+        json j{{"name", x.name}};
+        if (!x.role.empty())
+          j["role"] = x.role;
+        return j;
+      },
       [](const task_cmd::remove_attempt_logs&) { return json::object(); },
       [](const task_cmd::show& x) { return json{{"event", run_event_json(x.event)}}; },
       [](const task_cmd::note& x) { return json{{"text", x.text}}; },

@@ -25,7 +25,13 @@ json to_json(const task_spec& spec) {
               {"work_unit_id", spec.work_unit_id},
               {"write_paths", spec.write_paths},
               {"last_attempt", spec.last_attempt},
-              {"admission_quota", spec.has_admission_quota ? json(spec.admission_quota) : json()}};
+              {"admission_quota", spec.has_admission_quota ? json(spec.admission_quota) : json()},
+              {"adopt", spec.adopting ? json{{"locator", spec.adopted.locator},
+                                             {"keeper_pid", spec.adopted.keeper_pid},
+                                             {"keeper_start_token", spec.adopted.keeper_start_token},
+                                             {"cli", spec.adopted.cli},
+                                             {"model", spec.adopted.model}}
+                                      : json()}};
 }
 
 result<task_spec> task_spec_from_json(const json& j) {
@@ -48,6 +54,15 @@ result<task_spec> task_spec_from_json(const json& j) {
     if (j.contains("admission_quota") && !j["admission_quota"].is_null()) {
       spec.has_admission_quota = true;
       spec.admission_quota = json_member<quota_snapshot>(j, "admission_quota");
+    }
+    if (j.contains("adopt") && !j["adopt"].is_null()) {
+      const auto& a = j["adopt"];
+      spec.adopting = true;
+      spec.adopted.locator = json_member<std::string>(a, "locator");
+      spec.adopted.keeper_pid = json_member<int64_t>(a, "keeper_pid");
+      spec.adopted.keeper_start_token = json_member<std::string>(a, "keeper_start_token");
+      spec.adopted.cli = json_member<std::string>(a, "cli");
+      spec.adopted.model = json_member<std::string>(a, "model");
     }
     return spec;
   } catch (const std::exception& e) {

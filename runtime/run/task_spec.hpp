@@ -32,6 +32,19 @@ struct task_spec {
   // The quota snapshot of the admission batch that started this task.
   bool has_admission_quota = false;
   quota_snapshot admission_quota;
+  // A restart's adoption: the stage's attempt number last_attempt runs (or
+  // ran) under its keeper; the task follows it to its end instead of
+  // choosing a target and launching (docs/restart.md).
+  struct adoption {
+    std::string locator;
+    int64_t keeper_pid = 0;
+    std::string keeper_start_token;
+    std::string cli;   // the attempt's adapter and model, for its target
+    std::string model; // when state names no decision for the stage
+    bool operator==(const adoption&) const = default;
+  };
+  bool adopting = false;
+  adoption adopted;
 
   // The stage's name as state, prompts and events spell it.
   std::string stage_name() const { return std::string(to_string(stage)); }

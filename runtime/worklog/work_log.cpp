@@ -183,6 +183,18 @@ json work_log_event_to_json(const work_log_event& e) {
               {"locator", e.locator}};
 }
 
+std::optional<work_log_row> find_work_log_row(const fs::path& log_path,
+                                              const work_log_event& event) {
+  auto text = read_file(log_path);
+  if (!text)
+    return std::nullopt;
+  for (auto& row : parse_work_log(*text).rows)
+    if (row.event == event.event && row.task == event.task && row.role == event.role &&
+        row.attempt == event.attempt && row.locator == event.locator)
+      return std::move(row);
+  return std::nullopt;
+}
+
 result<work_log_row> append_work_log(const fs::path& log_path, const work_log_event& event,
                                      const clock& clk) {
   if (auto st = make_directories(log_path.parent_path()); !st)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,12 @@ struct work_log_event {
 // The event as a JSON object (the message trace's worklog.row decision):
 // {"event", "task", "role", "attempt", "model", "result", "locator"}.
 json work_log_event_to_json(const work_log_event& e);
+
+// The row of the log at `log_path` recording the same event of the same
+// attempt (event, task, role, attempt and locator equal), if any. A
+// missing or unreadable log has none.
+std::optional<work_log_row> find_work_log_row(const std::filesystem::path& log_path,
+                                              const work_log_event& event);
 
 // Appends one row under an exclusive lock; returns the row written (with
 // its seq). Creates the folder and the header when the log is new.

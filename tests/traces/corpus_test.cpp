@@ -291,6 +291,15 @@ std::map<int64_t, std::string> stages_of(const std::vector<task_step>& steps) {
 
 // Each attempt start of a trace: the seq of the task.commands that ordered
 // it, and the order.
+// The orders of the attempts adopted from their keepers after a restart.
+std::vector<json> adoptions_of(const runtime::trace_file& t) {
+  std::vector<json> out;
+  for (const auto& s : task_steps(t))
+    for (const auto& c : commands_named(s, "adopt_attempt"))
+      out.push_back(c["order"]);
+  return out;
+}
+
 std::vector<std::pair<int64_t, json>> launches_of(const runtime::trace_file& t) {
   std::vector<std::pair<int64_t, json>> out;
   for (const auto& s : task_steps(t))
@@ -467,13 +476,23 @@ TEST(trace_corpus_cover, an_interrupted_run_cancels_running_and_waiting_tasks) {
 
 TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_rows) {
   // The work-log rows are decisions of the attempt's end: START (running)
-  // and FINISH with the classified result, under the launched model.
+  // and FINISH with the classified result, under the launched model. An
+  // attempt adopted after a restart wrote its START row in the run that
+  // started it: here it leaves its FINISH row only.
   int attempts = 0;
+  int adopted_attempts = 0;
   for (const auto& [name, t] : load_corpus()) {
     std::map<std::string, std::string> launched_model; // identity-less: task|role|attempt
+    std::set<std::string> adopted;
     for (const auto& o : orders_of(t))
       launched_model[o.value("task", "") + "|" + o.value("role", "") + "|" +
                      std::to_string(o.value("attempt", 0))] = o.value("model", "");
+    for (const auto& o : adoptions_of(t)) {
+      auto key = o.value("task", "") + "|" + o.value("role", "") + "|" +
+                 std::to_string(o.value("attempt", 0));
+      launched_model[key] = o.value("model", "");
+      adopted.insert(key);
+    }
     for (const auto& r : t.records) {
       if (r.kind != "attempt.exit")
         continue;
@@ -486,6 +505,14 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
         else if (x.cause == r.seq && x.kind == "attempt.classified")
           verdict = &x.body;
       ASSERT_NE(verdict, nullptr);
+      auto key = r.body.value("task", "") + "|" + r.body.value("stage", "") + "|" +
+                 std::to_string(r.body.value("attempt", 0));
+      if (adopted.count(key)) {
+        rows.insert(rows.begin(), json{{"event", "START"}, {"result", "running"},
+                                       {"model", launched_model[key]},
+                                       {"locator", r.body["locator"]}});
+        ++adopted_attempts;
+      }
       ASSERT_EQ(rows.size(), 2u);
       EXPECT_EQ(rows[0]["event"], "START");
       EXPECT_EQ(rows[0]["result"], "running");
@@ -496,8 +523,6 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
       } else {
         EXPECT_TRUE(starts_with(rows[1]["result"], "failed:" + cls)) << rows[1].dump();
       }
-      auto key = r.body.value("task", "") + "|" + r.body.value("stage", "") + "|" +
-                 std::to_string(r.body.value("attempt", 0));
       ASSERT_TRUE(launched_model.count(key)) << key;
       for (const auto& row : rows) {
         EXPECT_EQ(row["model"], launched_model[key]);
@@ -507,12 +532,16 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
     }
   }
   EXPECT_GT(attempts, 20);
+  EXPECT_GT(adopted_attempts, 0) << "no adopted attempt in the corpus";
 }
 
 TEST(trace_corpus_cover, every_classified_attempt_is_rebuilt_from_its_recorded_lines) {
   // Each attempt.exit replays from the attempt.line edges before it; each
-  // attempt with output has lines, all of them before its exit.
+  // attempt with output has lines, all of them before its exit. (The
+  // restart-reconcile run starts no agent: its work was done before.)
   for (const auto& [name, t] : load_corpus()) {
+    if (name == "restart-reconcile")
+      continue;
     std::map<std::string, int> lines;
     std::set<std::string> exited;
     for (const auto& r : t.records) {
@@ -757,62 +786,70 @@ TEST(trace_corpus_cover, a_follow_up_review_goes_around_with_the_next_generation
   EXPECT_GT(found, 0) << "no follow-up review followed by the next plan generation";
 }
 
-TEST(trace_corpus_cover, a_restart_waits_for_a_surviving_agent_and_runs_its_stage_once) {
-  // A dispatcher crashed while agents ran. The traced restart sees them as
-  // running elsewhere and starts nothing for their tasks while they live:
-  // the stage runs again exactly once, after the pass that cleared it.
-  int survivors = 0;
-  int adopted_completions = 0;
+TEST(trace_corpus_cover, a_restart_adopts_every_surviving_agent_and_starts_none_again) {
+  // A dispatcher crashed while agents ran under their keepers. The traced
+  // restart adopts each of them (the pass names it under "adopt", its task
+  // step follows the attempt from its locator and keeper), launches no
+  // second agent for its stage, and finishes the stage from the adopted
+  // attempt's end.
+  int adoptions = 0;
   for (const auto& [name, t] : load_corpus()) {
-    std::map<std::string, std::pair<std::string, int64_t>> seen; // task -> stage, first seq
-    for (const auto& r : t.records)
-      if (r.kind == "scheduler.admitted")
-        for (const auto& e : r.body["entries"])
-          if (e["kind"] == "running-elsewhere")
-            seen.try_emplace(e.value("task", ""), e.value("stage", ""), r.seq);
-    for (const auto& [task, where] : seen) {
-      const auto& [stage, first] = where;
-      SCOPED_TRACE(name + ": survivor " + task + " (" + stage + ")");
-      int64_t cleared = 0; // the pass that found the agent gone
-      for (const auto& r : t.records)
-        if (r.kind == "scheduler.pass" && r.seq > first && cleared == 0 &&
-            !changes_of(r.body, "clear_active_stage", task).empty())
-          cleared = r.seq;
-      std::vector<int64_t> launches;
-      for (const auto& r : t.records) {
-        if (r.kind == "scheduler.pass" && r.seq < cleared)
-          for (const auto& s : r.body["start"]) {
-            EXPECT_NE(s["task"], task) << "started while its agent lived (record " << r.seq << ")";
+    for (const auto& r : t.records) {
+      if (r.kind != "scheduler.pass" || !r.body.contains("adopt"))
+        continue;
+      for (const auto& a : r.body["adopt"]) {
+        auto task = a.value("task", "");
+        auto stage = a.value("stage", "");
+        SCOPED_TRACE(name + ": adopted " + task + " (" + stage + ")");
+        for (const auto& s : r.body["start"]) {
+          EXPECT_NE(s["task"], task) << "started in the pass that adopted it";
+        }
+        int followed = 0;
+        for (const auto& o : adoptions_of(t))
+          if (o["task"] == task && o["role"] == stage) {
+            EXPECT_EQ(o.value("attempt", 0), a.value("attempt", -1));
+            ++followed;
           }
+        EXPECT_EQ(followed, 1) << "the adopted attempt is followed exactly once";
+        for (const auto& [seq, order] : launches_of(t)) {
+          EXPECT_FALSE(order["task"] == task && order["role"] == stage)
+              << "a second agent of the adopted stage (record " << seq << ")";
+        }
+        // The adopted attempt's end is classified and ends the stage.
+        bool ended = false;
+        for (const auto& x : t.records)
+          if (x.kind == "attempt.exit" && x.body.value("task", "") == task &&
+              x.body.value("stage", "") == stage)
+            ended = true;
+        EXPECT_TRUE(ended) << "the adopted attempt never ended here";
+        ++adoptions;
       }
-      for (const auto& [seq, order] : launches_of(t))
-        if (order["task"] == task && order["role"] == stage)
-          launches.push_back(seq);
-      EXPECT_GT(cleared, first) << "the survivor's stage was never cleared";
-      EXPECT_EQ(launches.size(), 1u) << "the stage must run again exactly once";
-      if (!launches.empty()) {
-        EXPECT_GT(launches.front(), cleared) << "launched before its agent was gone";
-      }
-      ++survivors;
     }
-    // A survivor that finished its task (a review that archived it) is
-    // completed by reconciliation in a pass, with no agent of its own here.
-    if (!seen.empty())
-      for (const auto& r : t.records)
-        if (r.kind == "scheduler.reconciled")
-          for (const auto& [task, archive] : r.body["completed"].items()) {
-            auto launches = launches_of(t);
-            bool launched = std::any_of(launches.begin(), launches.end(),
-                                        [&](const auto& l) { return l.second["task"] == task; });
-            EXPECT_FALSE(launched) << name << ": " << task;
-            EXPECT_TRUE(has_text(archive, "/agent-task/archive/")) << archive.dump();
-            EXPECT_FALSE(changes_of(r.body, "complete_orchestration_task", task).empty())
-              << r.body.dump();
-            ++adopted_completions;
-          }
   }
-  EXPECT_GT(survivors, 0) << "no admission shows an agent running elsewhere after a restart";
-  EXPECT_GT(adopted_completions, 0) << "no surviving review completed its task after a restart";
+  EXPECT_GE(adoptions, 2) << "no restart adopted a worker and a review from their keepers";
+}
+
+TEST(trace_corpus_cover, a_restart_completes_a_task_archived_while_no_dispatcher_ran) {
+  // The review that archived its task ended while no dispatcher ran (a
+  // crash after its end): the restart clears the stage from the locator and
+  // reconciliation completes the vanished task from its one new archive
+  // folder, with no agent of its own.
+  int completions = 0;
+  for (const auto& [name, t] : load_corpus())
+    for (const auto& r : t.records)
+      if (r.kind == "scheduler.reconciled")
+        for (const auto& [task, archive] : r.body["completed"].items()) {
+          SCOPED_TRACE(name + ": " + task);
+          auto launches = launches_of(t);
+          bool launched = std::any_of(launches.begin(), launches.end(),
+                                      [&](const auto& l) { return l.second["task"] == task; });
+          EXPECT_FALSE(launched);
+          EXPECT_TRUE(has_text(archive, "/agent-task/archive/")) << archive.dump();
+          EXPECT_FALSE(changes_of(r.body, "complete_orchestration_task", task).empty())
+              << r.body.dump();
+          ++completions;
+        }
+  EXPECT_GT(completions, 0) << "no restart completed an archived task by reconciliation";
 }
 
 TEST(trace_corpus_cover, a_group_is_closed_on_the_state_its_reconciliation_leaves) {
@@ -1211,7 +1248,7 @@ TEST(trace_mutation, a_second_archive_of_a_vanished_task_makes_reconciliation_an
   // Reconciliation completes a vanished task only on exactly one new
   // archive folder: with a second one in the recorded reading, the replayed
   // reconciliation reports the ambiguity instead of the completion.
-  auto trace = load("restart-survivor");
+  auto trace = load("restart-reconcile");
   auto pol = recorded_policy(trace);
   ASSERT_TRUE(pol.is_ok());
   auto* edge = first_record(trace, "scheduler.reconcile", [](const json& b) {

@@ -21,6 +21,7 @@
 #include "messages/types.hpp"
 #include "runtime/agents/cli_probe.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/keeper/keeper_binary.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/report/logging.hpp"
@@ -91,6 +92,13 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
     return exit_blocked;
   }
+  // Every agent runs under its keeper, so that it outlives this process
+  // (docs/keeper.md).
+  auto keeper = runtime::find_keeper_binary();
+  if (!keeper.is_ok()) {
+    std::cerr << "run: " << keeper.error().message() << "\n";
+    return exit_blocked;
+  }
 
   // What each agent CLI the policy names accepts, learned once per binary
   // before any attempt (docs/agents.md).
@@ -137,6 +145,7 @@ int run_loop(const run_loop_options& opt) {
   auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
   auto attempt_cfg = actors::make_attempt_config(process, trace);
+  attempt_cfg.keeper = keeper->string();
   attempt_cfg.failure_patterns = pol->value.failure_patterns;
   auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
 

@@ -117,11 +117,12 @@ std::map<std::string, int> fleet::archived_tasks() const {
 }
 
 child_run child_run::start_dispatcher(const fleet& f, const std::vector<std::string>& args,
-                                      const std::string& log_name) {
+                                      const std::string& log_name,
+                                      const std::filesystem::path& binary) {
   child_run run;
   run.out_ = f.dir.path() / (log_name + ".out");
   run.err_ = f.dir.path() / (log_name + ".err");
-  std::string program = (binary_dir() / "agent-dispatch").string();
+  std::string program = (binary.empty() ? binary_dir() / "agent-dispatch" : binary).string();
   auto env = f.environment();
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : args)

@@ -45,9 +45,10 @@ struct fleet {
 class child_run {
 public:
   child_run() = default;
-  // Starts <build>/agent-dispatch with args.
+  // Starts `program` (default <build>/agent-dispatch) with args.
   static child_run start_dispatcher(const fleet& f, const std::vector<std::string>& args,
-                                    const std::string& log_name);
+                                    const std::string& log_name,
+                                    const std::filesystem::path& program = {});
 
   pid_t pid() const { return pid_; }
   // Exit code (128 + signal when killed), or nullopt when still running at the timeout.

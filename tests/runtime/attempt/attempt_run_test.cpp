@@ -12,6 +12,7 @@
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/worklog/work_log.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -219,6 +220,92 @@ TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
   auto loc = locator_on_disk(run);
   EXPECT_EQ(loc.value("failure_class", ""), work_log_failure_class);
   EXPECT_EQ(loc.value("prior_failure_class", ""), "generic-error");
+}
+
+// A dispatcher died between an attempt's FINISH row and its locator; the
+// next one adopts the attempt from its keeper and finishes it: the row
+// already written stays the only one.
+TEST_F(attempt_run_test, AnAdoptedAttemptDoesNotWriteItsFinishRowTwice) {
+  auto s = setup();
+  s.kept = true;
+  auto opened = attempt_run::open(s, clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& first = **opened;
+  ASSERT_TRUE(first.write_start_row().is_ok());
+  first.on_started(100, "1");
+  auto log_path = dir.path() / "agent-task/auth/WORK_LOG.md";
+  work_log_event finished{"FINISH", "auth/02+01_api", "worker", 7, "m1", "succeeded:0",
+                          first.locator_path().string()};
+  ASSERT_TRUE(append_work_log(log_path, finished, clk).is_ok());
+
+  auto again = setup();
+  again.dispatcher_pid = 5151;
+  auto adopted = attempt_run::adopt(again, first.locator_path(), clk);
+  ASSERT_TRUE(adopted.is_ok()) << adopted.error().message();
+  auto& run = **adopted;
+  auto loc = locator_on_disk(run);
+  EXPECT_EQ(loc.value("dispatcher_pid", 0), 5151);
+  EXPECT_EQ(loc.value("adopted_from_dispatcher_pid", 0), 4242);
+  auto v = run.finish(attempt_end{});
+  EXPECT_FALSE(v.failed());
+  auto log = file(log_path);
+  size_t finish_rows = 0;
+  for (auto pos = log.find("| FINISH |"); pos != std::string::npos;
+       pos = log.find("| FINISH |", pos + 1))
+    ++finish_rows;
+  EXPECT_EQ(finish_rows, 1u) << log;
+  EXPECT_TRUE(run.rows_written().empty());
+  EXPECT_NE(file(run.attempt_dir() / "heartbeat.log").find("was written before the restart"),
+            std::string::npos);
+  EXPECT_EQ(locator_on_disk(run).value("status", ""), "succeeded");
+}
+
+TEST_F(attempt_run_test, AnAdoptedAttemptWithoutItsRowWritesIt) {
+  auto s = setup();
+  s.kept = true;
+  auto opened = attempt_run::open(s, clk);
+  ASSERT_TRUE(opened.is_ok());
+  ASSERT_TRUE((**opened).write_start_row().is_ok());
+  auto adopted = attempt_run::adopt(setup(), (**opened).locator_path(), clk);
+  ASSERT_TRUE(adopted.is_ok());
+  attempt_end end;
+  end.exit_code = 3;
+  (**adopted).finish(end);
+  EXPECT_NE(file(dir.path() / "agent-task/auth/WORK_LOG.md")
+                .find("| FINISH | auth/02+01_api | worker | 7 | m1 | failed:generic-error:3 |"),
+            std::string::npos);
+}
+
+TEST_F(attempt_run_test, AdoptionRefusesTheLocatorOfAnotherAttempt) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto other = setup();
+  other.attempt = 8;
+  auto adopted = attempt_run::adopt(other, (**opened).locator_path(), clk);
+  ASSERT_FALSE(adopted.is_ok());
+  EXPECT_NE(adopted.error().message().find("not of auth__02__01_api__p3__worker__a08"),
+            std::string::npos)
+      << adopted.error().message();
+}
+
+// The keeper died before it recorded how its agent ended: the reactor's
+// note is the evidence of the failure.
+TEST_F(attempt_run_test, AKeepersDeathIsTheEvidenceOfTheFailureItCaused) {
+  auto opened = attempt_run::open(setup(), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_started(100, "1");
+  attempt_end end;
+  end.how = exit_how::signaled;
+  end.exit_signal = 9;
+  end.exit_code = 137;
+  end.end_note = "the agent's keeper ended before it recorded the agent's end";
+  auto v = run.finish(end);
+  EXPECT_TRUE(v.failed());
+  EXPECT_EQ(v.evidence, end.end_note);
+  EXPECT_EQ(v.evidence_origin, "dispatcher:keeper");
+  EXPECT_NE(file(run.attempt_dir() / "heartbeat.log").find("[keeper] the agent's keeper ended"),
+            std::string::npos);
 }
 
 TEST_F(attempt_run_test, ALostLocatorRefreshIsRecordedNotFatal) {

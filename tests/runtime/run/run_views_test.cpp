@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "runtime/agents/attempt_locator.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/proc_stat.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/run/run_pass.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -185,6 +187,73 @@ TEST(active_probe, a_stage_whose_locator_says_succeeded_is_finished_from_it_not_
   auto foreign = review_active_stages(state, where, clk, {}, &pol);
   EXPECT_EQ(foreign.cleared.size(), 1u);
   EXPECT_EQ(count(foreign, set_task_flag{}), 0);
+}
+
+// A running attempt under a keeper: the keeper alive (here: this test
+// process, by pid and start token) or its exit record written makes the
+// attempt kept, adopted by the restart; a keeper gone without a record
+// leaves the attempt to the agent rule (no agent: stale, the stage clears).
+TEST(active_probe, a_running_attempt_whose_keeper_lives_or_recorded_the_end_is_adopted) {
+  temp_dir root;
+  auto ws = std::filesystem::canonical(root.path());
+  run_location where{ws, "abcd", ws / "runs"};
+  state_model state;
+  task_state st;
+  st.active_stage = "review";
+  state.tasks["g/01_a"] = st;
+  state.attempt_counters[attempt_key{"g/01_a", 1, "review"}] = 2;
+  attempt_locator loc;
+  loc.identity = make_attempt_identity("g/01_a", 1, "review", 2);
+  loc.task = "g/01_a";
+  loc.plan_number = 1;
+  loc.role = "review";
+  loc.attempt = 2;
+  loc.workspace = ws.string();
+  loc.workspace_id = "abcd";
+  loc.cli = "codex";
+  loc.model = "gpt-5.6-terra";
+  loc.process_marker = "marker-of-no-process-at-all";
+  loc.status = attempt_status::running;
+  auto token = process_start_token(::getpid());
+  ASSERT_TRUE(token.is_ok());
+  loc.keeper_pid = ::getpid();
+  loc.keeper_start_token = *token;
+  auto dir = "runs/20261129T100000Z__" + loc.identity;
+  auto write = [&] { root.write(dir + "/locator.json", dump_json(locator_to_json(loc))); };
+  write();
+  system_clock clk;
+
+  auto probe = probe_active_stage("g/01_a", st, state, where, clk);
+  EXPECT_EQ(probe.kind, active_probe_kind::kept) << probe.reason;
+  EXPECT_EQ(probe.kept.identity, loc.identity);
+  EXPECT_EQ(probe.kept.attempt, 2);
+  EXPECT_EQ(probe.kept.cli, "codex");
+  EXPECT_EQ(probe.kept.keeper_pid, ::getpid());
+  EXPECT_FALSE(probe.kept.ended);
+  auto review = review_active_stages(state, where, clk, {});
+  ASSERT_EQ(review.adopt.size(), 1u);
+  EXPECT_EQ(review.adopt[0].task, "g/01_a");
+  EXPECT_EQ(review.adopt[0].stage, "review");
+  EXPECT_TRUE(review.changes.empty()) << "an adopted stage is not cleared";
+  EXPECT_TRUE(review.live.empty());
+
+  // A keeper that is gone (another start token) and wrote nothing: the
+  // agent rule decides, and no agent carries the marker.
+  loc.keeper_start_token = "1";
+  write();
+  EXPECT_EQ(probe_active_stage("g/01_a", st, state, where, clk).kind, active_probe_kind::stale);
+
+  // The same keeper with its exit record: kept, ended.
+  root.write(dir + "/exit.json",
+             R"({"format": "agent-dispatch-keeper-exit", "version": 1, "end": "exited",
+                 "exit_code": 0, "signal": 0, "reason": "",
+                 "termination": {"initiator": "none", "signal": null},
+                 "stream": {"lines": 1, "bytes": 10, "cut_lines": 0, "cut_bytes": 0,
+                            "dropped_line_bytes": 0, "write_failures": 0},
+                 "ended_at_ms": 1796000000000})");
+  auto ended = probe_active_stage("g/01_a", st, state, where, clk);
+  EXPECT_EQ(ended.kind, active_probe_kind::kept) << ended.reason;
+  EXPECT_TRUE(ended.kept.ended);
 }
 
 TEST(active_probe, finds_the_newest_locator_and_removes_only_the_tasks_logs) {

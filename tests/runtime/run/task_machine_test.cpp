@@ -410,5 +410,56 @@ TEST_F(task_machine_test, events_survive_their_trace_form) {
     << bad.error().message();
 }
 
+// A restart's adoption: the task follows the attempt its keeper runs instead
+// of choosing a target and launching; nothing is made durable before (the
+// attempt start was recorded by the run that started it), and its end is
+// handled as any attempt's.
+TEST_F(task_machine_test, an_adopted_attempt_is_followed_not_launched) {
+  auto s = spec();
+  s.last_attempt = 3;
+  s.adopting = true;
+  s.adopted = {"/state/runs/x/locator.json", 4242, "777", "command", "b"};
+  task_machine m(ctx_, s);
+  EXPECT_EQ(names(m.step(t0, task_ev::begun{})), (std::vector<std::string>{"read_cooldowns"}));
+  EXPECT_EQ(names(m.step(t0, task_ev::cooldowns_read{})),
+            (std::vector<std::string>{"read_task_state"}));
+  auto follow = m.step(t0, task_ev::task_state_read{true, state_});
+  EXPECT_EQ(names(follow), (std::vector<std::string>{"show", "show", "adopt_attempt"}));
+  const auto& adopt = the<task_cmd::adopt_attempt>(follow);
+  EXPECT_EQ(adopt.locator, "/state/runs/x/locator.json");
+  EXPECT_EQ(adopt.keeper_pid, 4242);
+  EXPECT_EQ(adopt.keeper_start_token, "777");
+  EXPECT_EQ(adopt.order.attempt, 3);
+  EXPECT_EQ(adopt.order.model, "b");
+  const auto& started = std::get<task_cmd::show>(follow[1]).event;
+  // No decision in state: the policy's target of the attempt's adapter and model.
+  EXPECT_EQ(started.target, "sim-b");
+  EXPECT_EQ(started.kind, run_event_kind::attempt_started);
+  EXPECT_NE(started.reason.find("adopted from its keeper (pid 4242)"), std::string::npos);
+  EXPECT_EQ(m.phase(), task_phase::running);
+  EXPECT_EQ(m.identity(), "g__01_x__p1__worker__a03");
+
+  auto ended = m.step(t0 + 10, task_ev::attempt_finished{result_of(m, "succeeded")});
+  EXPECT_EQ(names(ended), (std::vector<std::string>{"checkpoint", "show", "read_after_attempt"}));
+  EXPECT_TRUE(the<task_cmd::read_after_attempt>(ended).succeeded);
+}
+
+// Adoption of an attempt the policy no longer names: a target made up of
+// the attempt's adapter and model; it is followed all the same.
+TEST_F(task_machine_test, an_adopted_attempt_of_an_unknown_target_is_followed_all_the_same) {
+  auto s = spec();
+  s.last_attempt = 1;
+  s.adopting = true;
+  s.adopted = {"/state/runs/y/locator.json", 99, "5", "codex", "gpt-old"};
+  task_machine m(ctx_, s);
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{});
+  auto follow = m.step(t0, task_ev::task_state_read{true, state_});
+  const auto& adopt = the<task_cmd::adopt_attempt>(follow);
+  EXPECT_EQ(std::get<task_cmd::show>(follow[1]).event.target, "codex:gpt-old");
+  EXPECT_EQ(adopt.order.adapter, "codex");
+  EXPECT_EQ(adopt.order.model, "gpt-old");
+}
+
 } // namespace
 } // namespace ad::runtime
