@@ -11,7 +11,7 @@ AD_FUZZ_TARGET(policy) {
   if (!loaded) {
     ad::fuzz::fuzz_require(loaded.error().message().find("agent-dispatch.json") != std::string::npos,
                            "a policy error does not name the file: " + loaded.error().message());
-    ad::fuzz::fuzz_require_plain(loaded.error().message());
+    ad::fuzz::fuzz_require_plain(loaded.error().message(), input);
     return 0;
   }
   json shown = policy_to_json(loaded->value);

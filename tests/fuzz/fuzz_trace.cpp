@@ -17,7 +17,7 @@ AD_FUZZ_TARGET(trace) {
   if (!trace) {
     ad::fuzz::fuzz_require(trace.error().message().find("fuzz.trace") != std::string::npos,
                            "a trace error does not name the trace: " + trace.error().message());
-    ad::fuzz::fuzz_require_plain(trace.error().message());
+    ad::fuzz::fuzz_require_plain(trace.error().message(), input);
     return 0;
   }
   for (const auto& r : trace->records) {
@@ -31,7 +31,7 @@ AD_FUZZ_TARGET(trace) {
   roots.add_root("/replay/home", "home");
   auto pol = parse_policy(roots.expand(trace->header.policy), "trace header policy");
   if (!pol) {
-    ad::fuzz::fuzz_require_plain(pol.error().message());
+    ad::fuzz::fuzz_require_plain(pol.error().message(), input);
     return 0;
   }
   auto zone = trace->header.time_zone_tzif.empty()
@@ -54,7 +54,7 @@ AD_FUZZ_TARGET(trace) {
   if (report.divergence) {
     ad::fuzz::fuzz_require(!render_divergence(*report.divergence).empty(), "an empty divergence");
     if (report.divergence->actual.is_object() && report.divergence->actual.contains("error"))
-      ad::fuzz::fuzz_require_plain(report.divergence->actual["error"].dump());
+      ad::fuzz::fuzz_require_plain(report.divergence->actual["error"].dump(), input);
   }
   return 0;
 }

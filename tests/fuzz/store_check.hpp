@@ -28,7 +28,10 @@ inline void check_store(const std::shared_ptr<ad::fuzz::memory_layer::files_map>
                            "an unexpected kind of load error: " + e.to_string());
     ad::fuzz::fuzz_require(e.message().find(fuzz_root.string()) != std::string::npos,
                            "a load error names no file of the state root: " + e.message());
-    ad::fuzz::fuzz_require_plain(e.message());
+    std::string inputs;
+    for (const auto& [name, text] : *files)
+      inputs += text;
+    ad::fuzz::fuzz_require_plain(e.message(), inputs);
     return;
   }
   state_model before = (*store)->state();
