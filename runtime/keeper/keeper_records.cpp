@@ -177,11 +177,13 @@ result<keeper_exit_record> exit_record_from_json(const json& j, std::string_view
 }
 
 status write_keeper_record(const fs::path& dir, const keeper_record& record) {
-  return write_file_atomic(dir / keeper_record_file, dump_json(keeper_record_to_json(record), 1) + "\n");
+  return write_file_atomic(dir / keeper_record_file, dump_json(keeper_record_to_json(record), 1) + "\n",
+                           durability::buffered);
 }
 
 status write_exit_record(const fs::path& dir, const keeper_exit_record& record) {
-  return write_file_atomic(dir / keeper_exit_file, dump_json(exit_record_to_json(record), 1) + "\n");
+  return write_file_atomic(dir / keeper_exit_file, dump_json(exit_record_to_json(record), 1) + "\n",
+                           durability::buffered);
 }
 
 result<keeper_record> read_keeper_record(const fs::path& dir) {

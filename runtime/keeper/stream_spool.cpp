@@ -217,24 +217,4 @@ status stream_spool::rotate() {
   return status::ok();
 }
 
-status stream_spool::sync() {
-  for (int fd : {fd_, newest_.fd})
-    if (fd >= 0 && ::fsync(fd) != 0)
-      return status::from_errno("fsync " + path_.string(), errno);
-  if (older_) {
-    // Closed at its rotation; fsync through a fresh descriptor.
-    auto older = spool_segment_path(path_, 1);
-    int fd = ::open(older.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      int rc = ::fsync(fd);
-      int err = errno;
-      ::close(fd);
-      if (rc != 0)
-        return status::from_errno("fsync " + older.string(), err);
-    }
-  }
-  auto parent = path_.parent_path();
-  return fsync_directory(parent.empty() ? fs::path(".") : parent);
-}
-
 } // namespace ad::runtime

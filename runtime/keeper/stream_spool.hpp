@@ -64,8 +64,6 @@ public:
   status feed(spool_channel channel, std::string_view data);
   // The channel ended: writes its last line if it had no '\n'.
   status finish(spool_channel channel);
-  // fsync of the log, both segments and the folder (the segments' names).
-  status sync();
 
   const stream_counts& counts() const noexcept { return counts_; }
   const std::filesystem::path& path() const noexcept { return path_; }

@@ -129,8 +129,6 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
            " (" + rec.argv0 + ")");
 
   loop_result ended = run_keeper_loop(inv, agent, signal_fd, *spool, log);
-  if (auto synced = spool->sync(); !synced)
-    log.note("cannot sync the agent's output: " + synced.message());
 
   keeper_exit_record record;
   if (WIFSIGNALED(ended.wait_status)) {
