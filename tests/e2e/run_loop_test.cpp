@@ -231,6 +231,21 @@ TEST_F(run_loop, a_blocked_task_exits_2_with_its_reason) {
   EXPECT_EQ(archived_count(ws), 1);
 }
 
+// The keeper is required: a run without one starts no agent and says how
+// to fix it.
+TEST_F(run_loop, a_run_without_its_keeper_exits_2_with_the_fix_and_starts_nothing) {
+  temp_dir ws;
+  write_task(ws, "g/01_ok", "cloud", {"src/ok.cpp"});
+  auto missing = (state_.path() / "no-such-keeper").string();
+  ::setenv("AD_KEEPER", missing.c_str(), 1);
+  auto r = run_binary(agent_dispatch(), {"run", "--workspace", ws.path().string()});
+  ::unsetenv("AD_KEEPER");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "AD_KEEPER names " + missing)) << r.err;
+  EXPECT_FALSE(fs::exists(registry())) << "an agent ran without its keeper";
+  EXPECT_EQ(archived_count(ws), 0);
+}
+
 TEST_F(run_loop, a_second_dispatcher_exits_3_naming_the_owner) {
   temp_dir ws;
   write_task(ws, "g/01_slow", "cloud", {"src/slow.cpp"});

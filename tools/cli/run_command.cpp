@@ -101,6 +101,9 @@ void add_run_command(CLI::App& app, handler& out) {
   cmd->add_flag("-v,--verbose", opt->verbosity,
                 "more detail on stderr: -v info, -vv debug (the debug log "
                 "<state root>/logs/agent-dispatch.log always has everything)");
+  cmd->footer("Every agent runs under ad-keeper ($AD_KEEPER, else beside agent-dispatch, else "
+              "on PATH), so it outlives a dispatcher crash or upgrade: a restarted run adopts "
+              "it (docs/restart.md).");
   cmd->callback([opt, &out] { out = [opt] { return run_run(*opt); }; });
 }
 
