@@ -14,6 +14,7 @@
 #include <string>
 
 #include "messages/attempt.hpp"
+#include "messages/claims.hpp"
 #include "messages/run_events.hpp"
 #include "messages/state.hpp"
 #include "messages/supervisor.hpp"
@@ -48,6 +49,9 @@ struct run_context {
   messages::supervisor_actor supervisor;
   messages::attempt_host_actor host;
   messages::output_actor out;
+  // The run's claim watcher (actors/claims): what the attempt side tells
+  // when an agent starts and ends (attempt_watch_begin/_end). May be null.
+  messages::attempt_watch_actor claims;
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};
   std::chrono::milliseconds survivor_poll{1'000};

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/attempt/attempt_host.hpp"
+#include "actors/claims/claim_watcher.hpp"
 #include "actors/output/output_actor.hpp"
 #include "actors/output/signal_watcher.hpp"
 #include "actors/process/process_actor.hpp"
@@ -168,12 +169,25 @@ int run_loop(const run_loop_options& opt) {
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 
+  // Writes outside a task's claim (docs/claims.md).
+  actors::claim_watcher_config claims_cfg;
+  claims_cfg.workspace = identity->path;
+  claims_cfg.state_root = root->string();
+  claims_cfg.runs_dir = runs.string();
+  claims_cfg.policy = pol->value.claims;
+  claims_cfg.store = state.store;
+  claims_cfg.out = output;
+  claims_cfg.clock = clk;
+  auto claims = sys.spawn(actors::claim_watcher_impl, std::move(claims_cfg));
+  ctx->claims = claims;
+
   messages::run_finished done{exit_blocked, "run ended without a result", {}};
   {
     caf::scoped_actor self{sys};
     auto waiter = caf::actor_cast<messages::run_waiter_actor>(self);
     auto scheduler = sys.spawn(actors::scheduler_impl, actors::run_context_ptr(ctx), waiter);
     self->monitor(scheduler);
+    caf::anon_send(claims, messages::claim_listener_set{scheduler});
     auto signals = actors::watch_shutdown_signals(
       caf::actor_cast<messages::shutdown_listener>(scheduler), clk);
     if (!signals.is_ok())
@@ -185,7 +199,8 @@ int run_loop(const run_loop_options& opt) {
     self->request(output, std::chrono::seconds(30), messages::stop_output{})
       .receive([](const messages::output_flushed&) {}, [](const caf::error&) {});
   }
-  shut_down(sys, {caf::actor_cast<caf::actor>(host), caf::actor_cast<caf::actor>(process),
+  shut_down(sys, {caf::actor_cast<caf::actor>(claims), caf::actor_cast<caf::actor>(host),
+                  caf::actor_cast<caf::actor>(process),
                   caf::actor_cast<caf::actor>(supervisor),
                   caf::actor_cast<caf::actor>(state.store),
                   caf::actor_cast<caf::actor>(state.serializer)});
