@@ -78,7 +78,7 @@ void carry_out(self_ptr self, const std::vector<runtime::claim_violation>& found
     in.workspace = s.cfg.workspace;
     in.now = s.cfg.clock->now();
     auto outcome = runtime::decide_violation(in);
-    spdlog::warn("claims: {} {}: {}", outcome.event.task.empty() ? "-" : outcome.event.task,
+    spdlog::info("claims: {} {}: {}", outcome.event.task.empty() ? "-" : outcome.event.task,
                  outcome.event.identity, outcome.event.reason);
     ++s.in_flight;
     auto changes = outcome.changes;
@@ -102,8 +102,8 @@ void carry_out(self_ptr self, const std::vector<runtime::claim_violation>& found
 // Judges a window once the claims held now are known (for other_task).
 void judge(self_ptr self, runtime::pending_judgement window) {
   auto& s = self->state;
-  if (window.changes.empty())
-    return;
+  if (window.changes.empty() || window.attempts.empty())
+    return; // no attempt ran: nobody to hold to a claim
   ++s.in_flight;
   attempt_map attempts = s.monitor.attempts();
   self->request(s.cfg.store, s.cfg.store_timeout, messages::get_claims{})
@@ -126,12 +126,11 @@ void judge(self_ptr self, runtime::pending_judgement window) {
       });
 }
 
-// fanotify: everything queued now, judged against the attempts around now.
-void drain(self_ptr self) {
-  auto& s = self->state;
-  if (!s.watch)
-    return;
+// fanotify: everything queued now.
+std::vector<runtime::write_event> drain_queue(claim_watcher_state& s) {
   std::vector<runtime::write_event> events;
+  if (!s.watch)
+    return events;
   for (int i = 0; i < max_drains; ++i) {
     auto got = s.watch->drain();
     if (got.empty())
@@ -139,18 +138,25 @@ void drain(self_ptr self) {
     events.insert(events.end(), std::make_move_iterator(got.begin()),
                   std::make_move_iterator(got.end()));
   }
-  if (events.empty())
-    return;
+  bool idle = !s.monitor.any_running();
   if (runtime::events_lost(events))
     for (const auto& e : events)
       if (e.what == runtime::write_kind::lost)
-        spdlog::warn("claims: fanotify lost events: {}", e.detail);
-  judge(self, s.monitor.from_events(events, s.cfg.clock->now()));
+        spdlog::log(idle ? spdlog::level::info : spdlog::level::warn,
+                    "claims: fanotify lost events, writes were not checked: {}", e.detail);
+  return events;
+}
+
+// fanotify: judged against the attempts around now.
+void drain(self_ptr self) {
+  auto events = drain_queue(self->state);
+  if (!events.empty())
+    judge(self, self->state.monitor.from_events(events, self->state.cfg.clock->now()));
 }
 
 void keep_ticking(self_ptr self) {
   auto& s = self->state;
-  if (!s.watch || s.ticking || s.monitor.attempts().empty())
+  if (!s.watch || s.ticking)
     return;
   s.ticking = true;
   self->delayed_send(self, s.cfg.tick, messages::claims_tick_atom::value);
@@ -162,16 +168,18 @@ messages::claim_watcher_actor::behavior_type claim_watcher_impl(self_ptr self,
                                                                 claim_watcher_config cfg) {
   self->state.cfg = std::move(cfg);
   open_watch(self->state);
+  keep_ticking(self);
   return {
     [self](messages::attempt_watch_begin& b) {
       auto& s = self->state;
       if (!s.scope)
         return;
-      // What was queued before this agent started is not its.
-      drain(self);
       runtime::watched_attempt a{b.task, b.identity, b.marker, b.write_paths, b.started_at,
                                  runtime::find_attempt_locator(s.cfg.runs_dir, b.identity)};
-      s.monitor.begin(a);
+      // What was queued until now is the agent's only when its marker says so.
+      auto queued = drain_queue(s);
+      for (auto& window : s.monitor.begin_after(a, queued, s.cfg.clock->now()))
+        judge(self, std::move(window));
       if (s.watch) {
         if (b.agent_pid > 0 && !s.watch->remember_attempt(b.agent_pid, b.marker))
           spdlog::info("claims: agent {} of {} exited before it was named", b.agent_pid,

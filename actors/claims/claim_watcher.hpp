@@ -5,8 +5,9 @@
 // kernel refuses it or the policy forces snapshots ("watch": "snapshots");
 // otherwise it compares a workspace snapshot taken when an attempt begins
 // with one taken when it ends. With fanotify it drains the non-blocking
-// queue on a short timer while attempts run (no thread of its own) and
-// names each agent's pid to the watcher as it begins.
+// queue on a short timer (no thread of its own; while no attempt runs it
+// only reads the queue away) and names each agent's pid to the watcher as
+// it begins.
 //
 // Every decision is runtime/claims': claim_monitor keeps the windows and
 // judges them (judge_claim_writes), decide_violation says what a violation

@@ -62,16 +62,49 @@ const watched_attempt* claim_monitor::find(const std::string& identity) const {
 }
 
 pending_judgement claim_monitor::from_events(const std::vector<write_event>& events,
-                                             millis now) const {
+                                             millis now) {
   pending_judgement out;
-  out.changes = observed_from_events(events, now);
-  if (out.changes.empty())
-    return out;
+  std::set<std::string> markers;
   for (const auto& [id, a] : attempts_) {
     auto e = ended_.find(id);
-    if (e == ended_.end() || e->second + options_.slack >= now)
+    if (e == ended_.end() || e->second + options_.slack >= now) {
       out.attempts.push_back(window_of(a));
+      if (!a.marker.empty())
+        markers.insert(a.marker);
+    }
   }
+  std::vector<write_event> judged;
+  for (const auto& e : events) {
+    if (e.what != write_kind::lost && !e.marker.empty() && !markers.count(e.marker)) {
+      if (held_.size() < options_.max_held_events)
+        held_.emplace_back(now, e);
+      continue;
+    }
+    judged.push_back(e);
+  }
+  out.changes = observed_from_events(judged, now);
+  if (out.changes.empty())
+    out.attempts.clear();
+  return out;
+}
+
+std::vector<pending_judgement> claim_monitor::begin_after(const watched_attempt& a,
+                                                          const std::vector<write_event>& queued,
+                                                          millis now) {
+  std::vector<write_event> its, others;
+  for (const auto& e : queued)
+    (!a.marker.empty() && e.marker == a.marker ? its : others).push_back(e);
+  if (!a.marker.empty())
+    std::erase_if(held_, [&](const auto& h) {
+      if (h.second.marker != a.marker)
+        return false;
+      its.push_back(h.second);
+      return true;
+    });
+  std::vector<pending_judgement> out;
+  out.push_back(from_events(others, now));
+  begin(a);
+  out.push_back(from_events(its, now));
   return out;
 }
 
@@ -152,6 +185,7 @@ void claim_monitor::prune(millis now) {
       ++it;
     }
   }
+  std::erase_if(held_, [&](const auto& h) { return h.first + options_.slack < now; });
   // Snapshot changes older than every kept attempt cannot be seen again.
   millis oldest_kept = now;
   for (const auto& [id, a] : attempts_)

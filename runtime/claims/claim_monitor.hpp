@@ -20,6 +20,7 @@
 // A verdict already reported (same attempt, or same candidates, and path)
 // is not returned again.
 
+#include <cstddef>
 #include <map>
 #include <set>
 #include <string>
@@ -48,7 +49,8 @@ struct pending_judgement {
 };
 
 struct claim_monitor_options {
-  millis slack = 2000; // as judge_options::slack
+  millis slack = 2000;                 // as judge_options::slack
+  std::size_t max_held_events = 16384; // writes of not yet known markers
 };
 
 struct watch_end {
@@ -70,7 +72,18 @@ public:
   // Every attempt still kept (running or ended recently), by identity.
   const std::map<std::string, watched_attempt>& attempts() const { return attempts_; }
 
-  pending_judgement from_events(const std::vector<write_event>& events, millis now) const;
+  // A write whose marker names no attempt of the window is held back for
+  // `slack` instead (the agent's begin may arrive after its first writes);
+  // at most max_held_events are held.
+  pending_judgement from_events(const std::vector<write_event>& events, millis now);
+  // At an attempt's begin, the events queued until then: the agent may have
+  // written before its begin arrived, so the writes its own marker made
+  // (queued now or held back earlier) are judged with it; every other write
+  // without it (its time is unknown and may lie before the agent started).
+  // Begins the attempt; the first judgement is of the others, the second
+  // of its own.
+  std::vector<pending_judgement> begin_after(const watched_attempt& a,
+                                             const std::vector<write_event>& queued, millis now);
   pending_judgement from_diff(const std::string& identity, const snapshot_diff& diff);
 
   // The verdict on a window, without the violations reported before (which
@@ -82,8 +95,9 @@ public:
   // when they end.
   std::vector<live_violation> live_after(const claim_violation& v);
 
-  // Forgets ended attempts no later window can need: ended more than slack
-  // before `now` and before every running attempt started.
+  // Forgets ended attempts no later window can need (ended more than slack
+  // before `now` and before every running attempt started) and held-back
+  // writes older than the slack.
   void prune(millis now);
 
 private:
@@ -96,6 +110,7 @@ private:
   std::set<std::pair<std::string, millis>> judged_changes_; // snapshot (path, change time)
   std::map<std::string, millis> judged_deletes_; // path -> end of the window that judged it
   std::set<std::string> holding_;             // attempts with live violations
+  std::vector<std::pair<millis, write_event>> held_; // (drained at, write) of unknown markers
 };
 
 } // namespace ad::runtime

@@ -336,6 +336,29 @@ TEST_F(claim_watcher_test, fanotify_names_the_marked_writer_and_holds_claimers_u
   EXPECT_EQ(info().running, 0);
 }
 
+TEST_F(claim_watcher_test, fanotify_keeps_an_agents_writes_made_before_its_begin_arrived) {
+  start(runtime::violation_action::warn, runtime::claim_watch_mode::automatic);
+  auto i = info();
+  ASSERT_EQ(i.mode, "fanotify") << "fanotify refused here, so this case cannot run: " << i.note;
+  const std::string id = "g_01_a__p1__worker__a01";
+  // The agent writes at once; the attempt side's begin (with its pid)
+  // arrives afterwards. An unmarked write queued meanwhile is not its.
+  test::held_shell agent(R"(printf y > "$1" && echo done && read _)", {readme},
+                         test::child_env("m-" + id));
+  ASSERT_EQ(agent.wait_line(), "done");
+  test::held_shell tool(R"(printf z > "$1" && echo done && read _)", {b_cpp}, test::child_env(""));
+  ASSERT_EQ(tool.wait_line(), "done");
+  begin("g/01_a", id, {a_cpp}, agent.pid());
+  auto recs = records(*record);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].path, readme);
+  EXPECT_EQ(recs[0].attribution, "fanotify");
+  tool.release();
+  agent.release();
+  end(id);
+  EXPECT_EQ(records(*record).size(), 1u);
+}
+
 TEST_F(claim_watcher_test, fanotify_judges_an_unmarked_write_by_elimination_while_one_agent_runs) {
   start(runtime::violation_action::warn, runtime::claim_watch_mode::automatic);
   auto i = info();

@@ -68,6 +68,46 @@ TEST(claim_monitor, an_attempt_stays_in_fanotify_windows_for_the_slack_after_it_
   EXPECT_TRUE(m.from_events({}, 6500).changes.empty());
 }
 
+TEST(claim_monitor, writes_queued_before_a_begin_are_the_agents_only_when_they_carry_its_marker) {
+  claim_monitor m;
+  m.begin(attempt("g/02_b", "b1", {b_cpp}, 500));
+  auto judged = m.begin_after(attempt("g/01_a", "a1", {a_cpp}, 1000),
+                              {event(readme, "m-a1"), event("/w/other", "")}, 1100);
+  ASSERT_EQ(judged.size(), 2u);
+  // The unmarked write is judged without a1: b1 ran alone before.
+  ASSERT_EQ(judged[0].attempts.size(), 1u);
+  EXPECT_EQ(judged[0].attempts[0].attempt, "b1");
+  auto before = m.judge(judged[0], {});
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].attempt, "b1");
+  EXPECT_EQ(before[0].path, "/w/other");
+  // Its own marked write is a1's.
+  EXPECT_EQ(judged[1].attempts.size(), 2u);
+  auto own = m.judge(judged[1], {});
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].attempt, "a1");
+  EXPECT_EQ(own[0].attribution, attribution_basis::fanotify);
+  EXPECT_TRUE(m.running("a1"));
+}
+
+TEST(claim_monitor, a_write_of_a_marker_not_yet_begun_is_held_for_the_slack) {
+  claim_monitor m({2000});
+  // Drained while no attempt ran: nothing to judge, the marked write is held.
+  auto idle = m.from_events({event(readme, "m-a1"), event("/w/x", "")}, 1000);
+  EXPECT_TRUE(idle.attempts.empty());
+  // a1's begin arrives: its held write is its own.
+  auto judged = m.begin_after(attempt("g/01_a", "a1", {a_cpp}, 900), {}, 1500);
+  auto own = m.judge(judged[1], {});
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].path, readme);
+  EXPECT_EQ(own[0].attribution, attribution_basis::fanotify);
+  // A held write older than the slack is gone at the next prune.
+  m.from_events({event("/w/y", "m-b1")}, 2000);
+  m.prune(4500);
+  auto late = m.begin_after(attempt("g/02_b", "b1", {b_cpp}, 4000), {}, 4500);
+  EXPECT_TRUE(late[1].changes.empty());
+}
+
 TEST(claim_monitor, with_snapshots_one_attempt_alone_is_the_writer) {
   claim_monitor m;
   m.begin(attempt("g/01_a", "a1", {a_cpp}, 1000));
