@@ -18,6 +18,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "messages/claims.hpp"
 #include "messages/run_events.hpp"
 #include "messages/state.hpp"
 
@@ -64,11 +65,15 @@ using sch_pass_atom = caf::atom_constant<caf::atom("sch_pass")>;  // run a pass
 using sch_poll_atom = caf::atom_constant<caf::atom("sch_poll")>;  // re-probe survivors
 using task_wake_atom = caf::atom_constant<caf::atom("task_wake")>; // a task's pause ended
 
-// shutdown_requested (messages/run_events.hpp) comes from the signal watcher.
+// shutdown_requested (messages/run_events.hpp) comes from the signal watcher;
+// claim_violation_noted and violating_attempt_ended (messages/claims.hpp)
+// from the claim watcher.
 using scheduler_actor =
   caf::typed_actor<caf::reacts_to<task_ended>, caf::reacts_to<sch_pass_atom>,
                    caf::reacts_to<sch_poll_atom>, caf::reacts_to<shutdown_requested>,
-                   caf::reacts_to<state_changes_published>>;
+                   caf::reacts_to<state_changes_published>,
+                   caf::reacts_to<claim_violation_noted>,
+                   caf::reacts_to<violating_attempt_ended>>;
 
 using task_actor = caf::typed_actor<caf::reacts_to<task_wake_atom>, caf::reacts_to<stop_run>>;
 

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "messages/attempt.hpp"
+#include "messages/claims.hpp"
 #include "messages/process.hpp"
 #include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
@@ -47,6 +48,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   add_scheduler_messages(cfg);
   add_run_event_messages(cfg);
   add_quota_messages(cfg);
+  add_claims_messages(cfg);
 }
 
 } // namespace ad::messages

@@ -39,6 +39,40 @@ int64_t now_ms(self_ptr self) {
   return to_ms(self->state.coro.now().time_since_epoch());
 }
 
+// The run's claim watcher is told of the agent before it starts, and the
+// agent starts once the watcher answered (in snapshot mode it has taken the
+// workspace's "before"), or after `limit_ms` without an answer.
+core::task<void> watch_begin(self_ptr self, int64_t limit_ms) {
+  auto& st = self->state;
+  if (!st.cfg.claims || st.watched)
+    co_return;
+  st.watched = true;
+  const auto& run = *st.run;
+  auto ask = core::request(self, st.cfg.claims, milliseconds(limit_ms),
+                           messages::attempt_watch_begin{run.setup().task, run.identity(),
+                                                         run.marker(), 0, st.write_paths,
+                                                         st.cfg.clock->now()});
+  (void) co_await ask; // no answer: the attempt goes on, only less watched
+}
+
+// The claim watcher learns the agent's pid once it is known (started
+// directly, or named by its keeper's record) ...
+void watch_agent(self_ptr self, int32_t agent_pid) {
+  auto& st = self->state;
+  if (st.watched)
+    self->send(st.cfg.claims, messages::attempt_watch_agent{st.run->identity(), agent_pid});
+}
+
+// ... and that it has ended, before the attempt's result goes out: every
+// begin has its end.
+void watch_end(self_ptr self) {
+  auto& st = self->state;
+  if (!st.watched)
+    return;
+  st.watched = false;
+  self->send(st.cfg.claims, messages::attempt_watch_end{st.run->identity(), st.cfg.clock->now()});
+}
+
 // Follows the running child until its exit: output, silence, cancellation.
 core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::attempt_timing t) {
   auto& st = self->state;
@@ -114,8 +148,10 @@ core::task<void> follow(self_ptr self, runtime::attempt_end* end, messages::atte
         consumed = 0;
       }
     } else if (auto* agent = std::get_if<messages::process_agent_started>(&*ev)) {
-      if (agent->child == st.child)
+      if (agent->child == st.child) {
         run.on_started(agent->pid, agent->start_token);
+        watch_agent(self, static_cast<int32_t>(agent->pid));
+      }
     } else if (auto* exit = std::get_if<messages::process_exit>(&*ev)) {
       if (exit->child != st.child)
         continue;
@@ -188,6 +224,7 @@ void record_classification(const attempt_state& st) {
 
 void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result> rp,
             const runtime::failure_verdict& verdict) {
+  watch_end(self);
   const auto& run = *self->state.run;
   auto result = to_attempt_result(run, verdict);
   record_classification(self->state);
@@ -201,6 +238,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   st.record_lines = st.cfg.trace != nullptr;
   if (st.record_lines)
     st.lines = st.cfg.trace;
+  st.write_paths = req.write_paths;
   auto setup = to_attempt_setup(req, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
@@ -223,6 +261,8 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
     finish(self, rp, v);
     co_return;
   }
+  auto watched = watch_begin(self, req.timing.spawn_timeout_ms);
+  co_await watched;
   if (st.cancel_requested) {
     auto v = run.fail_before_start("cancelled", "caller-cancel", "cancelled before start");
     finish(self, rp, v);
@@ -256,10 +296,12 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   } else {
     st.child = spawned->child;
     st.child_running = true;
-    if (kept)
+    if (kept) {
       run.on_keeper_started(spawned->pid, spawned->start_token);
-    else
+    } else {
       run.on_started(spawned->pid, spawned->start_token);
+      watch_agent(self, static_cast<int32_t>(spawned->pid));
+    }
     auto followed = follow(self, &end, req.timing);
     co_await followed;
   }
@@ -275,6 +317,7 @@ core::task<void> adopt_attempt(self_ptr self, messages::adopt_attempt req,
   st.record_lines = st.cfg.trace != nullptr;
   if (st.record_lines)
     st.lines = st.cfg.trace;
+  st.write_paths = req.order.write_paths;
   auto setup = to_attempt_setup(req.order, st.cfg);
   if (!setup) {
     rp.deliver(caf::make_error(messages::errc::invalid_request, setup.error().to_string()));
@@ -291,6 +334,8 @@ core::task<void> adopt_attempt(self_ptr self, messages::adopt_attempt req,
   auto& run = *st.run;
   if (run.kind() == runtime::adapter_kind::pi)
     start_watcher(self, req.order.timing);
+  auto watched = watch_begin(self, req.order.timing.spawn_timeout_ms);
+  co_await watched;
   messages::adopt_process follow_keeper;
   follow_keeper.attempt_dir = run.attempt_dir().string();
   follow_keeper.keeper_pid = req.keeper_pid;
@@ -324,6 +369,8 @@ attempt_state::attempt_state() = default;
 attempt_state::~attempt_state() {
   if (child_running && cfg.process)
     caf::anon_send(cfg.process, messages::terminate_process{child, -1});
+  if (watched && cfg.claims && run)
+    caf::anon_send(cfg.claims, messages::attempt_watch_end{run->identity(), cfg.clock->now()});
   if (watcher)
     caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
 }

@@ -19,10 +19,12 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "actors/core/coroutines.hpp"
 #include "runtime/agents/failure_patterns.hpp"
 #include "messages/attempt.hpp"
+#include "messages/claims.hpp"
 #include "messages/errc.hpp"
 #include "messages/process.hpp"
 
@@ -50,6 +52,10 @@ struct attempt_config {
   // that it outlives this dispatcher; empty: agents run as direct children
   // (the process layer's own tests).
   std::string keeper;
+  // The run's claim watcher (actors/claims, docs/claims.md): told when the
+  // agent has started (attempt_watch_begin, with its pid and marker) and
+  // when it has ended (attempt_watch_end). Null: no one is told.
+  messages::attempt_watch_actor claims;
 };
 
 // The dispatcher's own pid and start token with the system clock, and the
@@ -76,6 +82,8 @@ struct attempt_state {
   std::shared_ptr<runtime::trace_writer> lines; // cfg.trace
   uint64_t child = 0;
   bool child_running = false;
+  bool watched = false;               // attempt_watch_begin sent, its end not yet
+  std::vector<std::string> write_paths; // the task's claim, for the claim watcher
   core::coroutine_host coro;  // last: its frames go first on exit
 };
 

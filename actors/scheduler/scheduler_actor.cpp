@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/scheduler/claim_notes.hpp"
 #include "actors/scheduler/quota_batch.hpp"
 #include "actors/scheduler/scheduler_steps.hpp"
 #include "actors/scheduler/task_actor.hpp"
@@ -252,6 +253,19 @@ messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_conte
         s.pass_deferred = false;
         request_pass(self);
       }
+    },
+    [self](messages::claim_violation_noted& v) {
+      inbound(self, "claim_violation", [&v] { return claim_note_json(v); });
+      auto& s = self->state;
+      if (auto stop = note_claim_violation(s, v))
+        self->send(*stop, messages::stop_run{v.reason});
+      if (!v.stop_task.empty())
+        request_pass(self); // the block is durable: the task is seen blocked
+    },
+    [self](messages::violating_attempt_ended& e) {
+      inbound(self, "violation_ended", [&e] { return violation_ended_json(e); });
+      if (note_violating_attempt_ended(self->state, e))
+        request_pass(self);
     },
     [self](messages::shutdown_requested&) {
       inbound(self, "shutdown");

@@ -70,6 +70,10 @@ struct scheduler_state {
   std::set<std::string> touched;              // tasks to re-examine next pass
   std::vector<std::filesystem::path> ended_dirs; // folders to re-read next pass
   bool claims_changed = false;
+  // Paths written outside a claim by attempts still running (the claim
+  // watcher's notes, actors/scheduler/claim_notes): tasks claiming them wait.
+  std::vector<runtime::live_violation> live_violations;
+  bool violations_changed = false;
   std::map<std::string, std::string> shown;   // task -> last tasks_scanned line
   int completed = 0;          // tasks completed by this run
   bool first_pass = true;

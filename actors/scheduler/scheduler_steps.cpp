@@ -303,6 +303,14 @@ pass_decision decide_pass(scheduler_state& s, const runtime::state_model& model)
   s.touched.clear();
   in.claims_changed = s.claims_changed;
   s.claims_changed = false;
+  // A violating attempt runs only while its task does: entries of a task
+  // that ended (its attempt's end may still be on the way) go now.
+  auto ended = std::erase_if(s.live_violations, [&s](const runtime::live_violation& v) {
+    return !s.running.count(v.task) && !s.survivors.count(v.task);
+  });
+  in.violations = s.live_violations;
+  in.violations_changed = s.violations_changed || ended > 0;
+  s.violations_changed = false;
 
   std::vector<std::string> errors;
   auto scopes = scopes_to_check(s, model, in.full, in.touched);

@@ -113,7 +113,25 @@ status_report build_status_report(const status_input& in, const clock& clk) {
       row.live = l->second;
     report.tasks.push_back(std::move(row));
   }
+  report.claim_violations = model.claim_violations;
   return report;
+}
+
+std::string describe_claim_violation(const claim_violation_record& v) {
+  std::string out = "claim violation: ";
+  if (v.task.empty()) {
+    out += v.path + " was written outside every claim by one of";
+    for (std::size_t i = 0; i < v.candidates.size(); ++i)
+      out += (i == 0 ? " " : ", ") + v.candidates[i];
+  } else {
+    out += v.task + " attempt " + v.attempt + " wrote " + v.path + " outside its claim";
+  }
+  if (!v.other_task.empty())
+    out += " (claimed by " + v.other_task + ")";
+  out += "; " + v.attribution + ", " + (v.action.empty() ? std::string("warn") : v.action);
+  if (v.at > 0)
+    out += ", " + format_utc_iso(v.at);
+  return out;
 }
 
 std::string render_status_text(const status_report& r, const clock& clk) {
@@ -145,6 +163,14 @@ std::string render_status_text(const status_report& r, const clock& clk) {
       out += "    " + a.liveness + " " + a.role + " attempt: " + a.reason +
              (a.locator.empty() ? "" : " locator=" + a.locator) + "\n";
   }
+  // The newest ones; the JSON lines list every record the state keeps.
+  constexpr std::size_t shown_violations = 20;
+  const auto& violations = r.claim_violations;
+  std::size_t skip = violations.size() > shown_violations ? violations.size() - shown_violations : 0;
+  if (skip > 0)
+    out += std::to_string(skip) + " earlier claim violations not shown\n";
+  for (std::size_t i = skip; i < violations.size(); ++i)
+    out += describe_claim_violation(violations[i]) + "\n";
   for (const auto& w : r.warnings)
     out += "warning: " + w + "\n";
   const auto& s = r.summary;
@@ -224,6 +250,19 @@ std::string render_status_json_lines(const status_report& r) {
                       {"locator_status", a.locator_status}});
     j["live_attempts"] = std::move(live);
     add_supervision(j, t);
+    out += dump_json(j) + "\n";
+  }
+  for (const auto& v : r.claim_violations) {
+    json j = json::object();
+    j["event"] = "claim_violation";
+    j["task"] = v.task;
+    j["attempt"] = v.attempt;
+    j["path"] = v.path;
+    j["other_task"] = v.other_task;
+    j["attribution"] = v.attribution;
+    j["candidates"] = v.candidates;
+    j["action"] = v.action;
+    j["time"] = v.at > 0 ? format_utc_iso(v.at) : "";
     out += dump_json(j) + "\n";
   }
   json s = dry_run_summary_json(r.summary);

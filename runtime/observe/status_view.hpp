@@ -4,7 +4,8 @@
 // the durable state), attempts made for its current plan, the current
 // target, failure budget used per stage, and its live or stale attempt with
 // the locator (SPEC section 8 liveness via runtime/run/active_probe); plus
-// the dispatcher that holds the lock and whether it is alive. Builders are
+// the dispatcher that holds the lock and whether it is alive, and the writes
+// outside a claim recorded in the durable state (docs/claims.md). Builders are
 // pure apart from the liveness probes (/proc and the runs folder, read
 // only); renderers return strings. Never writes, never throws.
 
@@ -66,6 +67,7 @@ struct status_report {
   uint64_t seq = 0;
   status_dispatcher dispatcher;
   std::vector<status_task> tasks;
+  std::vector<claim_violation_record> claim_violations; // oldest first
   dry_run_summary summary;
   std::vector<std::string> warnings;
 };
@@ -84,8 +86,13 @@ status_report build_status_report(const status_input& input, const clock& clk);
 // People: a header, one block per task, the summary line. Times via clk.
 std::string render_status_text(const status_report& report, const clock& clk);
 
+// One line for a person: "claim violation: <task> attempt <id> wrote <path>
+// outside its claim ..." (the status text shows one per record).
+std::string describe_claim_violation(const claim_violation_record& v);
+
 // JSON Lines (docs/events.md): {"event":"dispatcher"}, one {"event":"task"}
-// per task, then {"event":"summary"} shaped like the dry run's.
+// per task, one {"event":"claim_violation"} per recorded violation, then
+// {"event":"summary"} shaped like the dry run's.
 std::string render_status_json_lines(const status_report& report);
 
 } // namespace ad::runtime

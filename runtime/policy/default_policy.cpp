@@ -46,6 +46,7 @@ constexpr std::string_view default_policy_text = R"json({
   "timeouts": {"heartbeat_s": 30, "silence_inspection_s": 180, "stall_limit_s": 0,
                "reset_wait_max_s": 3600, "quota_cooldown_s": 1800},
   "no_progress": {"network_wait_s": 180, "retrying_s": 120, "cli_max_retries": 3},
+  "claims": {"on_violation": "warn", "watch": "auto"},
   "tactical_patterns": [
     {"id": "file-already-exists",
      "regexes": ["file already exists(?:[:,]\\s*(?:open\\s+)?['\"`]?([^\\s'\"`,;]+))?",

@@ -91,6 +91,23 @@ struct policy_no_progress {
   int cli_max_retries = 3;     // claude CLAUDE_CODE_MAX_RETRIES with a failover candidate (0 = the CLI's own)
 };
 
+// What a write outside the writer's claim does (docs/claims.md): `warn`
+// reports it (run event, work-log row, `status`); `block` also blocks the
+// writer's task and stops its running attempt.
+enum class violation_action : uint8_t { warn, block };
+std::string_view to_string(violation_action a);
+
+// How writes are noticed: `automatic` uses fanotify where the kernel permits
+// it and snapshots elsewhere; `snapshots` always compares the workspace
+// before and after each attempt (the fallback, forced).
+enum class claim_watch_mode : uint8_t { automatic, snapshots };
+std::string_view to_string(claim_watch_mode m);
+
+struct policy_claims {
+  violation_action on_violation = violation_action::warn;
+  claim_watch_mode watch = claim_watch_mode::automatic;
+};
+
 struct tactical_pattern {
   std::string id;
   std::vector<std::string> regexes;
@@ -119,6 +136,7 @@ struct policy {
   policy_backoff backoff;
   policy_timeouts timeouts;
   policy_no_progress no_progress;
+  policy_claims claims;
   std::vector<failure_pattern> failure_patterns;
   std::vector<tactical_pattern> tactical_patterns;
   policy_prompts prompts;

@@ -14,6 +14,14 @@ std::string_view to_string(execution_class c) {
   return c == execution_class::local_model ? "local_model" : "cloud_model";
 }
 
+std::string_view to_string(violation_action a) {
+  return a == violation_action::block ? "block" : "warn";
+}
+
+std::string_view to_string(claim_watch_mode m) {
+  return m == claim_watch_mode::snapshots ? "snapshots" : "auto";
+}
+
 const policy_target* policy::find_target(std::string_view id) const {
   for (const auto& t : targets)
     if (t.id == id)
@@ -339,6 +347,28 @@ void parse_no_progress(checker& c, const json& v, const std::string& p, policy_n
     c.integer(v["cli_max_retries"], p + "/cli_max_retries", n.cli_max_retries, 0, 100);
 }
 
+void parse_claims(checker& c, const json& v, const std::string& p, policy_claims& out) {
+  if (!c.object(v, p, {"on_violation", "watch"}, {}))
+    return;
+  std::string text;
+  if (v.contains("on_violation") && c.string(v["on_violation"], p + "/on_violation", text)) {
+    if (text == "warn")
+      out.on_violation = violation_action::warn;
+    else if (text == "block")
+      out.on_violation = violation_action::block;
+    else
+      c.fail(p + "/on_violation", "warn or block", &v["on_violation"]);
+  }
+  if (v.contains("watch") && c.string(v["watch"], p + "/watch", text)) {
+    if (text == "auto")
+      out.watch = claim_watch_mode::automatic;
+    else if (text == "snapshots")
+      out.watch = claim_watch_mode::snapshots;
+    else
+      c.fail(p + "/watch", "auto or snapshots", &v["watch"]);
+  }
+}
+
 void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
   if (!c.object(v, p, {"heartbeat_s", "silence_inspection_s", "stall_limit_s", "reset_wait_max_s",
                        "quota_cooldown_s"},
@@ -425,8 +455,8 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   policy pol;
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
-                 "backoff", "timeouts", "no_progress", "failure_patterns", "tactical_patterns",
-                 "prompts"},
+                 "backoff", "timeouts", "no_progress", "claims", "failure_patterns",
+                 "tactical_patterns", "prompts"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
     return c.result();
@@ -475,6 +505,8 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   // Optional: documents written before it (message traces) keep the defaults.
   if (doc.contains("no_progress"))
     parse_no_progress(c, doc["no_progress"], "/no_progress", pol.no_progress);
+  if (doc.contains("claims"))
+    parse_claims(c, doc["claims"], "/claims", pol.claims);
   const json& fps = doc["failure_patterns"];
   if (!fps.is_array()) {
     c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);

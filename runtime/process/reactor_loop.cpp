@@ -252,7 +252,7 @@ void process_reactor::impl::poll_kept(child_record& c, int64_t now) {
     process_agent agent{c.id, k.record.agent_pid, k.record.agent_start_token};
     guarded([&] { c.sink->on_agent(agent); });
   }
-  // The keeper syncs its spool before it exits: read after its end, caught
+  // The keeper has written its spool when it exits: read after its end, caught
   // up means read to the end.
   const bool ended = c.reaped;
   for (int i = 0; i < 64; ++i) {

@@ -139,6 +139,16 @@ std::string render_event_line(const run_event& e) {
       add_field(out, "until", format_utc_iso(e.until));
       add_reason(out, e.reason);
       break;
+    case run_event_kind::claim_violation:
+      add_field(out, "role", e.role);
+      add_field(out, "identity", e.identity);
+      add_field(out, "path", e.path);
+      add_field(out, "other", e.other_task);
+      add_field(out, "basis", e.attribution);
+      add_field(out, "candidates", join(e.candidates, ","));
+      add_field(out, "action", e.action);
+      add_reason(out, e.reason);
+      break;
     case run_event_kind::summary: {
       std::vector<std::string> parts;
       for (const auto& c : e.counts)
@@ -231,6 +241,18 @@ json run_event_json(const run_event& e) {
       j["role"] = e.role;
       j["target"] = e.target;
       j["until"] = format_utc_iso(e.until);
+      j["reason"] = one_line(e.reason);
+      break;
+    case run_event_kind::claim_violation:
+      j["task"] = e.task;
+      j["role"] = e.role;
+      j["attempt"] = e.attempt;
+      j["identity"] = e.identity;
+      j["path"] = e.path;
+      j["other_task"] = e.other_task;
+      j["attribution"] = e.attribution;
+      j["candidates"] = e.candidates;
+      j["action"] = e.action;
       j["reason"] = one_line(e.reason);
       break;
     case run_event_kind::summary: {

@@ -30,6 +30,8 @@ enum class run_event_kind : uint8_t {
   tactical_match,    // task, role, target, pattern_ids, action
   supervisor_wait,   // task, role, target, until, reason
   summary,           // counts, exit_code, reason
+  claim_violation,   // task, role, attempt, identity, path, other_task, attribution,
+                     // candidates, action (warn | block), reason
 };
 
 // The `event` value in JSON Lines ("task_started", "summary", ...).
@@ -83,6 +85,13 @@ struct run_event {
   // tasks_scanned / summary
   std::vector<report_task_entry> tasks;
   std::vector<report_count> counts;
+  // claim_violation: the path written outside the writer's claim, a task
+  // whose claim covers it, how the writer was found and, without one writer,
+  // the candidate attempts (identities)
+  std::string path;
+  std::string other_task;
+  std::string attribution;
+  std::vector<std::string> candidates;
 };
 
 } // namespace ad::runtime

@@ -63,6 +63,7 @@ json to_json(const attempt_order& o) {
          {"caps", o.caps},
          {"plan_path", o.plan_path},
          {"review_path", o.review_path},
+         {"write_paths", o.write_paths},
          {"command_template", o.command_template},
          {"env_additions", o.env_additions},
          {"selector_evidence", o.has_selector_evidence ? json(o.selector_evidence) : json()},
@@ -97,6 +98,9 @@ result<attempt_order> attempt_order_from_json(const json& j) {
     o.caps = json_member<cli_launch_caps>(j, "caps");
     o.plan_path = json_member<std::string>(j, "plan_path");
     o.review_path = json_member<std::string>(j, "review_path");
+    // Absent in traces recorded before the claim watcher had it.
+    if (j.contains("write_paths"))
+      o.write_paths = json_member<std::vector<std::string>>(j, "write_paths");
     o.command_template = json_member<std::vector<std::string>>(j, "command_template");
     o.env_additions = json_member<std::vector<std::string>>(j, "env_additions");
     if (j.contains("selector_evidence") && !j["selector_evidence"].is_null()) {

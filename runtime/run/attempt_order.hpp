@@ -77,6 +77,9 @@ struct attempt_order {
   cli_launch_caps caps;             // what the installed CLI accepts
   std::string plan_path;
   std::string review_path;
+  // The task's write set (canonical absolute paths): what the run's claim
+  // watcher holds this attempt's writes against (docs/claims.md).
+  std::vector<std::string> write_paths;
   std::vector<std::string> command_template; // adapter "command"
   std::vector<std::string> env_additions;    // "NAME=value"
   // routing evidence copied into the locator

@@ -68,6 +68,7 @@ void pass_planner::drop(const std::string& name) {
     waiter_key_.erase(k);
   }
   claim_waiters_.erase(name);
+  violation_waiters_.erase(name);
 }
 
 void pass_planner::record(const admission_entry& e) {
@@ -77,6 +78,7 @@ void pass_planner::record(const admission_entry& e) {
     waiter_key_.erase(k);
   }
   claim_waiters_.erase(e.task);
+  violation_waiters_.erase(e.task);
   if (e.kind != admission_kind::wait)
     return;
   if (e.cause == wait_cause::capacity) {
@@ -87,6 +89,8 @@ void pass_planner::record(const admission_entry& e) {
     waiter_key_.emplace(e.task, std::move(key));
   } else if (e.cause == wait_cause::claim_conflict || e.cause == wait_cause::exclusive_claim) {
     claim_waiters_.insert(e.task);
+  } else if (e.cause == wait_cause::violation_pending) {
+    violation_waiters_.insert(e.task);
   }
 }
 
@@ -112,6 +116,8 @@ planner_result pass_planner::plan(const planner_input& in) {
     }
     if (in.claims_changed)
       scope.insert(claim_waiters_.begin(), claim_waiters_.end());
+    if (in.violations_changed)
+      scope.insert(violation_waiters_.begin(), violation_waiters_.end());
   }
 
   auto completed = [&](std::string_view group, std::string_view dep) {
@@ -163,6 +169,7 @@ planner_result pass_planner::plan(const planner_input& in) {
   admission_input adm;
   adm.max_parallel = in.max_parallel;
   adm.claims = state.claims;
+  adm.violations = in.violations;
   for (const auto& [name, info] : in.live)
     adm.live.push_back(live_task{name, info.where});
   for (const auto& name : examine)

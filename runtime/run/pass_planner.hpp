@@ -5,7 +5,8 @@
 // tasks named as touched (folder re-read by the scanner, durable state
 // changed, finished, started, paused, liveness changed), the tasks that
 // depend on any of them (same group, naming its subtask index), the claim
-// waiters when a claim changed, and as many capacity waiters, in admission
+// waiters when a claim changed, the tasks waiting on a path written
+// outside a claim when the live violations changed, and as many capacity waiters, in admission
 // order, as the free slots can take. Every other task keeps its last entry,
 // which is what a full pass would decide for it again. A full pass (first
 // one, a full rescan by the scanner) examines everything.
@@ -39,6 +40,10 @@ struct planner_input {
   bool full = false;                  // re-examine every task
   std::vector<std::string> touched;   // names (tasks or archived folders)
   bool claims_changed = false;        // a claim was taken, replaced or released
+  // Paths written outside a claim by attempts still running (the claim
+  // watcher's verdicts): tasks claiming them wait (admission_input::violations).
+  std::vector<live_violation> violations;
+  bool violations_changed = false;    // an entry went (its attempt ended) or came
 };
 
 struct planner_result {
@@ -65,6 +70,7 @@ public:
   const std::map<std::string, admission_entry>& entries() const { return entries_; }
   const std::map<std::string, task_view>& views() const { return views_; }
   const std::set<std::string>& claim_waiters() const { return claim_waiters_; }
+  const std::set<std::string>& violation_waiters() const { return violation_waiters_; }
   std::size_t capacity_waiters() const { return capacity_waiters_.size(); }
   // Tasks depending on `task_name` (same group, naming its index), sorted.
   std::vector<std::string> dependents_of(const std::string& task_name) const;
@@ -84,6 +90,7 @@ private:
   std::set<order_key> capacity_waiters_;
   std::map<std::string, order_key> waiter_key_;
   std::set<std::string> claim_waiters_;
+  std::set<std::string> violation_waiters_;
 };
 
 } // namespace ad::runtime

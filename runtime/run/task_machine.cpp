@@ -204,6 +204,7 @@ attempt_order make_order(const task_context& ctx, const task_spec& spec, const t
               caps->second.pi_session_id};
   o.plan_path = spec.plan;
   o.review_path = spec.review;
+  o.write_paths = spec.write_paths;
   o.command_template = target.argv;
   o.retry_handoff_id = handoff_id;
   const route_decision* decision = nullptr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "runtime/schedule/dependency_gate.hpp"
@@ -109,6 +110,21 @@ write_claim claim_for(const task_view& t) {
 
 bool is_review(view_stage s) { return s == view_stage::review; }
 
+// The first live violation (by path, then attempt) on one of `paths` by an
+// attempt of another task; null when none.
+const live_violation* pending_violation(const std::vector<live_violation>& violations,
+                                        const std::string& self,
+                                        const std::set<std::string>& paths) {
+  const live_violation* found = nullptr;
+  for (const auto& v : violations) {
+    if (v.task == self || !paths.count(v.path))
+      continue;
+    if (found == nullptr || std::tie(v.path, v.attempt) < std::tie(found->path, found->attempt))
+      found = &v;
+  }
+  return found;
+}
+
 } // namespace
 
 admission_plan plan_admission(const admission_input& input) {
@@ -211,6 +227,13 @@ admission_plan plan_admission(const admission_input& input) {
         e.cause = wait_cause::claim_conflict;
         e.reason = "claim conflict with " + owner + " on " + path;
       }
+      continue;
+    }
+    if (const auto* v = pending_violation(input.violations, t.name, wanted.paths)) {
+      e.kind = admission_kind::wait;
+      e.cause = wait_cause::violation_pending;
+      e.reason = v->path + " was written outside its claim by running attempt " + v->attempt +
+                 " of " + v->task;
       continue;
     }
     if (input.max_parallel > 0 && out.occupied + started >= input.max_parallel) {

@@ -38,6 +38,19 @@ enum class wait_cause : uint8_t {
   claim_conflict,       // wait
   exclusive_claim,      // wait
   capacity,             // wait, without taking a claim
+  violation_pending,    // wait: a path it claims was written outside a claim by a running attempt
+};
+
+// A path written outside its writer's claim by an attempt that still runs
+// (docs/claims.md): a task whose write set holds the path is not admitted
+// until that attempt has ended, so its agent never starts on a file another
+// agent is still changing. When the writer is not known (several attempts
+// ran), every candidate attempt that still runs has its own entry.
+struct live_violation {
+  std::string path;    // canonical absolute
+  std::string attempt; // the running attempt's identity
+  std::string task;    // its task
+  bool operator==(const live_violation&) const = default;
 };
 
 struct admission_entry {
@@ -60,6 +73,9 @@ struct admission_input {
   // `live` is not none count as well even when missing here.
   std::vector<live_task> live;
   int max_parallel = 0; // 0 (or less) = unlimited; the CLI rejects negatives
+  // Paths written outside a claim by attempts still running; a task whose
+  // write set holds one waits (its own attempts' entries do not count).
+  std::vector<live_violation> violations;
 };
 
 struct admission_plan {
@@ -80,6 +96,7 @@ struct admission_plan {
 //   "exclusive claim held by <owner> (its write set is unknown)"
 //   "no valid write set: <error>"
 //   "capacity: <n> of <max> running"
+//   "<path> was written outside its claim by running attempt <attempt> of <task>"
 //   "running here" / "running elsewhere: <detail>"
 admission_plan plan_admission(const admission_input& input);
 

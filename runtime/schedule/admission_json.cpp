@@ -89,6 +89,7 @@ std::string_view to_string(wait_cause cause) {
     case wait_cause::claim_conflict: return "claim-conflict";
     case wait_cause::exclusive_claim: return "exclusive-claim";
     case wait_cause::capacity: return "capacity";
+    case wait_cause::violation_pending: return "violation-pending";
   }
   return "unknown";
 }
@@ -132,10 +133,18 @@ json admission_input_to_json(const admission_input& in) {
   json live = json::array();
   for (const auto& t : in.live)
     live.push_back(json{{"name", t.name}, {"live", to_string(t.where)}});
-  return json{{"tasks", std::move(tasks)},
-              {"claims", claims_to_json(in.claims)},
-              {"live", std::move(live)},
-              {"max_parallel", in.max_parallel}};
+  json out{{"tasks", std::move(tasks)},
+           {"claims", claims_to_json(in.claims)},
+           {"live", std::move(live)},
+           {"max_parallel", in.max_parallel}};
+  // Absent when none: inputs recorded before violations existed read the same.
+  if (!in.violations.empty()) {
+    json violations = json::array();
+    for (const auto& v : in.violations)
+      violations.push_back(json{{"path", v.path}, {"attempt", v.attempt}, {"task", v.task}});
+    out["violations"] = std::move(violations);
+  }
+  return out;
 }
 
 result<admission_input> admission_input_from_json(const json& j) {
@@ -151,6 +160,11 @@ result<admission_input> admission_input_from_json(const json& j) {
     for (const auto& t : json_array_member(j, "live"))
       in.live.push_back({json_member<std::string>(t, "name"), enum_member(t, "live", all_live)});
     in.max_parallel = json_member<int>(j, "max_parallel");
+    if (j.contains("violations"))
+      for (const auto& v : json_array_member(j, "violations"))
+        in.violations.push_back({json_member<std::string>(v, "path"),
+                                 json_member<std::string>(v, "attempt"),
+                                 json_member<std::string>(v, "task")});
     return in;
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string("admission input: ") + exception_text(e));

@@ -16,7 +16,7 @@ namespace ad::runtime {
 
 // "none", "task-blocked", "dependency-ambiguity", "no-write-set",
 // "predecessor-live", "predecessor-missing", "claim-conflict",
-// "exclusive-claim", "capacity".
+// "exclusive-claim", "capacity", "violation-pending".
 std::string_view to_string(wait_cause cause);
 
 json task_view_to_json(const task_view& v);

@@ -178,6 +178,27 @@ status apply_change(state_model& state, const state_change& change) {
         rec.archive = c.archive;
         return status::ok();
       },
+      [&](const record_claim_violation& c) -> status {
+        if (c.path.empty())
+          return status::invalid_argument("record_claim_violation needs a path");
+        if (c.attribution != "fanotify" && c.attribution != "elimination"
+            && c.attribution != "candidates")
+          return status::invalid_argument("record_claim_violation: unknown attribution \""
+                                          + c.attribution + "\"");
+        auto& list = state.claim_violations;
+        bool known = std::any_of(list.begin(), list.end(), [&](const claim_violation_record& r) {
+          return r.task == c.task && r.attempt == c.attempt && r.path == c.path
+                 && r.candidates == c.candidates;
+        });
+        if (known)
+          return status::ok();
+        list.push_back(claim_violation_record{c.task, c.attempt, c.path, c.other_task,
+                                              c.attribution, c.candidates, c.action, c.at});
+        if (list.size() > max_claim_violations)
+          list.erase(list.begin(),
+                     list.begin() + static_cast<std::ptrdiff_t>(list.size() - max_claim_violations));
+        return status::ok();
+      },
     },
     change);
 }

@@ -184,6 +184,23 @@ struct complete_orchestration_task {
   std::string archive;
 };
 
+// A write outside the writer's claim was judged (claim_violation_record's
+// fields). Appended to state_model::claim_violations unless a record of the
+// same task, attempt, path and candidates is there already; beyond
+// max_claim_violations records the oldest is dropped. invalid_argument
+// without a path or with an attribution other than fanotify, elimination,
+// candidates. Blocking the task (policy `block`) is a separate set_blocked.
+struct record_claim_violation {
+  std::string task;
+  std::string attempt;
+  std::string path;
+  std::string other_task;
+  std::string attribution;
+  std::vector<std::string> candidates;
+  std::string action;
+  millis at = 0;
+};
+
 using state_change =
   std::variant<begin_work_unit, set_task_flag, set_blocked, clear_blocked, set_active_stage,
                clear_active_stage, set_counter, record_failure, reset_failures, record_decision,
@@ -191,7 +208,7 @@ using state_change =
                clear_retry_handoff, record_attempt_started, set_intervention,
                clear_intervention, record_write_set, remove_task, set_attempt_counter,
                replace_claim, release_claim, observe_orchestration, set_orchestration_status,
-               complete_orchestration_task>;
+               complete_orchestration_task, record_claim_violation>;
 
 // Applies one change (see the contract above).
 status apply_change(state_model& state, const state_change& change);

@@ -42,6 +42,7 @@ AD_STATE_OP(release_claim)
 AD_STATE_OP(observe_orchestration)
 AD_STATE_OP(set_orchestration_status)
 AD_STATE_OP(complete_orchestration_task)
+AD_STATE_OP(record_claim_violation)
 #undef AD_STATE_OP
 
 // Every change with only a task name.
@@ -271,6 +272,27 @@ void decode(const json& j, complete_orchestration_task& x) {
   j.at("scope").get_to(x.scope);
   j.at("task").get_to(x.task);
   j.at("archive").get_to(x.archive);
+}
+
+void encode(json& j, const record_claim_violation& x) {
+  j["task"] = x.task;
+  j["attempt"] = x.attempt;
+  j["path"] = x.path;
+  j["other_task"] = x.other_task;
+  j["attribution"] = x.attribution;
+  j["candidates"] = x.candidates;
+  j["action"] = x.action;
+  j["at"] = x.at;
+}
+void decode(const json& j, record_claim_violation& x) {
+  j.at("task").get_to(x.task);
+  j.at("attempt").get_to(x.attempt);
+  j.at("path").get_to(x.path);
+  j.at("other_task").get_to(x.other_task);
+  j.at("attribution").get_to(x.attribution);
+  j.at("candidates").get_to(x.candidates);
+  j.at("action").get_to(x.action);
+  j.at("at").get_to(x.at);
 }
 
 template <size_t... Is>

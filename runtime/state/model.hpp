@@ -6,6 +6,7 @@
 // the typed changes of runtime/state/change.hpp. Pure data: no I/O, no
 // threads, nothing here throws. JSON mapping lives in model_json.hpp.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -165,11 +166,32 @@ struct orchestration_record {
   bool operator==(const orchestration_record&) const = default;
 };
 
+// A write outside the writer's claim (docs/claims.md), as the claim watcher
+// judged it. `attribution` is how the writer was found: fanotify (the
+// writing process carried the attempt's marker), elimination (only that
+// attempt ran when the path changed) or candidates (several ran: task and
+// attempt are empty and `candidates` names the attempts).
+struct claim_violation_record {
+  std::string task;
+  std::string attempt;     // attempt identity
+  std::string path;        // canonical absolute
+  std::string other_task;  // a task whose claim covers the path, "" when none
+  std::string attribution; // fanotify | elimination | candidates
+  std::vector<std::string> candidates; // attempt identities (candidates only)
+  std::string action;      // warn | block: what the policy made of it
+  millis at = 0;           // when the watcher judged it
+  bool operator==(const claim_violation_record&) const = default;
+};
+
+// How many violation records the state keeps (the oldest go first).
+inline constexpr std::size_t max_claim_violations = 256;
+
 // The whole durable state of one workspace.
 struct state_model {
   std::map<std::string, task_state> tasks;
   std::map<attempt_key, int64_t> attempt_counters;
   std::map<std::string, write_claim> claims;  // owner task -> claim
+  std::vector<claim_violation_record> claim_violations; // oldest first
   std::map<std::string, orchestration_record> orchestrations;  // scope -> record
   bool operator==(const state_model&) const = default;
 };

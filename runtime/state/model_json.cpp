@@ -264,6 +264,23 @@ void from_json(const json& j, orchestration_record& x) {
   get_or(j, "tasks", x.tasks);
 }
 
+void to_json(json& j, const claim_violation_record& x) {
+  j = json{{"task", x.task},         {"attempt", x.attempt},
+           {"path", x.path},         {"other_task", x.other_task},
+           {"attribution", x.attribution}, {"candidates", x.candidates},
+           {"action", x.action},     {"at", x.at}};
+}
+void from_json(const json& j, claim_violation_record& x) {
+  j.at("task").get_to(x.task);
+  j.at("attempt").get_to(x.attempt);
+  j.at("path").get_to(x.path);
+  get_or(j, "other_task", x.other_task);
+  j.at("attribution").get_to(x.attribution);
+  get_or(j, "candidates", x.candidates);
+  get_or(j, "action", x.action);
+  get_or(j, "at", x.at);
+}
+
 void to_json(json& j, const state_model& x) {
   json counters = json::array();
   for (const auto& [key, count] : x.attempt_counters)
@@ -273,6 +290,9 @@ void to_json(json& j, const state_model& x) {
            {"attempt_counters", std::move(counters)},
            {"claims", x.claims},
            {"orchestrations", x.orchestrations}};
+  // Absent when empty: states without violations keep their earlier bytes.
+  if (!x.claim_violations.empty())
+    j["claim_violations"] = x.claim_violations;
 }
 void from_json(const json& j, state_model& x) {
   get_or(j, "tasks", x.tasks);
@@ -287,6 +307,7 @@ void from_json(const json& j, state_model& x) {
     }
   get_or(j, "claims", x.claims);
   get_or(j, "orchestrations", x.orchestrations);
+  get_or(j, "claim_violations", x.claim_violations);
 }
 
 json state_to_json(const state_model& x) {
@@ -324,9 +345,12 @@ void append_state_json_text(std::string& out, const state_model& x) {
   for (const auto& [key, count] : x.attempt_counters)
     counters.push_back(
       json{{"task", key.task}, {"plan", key.plan}, {"role", key.role}, {"count", count}});
-  std::string head = dump_json(json{{"attempt_counters", std::move(counters)},
-                                    {"claims", x.claims},
-                                    {"orchestrations", x.orchestrations}});
+  json head_tree{{"attempt_counters", std::move(counters)},
+                 {"claims", x.claims},
+                 {"orchestrations", x.orchestrations}};
+  if (!x.claim_violations.empty())
+    head_tree["claim_violations"] = x.claim_violations;
+  std::string head = dump_json(head_tree);
   out.append(head, 0, head.size() - 1);  // without its closing brace
   out.append(",\"tasks\":{");
   bool first = true;

@@ -40,6 +40,8 @@ void to_json(json& j, const orchestration_task& x);
 void from_json(const json& j, orchestration_task& x);
 void to_json(json& j, const orchestration_record& x);
 void from_json(const json& j, orchestration_record& x);
+void to_json(json& j, const claim_violation_record& x);
+void from_json(const json& j, claim_violation_record& x);
 void to_json(json& j, const state_model& x);
 void from_json(const json& j, state_model& x);
 

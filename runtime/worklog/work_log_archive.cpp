@@ -70,7 +70,8 @@ std::vector<work_log_row> close_open_work_log_attempts(std::vector<work_log_row>
 
 result<std::vector<work_log_row>> merge_work_log_sources(
   const std::vector<work_log_source>& sources) {
-  using identity = std::tuple<std::string, std::string, std::string, int, std::string>;
+  using identity =
+    std::tuple<std::string, std::string, std::string, int, std::string, std::string>;
   struct placed {
     const work_log_row* row;
     std::size_t source;
@@ -86,10 +87,13 @@ result<std::vector<work_log_row>> merge_work_log_sources(
                               " is not a timeline row and cannot be merged safely: " + f.text);
     }
     for (const auto& row : src.document.rows) {
-      if (row.event != "START" && row.event != "FINISH")
+      if (row.event != "START" && row.event != "FINISH" && row.event != "CLAIM")
         return status::conflict("work log " + src.name + " row " + std::to_string(row.seq) +
                                 " has an unknown event: " + row.event);
-      identity id{row.event, row.task, row.role, row.attempt, row.locator};
+      // One attempt may write several paths outside its claim: a CLAIM row
+      // is told apart by its path (the result) too.
+      identity id{row.event, row.task, row.role, row.attempt, row.locator,
+                  row.event == "CLAIM" ? row.result : std::string()};
       auto it = seen.find(id);
       if (it != seen.end()) {
         const work_log_row& prev = *it->second.row;

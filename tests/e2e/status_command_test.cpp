@@ -223,6 +223,44 @@ TEST_F(status_e2e, append_in_flight_is_read_around_and_left_alone) {
   EXPECT_EQ(fs::file_size(root_ / "journal.log"), size_before) << "status truncated the journal";
 }
 
+TEST_F(status_e2e, a_recorded_claim_violation_is_a_line_of_the_text_and_a_json_event) {
+  // What the claim watcher of a run recorded: the task's attempt wrote
+  // README.md outside its claim (policy block).
+  auto store = runtime::durable_store::open(root_, identity_, runtime::posix_file_layer());
+  ASSERT_TRUE(store) << store.error().to_string();
+  auto readme = (fs::path(identity_.path) / "README.md").string();
+  const std::string attempt = "alpha_02_ready__p1__worker__a01";
+  std::vector<runtime::state_change> changes = {runtime::record_claim_violation{
+    task_name, attempt, readme, "alpha/03_other", "fanotify", {}, "block", 1'800'000'000'000}};
+  auto committed = (*store)->commit({changes});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  store->reset();
+
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("claim violation: " + task_name + " attempt " + attempt + " wrote " +
+                       readme + " outside its claim (claimed by alpha/03_other); fanotify, "
+                                "block, 2027-01-15T08:00:00.000Z\n"),
+            std::string::npos)
+    << r.out;
+
+  auto j = run_binary(agent_dispatch(), {"status", "--json", "--workspace", ws_.string()});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  auto lines = json_lines(j.out);
+  const json* v = nullptr;
+  for (const auto& line : lines)
+    if (line.value("event", "") == "claim_violation")
+      v = &line;
+  ASSERT_NE(v, nullptr) << j.out;
+  EXPECT_EQ(v->at("task"), task_name);
+  EXPECT_EQ(v->at("attempt"), attempt);
+  EXPECT_EQ(v->at("path"), readme);
+  EXPECT_EQ(v->at("other_task"), "alpha/03_other");
+  EXPECT_EQ(v->at("attribution"), "fanotify");
+  EXPECT_EQ(v->at("action"), "block");
+  EXPECT_EQ(lines.back().at("event"), "summary");
+}
+
 TEST_F(status_e2e, unreadable_workspace_exits_2) {
   auto r = run_binary(agent_dispatch(), {"status", "--workspace", (dir_.path() / "none").string()});
   EXPECT_EQ(r.exit_code, 2);

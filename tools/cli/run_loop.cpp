@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/attempt/attempt_host.hpp"
+#include "actors/claims/claim_watcher.hpp"
 #include "actors/output/output_actor.hpp"
 #include "actors/output/signal_watcher.hpp"
 #include "actors/process/process_actor.hpp"
@@ -147,7 +148,6 @@ int run_loop(const run_loop_options& opt) {
   auto attempt_cfg = actors::make_attempt_config(process, trace);
   attempt_cfg.keeper = keeper->string();
   attempt_cfg.failure_patterns = pol->value.failure_patterns;
-  auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
 
   auto ctx = std::make_shared<actors::run_context>();
   ctx->workspace = identity->path;
@@ -164,7 +164,6 @@ int run_loop(const run_loop_options& opt) {
   ctx->timing = runtime::attempt_timing_of(pol->value);
   ctx->store = state.store;
   ctx->supervisor = supervisor;
-  ctx->host = host;
   ctx->trace = trace;
 
   actors::output_config out_cfg;
@@ -177,12 +176,27 @@ int run_loop(const run_loop_options& opt) {
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 
+  // Writes outside a task's claim (docs/claims.md).
+  actors::claim_watcher_config claims_cfg;
+  claims_cfg.workspace = identity->path;
+  claims_cfg.state_root = root->string();
+  claims_cfg.runs_dir = runs.string();
+  claims_cfg.policy = pol->value.claims;
+  claims_cfg.store = state.store;
+  claims_cfg.out = output;
+  claims_cfg.clock = clk;
+  auto claims = sys.spawn(actors::claim_watcher_impl, std::move(claims_cfg));
+  attempt_cfg.claims = claims;
+  auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
+  ctx->host = host;
+
   messages::run_finished done{exit_blocked, "run ended without a result", {}};
   {
     caf::scoped_actor self{sys};
     auto waiter = caf::actor_cast<messages::run_waiter_actor>(self);
     auto scheduler = sys.spawn(actors::scheduler_impl, actors::run_context_ptr(ctx), waiter);
     self->monitor(scheduler);
+    caf::anon_send(claims, messages::claim_listener_set{scheduler});
     auto signals = actors::watch_shutdown_signals(
       caf::actor_cast<messages::shutdown_listener>(scheduler), clk);
     if (!signals.is_ok())
@@ -194,7 +208,8 @@ int run_loop(const run_loop_options& opt) {
     self->request(output, std::chrono::seconds(30), messages::stop_output{})
       .receive([](const messages::output_flushed&) {}, [](const caf::error&) {});
   }
-  shut_down(sys, {caf::actor_cast<caf::actor>(host), caf::actor_cast<caf::actor>(process),
+  shut_down(sys, {caf::actor_cast<caf::actor>(claims), caf::actor_cast<caf::actor>(host),
+                  caf::actor_cast<caf::actor>(process),
                   caf::actor_cast<caf::actor>(supervisor),
                   caf::actor_cast<caf::actor>(state.store),
                   caf::actor_cast<caf::actor>(state.serializer)});

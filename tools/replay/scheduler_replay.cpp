@@ -440,6 +440,23 @@ private:
                                 runtime::json_member<std::string>(b, "outcome"),
                                 runtime::json_member<std::string>(b, "reason"),
                                 runtime::json_member<int64_t>(b, "pause_ms")});
+      } else if (message == "claim_violation") {
+        messages::claim_violation_noted v;
+        v.time = runtime::json_member<int64_t>(b, "time");
+        v.task = runtime::json_member<std::string>(b, "task");
+        v.attempt = runtime::json_member<std::string>(b, "attempt");
+        v.path = runtime::json_member<std::string>(b, "path");
+        for (const auto& l : runtime::json_array_member(b, "live"))
+          v.live.push_back({runtime::json_member<std::string>(l, "path"),
+                            runtime::json_member<std::string>(l, "attempt"),
+                            runtime::json_member<std::string>(l, "task")});
+        v.stop_task = runtime::json_member<std::string>(b, "stop_task");
+        v.reason = runtime::json_member<std::string>(b, "reason");
+        caf::anon_send(actor, std::move(v));
+      } else if (message == "violation_ended") {
+        caf::anon_send(actor, messages::violating_attempt_ended{
+                                runtime::json_member<int64_t>(b, "time"),
+                                runtime::json_member<std::string>(b, "attempt")});
       } else if (message == "published") {
         auto changes = runtime::changes_from_json_text(
           runtime::dump_json(runtime::json_array_member(b, "changes")), "scheduler.inbound");

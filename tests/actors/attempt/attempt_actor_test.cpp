@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -454,6 +455,106 @@ TEST_F(attempt_actor_test, PiSilenceOutsideAToolIsInspected) {
   auto beats = slurp(fs::path{r->attempt_dir} / "heartbeat.log");
   EXPECT_NE(beats.find("[silence-inspection] silent_ms="), std::string::npos) << beats;
   EXPECT_NE(beats.find("pi (phase awaiting-model) wrote no output"), std::string::npos) << beats;
+}
+
+} // namespace
+} // namespace ad::actors
+
+namespace ad::actors {
+namespace {
+
+// What a claim watcher was told, in order ("begin", "agent", "end"), with
+// whether the agent's marker file existed when the begin came.
+struct watch_log {
+  std::mutex m;
+  std::vector<std::string> kinds;
+  messages::attempt_watch_begin begin;
+  int32_t agent_pid = 0;
+  std::string end_identity;
+  int64_t ended_at = 0;
+  bool agent_ran_before_begin = false;
+  fs::path agent_trace; // the agent writes it first thing
+};
+
+messages::attempt_watch_actor::behavior_type recording_watcher(std::shared_ptr<watch_log> log) {
+  return {
+    [log](messages::attempt_watch_begin& b) -> messages::attempt_watch_ready {
+      std::lock_guard lock(log->m);
+      log->kinds.push_back("begin");
+      log->agent_ran_before_begin = fs::exists(log->agent_trace);
+      log->begin = b;
+      return {};
+    },
+    [log](messages::attempt_watch_agent& a) {
+      std::lock_guard lock(log->m);
+      log->kinds.push_back("agent");
+      log->agent_pid = a.agent_pid;
+    },
+    [log](messages::attempt_watch_end& e) {
+      std::lock_guard lock(log->m);
+      log->kinds.push_back("end");
+      log->end_identity = e.identity;
+      log->ended_at = e.ended_at;
+    },
+  };
+}
+
+TEST_F(attempt_actor_test, TheClaimWatcherIsToldBeforeTheAgentStartsThenItsPidThenItsEnd) {
+  auto log = std::make_shared<watch_log>();
+  log->agent_trace = dir.path() / "agent-ran";
+  auto watcher = sys.spawn(recording_watcher, log);
+  auto cfg = make_attempt_config(process);
+  cfg.claims = watcher;
+  auto watched_host = sys.spawn(attempt_host_impl, cfg);
+  auto req = shell_attempt("touch \"" + log->agent_trace.string() + "\"; echo $$ > \"$1/pid\"; exit 0");
+  req.write_paths = {(dir.path() / "src" / "a.cpp").string()};
+
+  caf::scoped_actor self{sys};
+  caf::expected<messages::attempt_result> r{caf::sec::request_timeout};
+  self->request(watched_host, 20s, req)
+    .receive([&](messages::attempt_result& res) { r = std::move(res); },
+             [&](caf::error& err) { r = std::move(err); });
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "succeeded");
+  auto locator = read_json(fs::path(r->attempt_dir) / "locator.json");
+
+  std::lock_guard lock(log->m);
+  // The end is sent before the result goes out: it is here already.
+  EXPECT_EQ(log->kinds, (std::vector<std::string>{"begin", "agent", "end"}));
+  EXPECT_FALSE(log->agent_ran_before_begin) << "the agent started before the watcher answered";
+  EXPECT_EQ(log->begin.task, "grp/01_demo");
+  EXPECT_EQ(log->begin.identity, r->identity);
+  EXPECT_EQ(log->begin.marker, locator.value("process_marker", std::string{}));
+  EXPECT_FALSE(log->begin.marker.empty());
+  EXPECT_EQ(log->begin.write_paths, req.write_paths);
+  EXPECT_EQ(std::to_string(log->agent_pid) + "\n", slurp(fs::path(r->attempt_dir) / "pid"));
+  EXPECT_EQ(log->end_identity, r->identity);
+  EXPECT_GE(log->ended_at, log->begin.started_at);
+  caf::anon_send_exit(watched_host, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+}
+
+TEST_F(attempt_actor_test, AnAttemptThatCannotStartStillEndsWhatItBeganWithTheWatcher) {
+  auto log = std::make_shared<watch_log>();
+  auto watcher = sys.spawn(recording_watcher, log);
+  auto cfg = make_attempt_config(process);
+  cfg.claims = watcher;
+  auto watched_host = sys.spawn(attempt_host_impl, cfg);
+  auto req = shell_attempt("exit 0");
+  req.command_template = {(dir.path() / "no-such-agent").string()};
+
+  caf::scoped_actor self{sys};
+  caf::expected<messages::attempt_result> r{caf::sec::request_timeout};
+  self->request(watched_host, 20s, req)
+    .receive([&](messages::attempt_result& res) { r = std::move(res); },
+             [&](caf::error& err) { r = std::move(err); });
+  ASSERT_TRUE(r) << caf::to_string(r.error());
+  EXPECT_EQ(r->status, "failed");
+  std::lock_guard lock(log->m);
+  EXPECT_EQ(log->kinds, (std::vector<std::string>{"begin", "end"}));
+  EXPECT_EQ(log->end_identity, r->identity);
+  caf::anon_send_exit(watched_host, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
 }
 
 } // namespace

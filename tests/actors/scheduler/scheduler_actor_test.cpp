@@ -380,6 +380,72 @@ TEST_F(scheduler_actor_test, shutdown_stops_every_running_task_and_ends_with_130
   EXPECT_EQ(record->started.size(), 2u);
 }
 
+// g/01_a and g/02_b run; g/03+02_c (claiming x.cpp) waits for g/02_b. The
+// claim watcher reports that g/01_a's running attempt wrote x.cpp.
+class claim_violation_wait_test : public scheduler_actor_test {
+protected:
+  void SetUp() override {
+    test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+    test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+    test::write_minimal_task(ws, "g/03+02_c", "src/x.cpp");
+    start(4);
+    ASSERT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b"}));
+    x_cpp = (fs::canonical(ws.path()) / "src/x.cpp").string();
+    caf::anon_send(scheduler, messages::claim_violation_noted{
+                                clk->now(), "g/01_a", attempt, x_cpp,
+                                {{x_cpp, attempt, "g/01_a"}}, "", ""});
+    sched.run();
+    // g/02_b completes: its dependent would start, but x.cpp is still
+    // being written by another agent.
+    archive("g/02_b");
+    send({"g/02_b", "review", "complete", "archived", 0});
+    EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b"}));
+  }
+
+  const std::string attempt = "g_01_a__p1__worker__a01";
+  std::string x_cpp;
+};
+
+TEST_F(claim_violation_wait_test, the_claimer_starts_once_the_violating_attempt_ended) {
+  caf::anon_send(scheduler, messages::violating_attempt_ended{clk->now(), attempt});
+  sched.run();
+  EXPECT_EQ(record->started, (std::vector<std::string>{"g/01_a", "g/02_b", "g/03+02_c"}));
+  // An end of an attempt that held nothing back changes nothing.
+  caf::anon_send(scheduler, messages::violating_attempt_ended{clk->now(), "other"});
+  sched.run();
+  EXPECT_EQ(record->started.size(), 3u);
+}
+
+TEST_F(claim_violation_wait_test, the_claimer_starts_once_the_violators_task_ended) {
+  // The task's end arrived before its attempt's: the attempt is over too.
+  // (g/01_a's next stage starts again in the same pass, in index order.)
+  send({"g/01_a", "worker", "advance", "worker done", 0});
+  EXPECT_EQ(record->started,
+            (std::vector<std::string>{"g/01_a", "g/02_b", "g/01_a", "g/03+02_c"}));
+}
+
+TEST_F(scheduler_actor_test, a_block_for_a_claim_violation_stops_the_running_task) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  start(4);
+  ASSERT_EQ(record->started, (std::vector<std::string>{"g/01_a"}));
+  // The watcher made the block durable before its note.
+  std::string reason = "claim violation: attempt g_01_a__p1__worker__a01 wrote /w/README.md "
+                       "outside the task's claim";
+  caf::anon_send(caf::actor_cast<messages::state_store_actor>(store),
+                 messages::apply_state_changes{{runtime::set_blocked{"g/01_a", {reason, ""}}}});
+  sched.run();
+  caf::anon_send(scheduler, messages::claim_violation_noted{clk->now(), "g/01_a",
+                                                            "g_01_a__p1__worker__a01",
+                                                            "/w/README.md", {}, "g/01_a", reason});
+  sched.run();
+  EXPECT_EQ(record->stops["g/01_a"], 1);
+  // Its actor ends cancelled; the task stays blocked and the run ends.
+  send({"g/01_a", "worker", "cancelled", reason, 0});
+  EXPECT_EQ(record->started.size(), 1u);
+  ASSERT_TRUE(finished->has_value());
+  EXPECT_EQ((*finished)->exit_code, 2) << (*finished)->summary;
+}
+
 TEST_F(scheduler_actor_test, a_task_archived_behind_its_back_is_completed_without_an_agent) {
   // One task vanished into the archive while no dispatcher ran (its review
   // outlived the last one).

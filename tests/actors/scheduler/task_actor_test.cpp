@@ -184,6 +184,8 @@ messages::scheduler_actor::behavior_type stand_in_scheduler(messages::scheduler_
     [](messages::sch_poll_atom) {},
     [](messages::shutdown_requested&) {},
     [](messages::state_changes_published&) {},
+    [](messages::claim_violation_noted&) {},
+    [](messages::violating_attempt_ended&) {},
   };
 }
 

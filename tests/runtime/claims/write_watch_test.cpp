@@ -170,6 +170,12 @@ TEST_F(write_watch_case, writes_outside_the_workspace_and_in_excluded_folders_ar
   // The write inside comes last: once it is seen, the others were drained.
   auto events = drain_until(inside);
   for (const auto& e : events) {
+    // The mark covers the whole file system: another process (a test run
+    // beside this one) whose folder went before the drain is not ours.
+    bool foreign = e.what == write_kind::lost && e.detail.find("(pid ") != std::string::npos &&
+                   e.detail.find("(pid " + std::to_string(child.pid()) + ")") == std::string::npos;
+    if (foreign)
+      continue;
     EXPECT_NE(e.what, write_kind::lost) << e.detail;
     if (e.what != write_kind::lost) {
       EXPECT_EQ(e.path, inside.string()) << "reported: " << e.path;

@@ -84,6 +84,37 @@ TEST(policy_file, a_file_replaces_only_the_top_level_keys_it_sets) {
   EXPECT_EQ(loaded->value.review_target, "codex-terra-review");
 }
 
+TEST(policy_claims, default_warns_and_watches_with_fanotify_where_permitted) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok()) << pol.error().to_string();
+  EXPECT_EQ(pol->claims.on_violation, violation_action::warn);
+  EXPECT_EQ(pol->claims.watch, claim_watch_mode::automatic);
+  EXPECT_EQ(policy_to_json(*pol)["claims"],
+            json::parse(R"({"on_violation": "warn", "watch": "auto"})"));
+}
+
+TEST(policy_claims, a_file_sets_block_and_forces_snapshots_and_an_omitted_field_keeps_its_default) {
+  auto loaded = parse_policy_text(R"({"claims": {"on_violation": "block"}})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.claims.on_violation, violation_action::block);
+  EXPECT_EQ(loaded->value.claims.watch, claim_watch_mode::automatic);
+  loaded = parse_policy_text(R"({"claims": {"watch": "snapshots"}})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.claims.on_violation, violation_action::warn);
+  EXPECT_EQ(loaded->value.claims.watch, claim_watch_mode::snapshots);
+  EXPECT_EQ(policy_to_json(loaded->value)["claims"]["watch"], "snapshots");
+}
+
+TEST(policy_claims, a_document_without_the_section_keeps_the_defaults) {
+  // Policies recorded in traces before the section existed.
+  json doc = default_policy_json();
+  doc.erase("claims");
+  auto pol = parse_policy(doc, "old");
+  ASSERT_TRUE(pol.is_ok()) << pol.error().to_string();
+  EXPECT_EQ(pol->claims.on_violation, violation_action::warn);
+  EXPECT_EQ(pol->claims.watch, claim_watch_mode::automatic);
+}
+
 struct bad_case {
   const char* name;
   const char* text;
@@ -153,6 +184,12 @@ INSTANTIATE_TEST_SUITE_P(
              "/rules/0/time_window/start", "HH:MM", "\"25:00\""},
     bad_case{"negative_backoff", R"({"backoff": {"initial_s": -1}})", "/backoff/initial_s",
              "a number of seconds >= 0", "-1"},
+    bad_case{"unknown_violation_action", R"({"claims": {"on_violation": "kill"}})",
+             "/claims/on_violation", "warn or block", "\"kill\""},
+    bad_case{"unknown_watch_mode", R"({"claims": {"watch": "inotify"}})", "/claims/watch",
+             "auto or snapshots", "\"inotify\""},
+    bad_case{"unknown_claims_key", R"({"claims": {"on_violation": "warn", "mode": 1}})",
+             "/claims/mode", "no unknown key (allowed: on_violation, watch)", "1"},
     bad_case{"promotion_cycle", R"({"promotion": {"claude-opus": "codex-terra", "codex-terra": "claude-opus"}})",
              "/promotion/claude-opus", "without a cycle", "\"codex-terra\""}),
   [](const auto& info) { return std::string(info.param.name); });

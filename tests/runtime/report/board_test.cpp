@@ -27,6 +27,27 @@ run_event attempt(run_event_kind kind, std::string task, std::string id, millis 
   return e;
 }
 
+TEST(run_board, a_claim_violation_shows_among_the_recent_events_and_keeps_the_task_running) {
+  run_board b;
+  b.apply(attempt(run_event_kind::attempt_started, "g/01_a", "g_01_a__p1__worker__a01", t0));
+  run_event v;
+  v.kind = run_event_kind::claim_violation;
+  v.time = t0 + 1000;
+  v.task = "g/01_a";
+  v.identity = "g_01_a__p1__worker__a01";
+  v.path = "/ws/README.md";
+  v.attribution = "fanotify";
+  v.action = "warn";
+  b.apply(v);
+  EXPECT_EQ(b.task_statuses().at("g/01_a"), task_status_running);
+  EXPECT_EQ(b.running().size(), 1u);
+  auto frame = b.frame(t0 + 2000, colour_mode::plain);
+  EXPECT_NE(frame.find("claim_violation g/01_a identity=g_01_a__p1__worker__a01 "
+                       "path=/ws/README.md basis=fanotify action=warn"),
+            std::string::npos)
+    << frame;
+}
+
 TEST(format_elapsed, seconds_minutes_hours) {
   EXPECT_EQ(format_elapsed(0), "0s");
   EXPECT_EQ(format_elapsed(42'999), "42s");

@@ -61,11 +61,55 @@ TEST(event_json, every_event_has_event_and_time) {
                     run_event_kind::attempt_started, run_event_kind::attempt_finished,
                     run_event_kind::failover, run_event_kind::promotion,
                     run_event_kind::tactical_match, run_event_kind::supervisor_wait,
-                    run_event_kind::summary}) {
+                    run_event_kind::summary, run_event_kind::claim_violation}) {
     auto j = run_event_json(make(kind));
     EXPECT_EQ(j.at("event"), std::string(to_string(kind)));
     EXPECT_EQ(j.at("time"), "2027-01-15T08:00:00.000Z");
   }
+}
+
+run_event violation() {
+  auto e = make(run_event_kind::claim_violation);
+  e.role = "worker";
+  e.attempt = 1;
+  e.identity = "auth_01_api__p1__worker__a01";
+  e.path = "/repo/README.md";
+  e.other_task = "auth/02_ui";
+  e.attribution = "fanotify";
+  e.action = "warn";
+  e.reason = "wrote /repo/README.md outside its claim\n(claimed by auth/02_ui)";
+  return e;
+}
+
+TEST(event_line, claim_violation_names_the_attempt_path_owner_basis_and_action) {
+  EXPECT_EQ(render_event_line(violation()),
+            "2027-01-15T08:00:00.000Z claim_violation auth/01_api role=worker "
+            "identity=auth_01_api__p1__worker__a01 path=/repo/README.md other=auth/02_ui "
+            "basis=fanotify action=warn: wrote /repo/README.md outside its claim (claimed by "
+            "auth/02_ui)\n");
+  // Without one writer: no task, the candidates instead.
+  auto c = make(run_event_kind::claim_violation, "");
+  c.path = "/repo/x";
+  c.attribution = "candidates";
+  c.candidates = {"a01", "b01"};
+  c.action = "warn";
+  EXPECT_EQ(render_event_line(c), "2027-01-15T08:00:00.000Z claim_violation path=/repo/x "
+                                  "basis=candidates candidates=a01,b01 action=warn\n");
+}
+
+TEST(event_json, claim_violation_keys) {
+  auto j = run_event_json(violation());
+  EXPECT_EQ(j.at("event"), "claim_violation");
+  EXPECT_EQ(j.at("task"), "auth/01_api");
+  EXPECT_EQ(j.at("role"), "worker");
+  EXPECT_EQ(j.at("attempt"), 1);
+  EXPECT_EQ(j.at("identity"), "auth_01_api__p1__worker__a01");
+  EXPECT_EQ(j.at("path"), "/repo/README.md");
+  EXPECT_EQ(j.at("other_task"), "auth/02_ui");
+  EXPECT_EQ(j.at("attribution"), "fanotify");
+  EXPECT_EQ(j.at("candidates"), json::array());
+  EXPECT_EQ(j.at("action"), "warn");
+  EXPECT_EQ(j.at("reason"), "wrote /repo/README.md outside its claim (claimed by auth/02_ui)");
 }
 
 TEST(event_json, attempt_started_keys) {

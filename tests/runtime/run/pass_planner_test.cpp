@@ -36,7 +36,7 @@ void complete(const temp_dir& ws, const std::string& task) {
 class pass_planner_test : public ::testing::Test {
 protected:
   planner_result pass(workspace_scanner& scanner, std::vector<std::string> touched,
-                      int max_parallel = 0) {
+                      int max_parallel = 0, bool violations_changed = false) {
     auto r = scanner.refresh();
     EXPECT_TRUE(r.is_ok());
     planner_input in;
@@ -48,14 +48,47 @@ protected:
     in.full = r->full;
     in.touched = std::move(touched);
     in.touched.insert(in.touched.end(), r->changed.begin(), r->changed.end());
+    in.violations = violations;
+    in.violations_changed = violations_changed;
     return planner.plan(in);
   }
   temp_dir ws;
   state_model state;
   policy pol = *parse_policy(default_policy_json(), "default");
   std::map<std::string, live_info> live;
+  std::vector<live_violation> violations;
   pass_planner planner;
 };
+
+TEST_F(pass_planner_test, a_task_waiting_on_a_running_violators_path_is_examined_when_it_ends) {
+  write_task(ws, "g/01_a", "src/a.cpp");
+  write_task(ws, "g/02_b", "src/b.cpp");
+  write_task(ws, "g/03_c", "src/c.cpp");
+  workspace_scanner scanner(ws.path(), std::nullopt);
+  auto b_path = (fs::canonical(ws.path()) / "src/b.cpp").string();
+  // g/01_a runs and its attempt wrote g/02_b's file outside its own claim.
+  live["g/01_a"] = {live_where::here, ""};
+  violations = {{b_path, "g_01_a__p1__worker__a01", "g/01_a"}};
+  auto first = pass(scanner, {});
+  EXPECT_EQ(first.admitted, std::vector<std::string>{"g/03_c"});
+  const auto& waiting = planner.entries().at("g/02_b");
+  EXPECT_EQ(waiting.cause, wait_cause::violation_pending);
+  EXPECT_EQ(waiting.reason, b_path + " was written outside its claim by running attempt "
+                                     "g_01_a__p1__worker__a01 of g/01_a");
+  EXPECT_EQ(planner.violation_waiters(), std::set<std::string>{"g/02_b"});
+
+  // A pass that changed nothing about the violations leaves it alone.
+  live["g/03_c"] = {live_where::here, ""};
+  auto quiet = pass(scanner, {"g/03_c"});
+  EXPECT_EQ(examined_names(quiet), std::vector<std::string>{"g/03_c"});
+
+  // The violating attempt ended: the waiter is examined again and starts.
+  violations.clear();
+  auto after = pass(scanner, {}, 0, true);
+  EXPECT_EQ(examined_names(after), std::vector<std::string>{"g/02_b"});
+  EXPECT_EQ(after.admitted, std::vector<std::string>{"g/02_b"});
+  EXPECT_TRUE(planner.violation_waiters().empty());
+}
 
 TEST_F(pass_planner_test, after_a_completion_only_the_dependents_are_examined_again) {
   write_task(ws, "g/01_a", "src/a.cpp");

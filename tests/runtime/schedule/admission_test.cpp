@@ -287,6 +287,46 @@ std::vector<admission_case> cases() {
     c.capacity_waiters = {"g/03_c"};
     out.push_back(c);
   }
+  {
+    admission_case c;
+    c.label = "a path written outside its claim by a running attempt keeps its claimers waiting";
+    c.input.tasks = {worker("g/02_b", {"/w/b", "/w/x"}), worker("g/03_c", {"/w/c"}),
+                     live(worker("g/01_a", {"/w/a"}), live_where::here)};
+    c.input.claims = {claim("g/01_a", {"/w/a"})};
+    // g/01_a's attempt wrote /w/x (not its claim) and still runs; its own
+    // entry never holds back g/01_a itself.
+    c.input.violations = {{"/w/x", "g_01_a__p1__worker__a01", "g/01_a"},
+                          {"/w/a", "g_09_z__p1__worker__a02", "g/01_a"}};
+    c.entries = {{"g/01_a", {admission_kind::running_here, wait_cause::none, "running here"}},
+                 {"g/02_b",
+                  {admission_kind::wait, wait_cause::violation_pending,
+                   "/w/x was written outside its claim by running attempt "
+                   "g_01_a__p1__worker__a01 of g/01_a"}},
+                 {"g/03_c", {admission_kind::admit, wait_cause::none, ""}}};
+    c.admitted = {"g/03_c"};
+    c.claims_taken = {claim("g/03_c", {"/w/c"})};
+    out.push_back(c);
+  }
+  {
+    admission_case c;
+    c.label = "once the violating attempt ended the claimer starts";
+    c.input.tasks = {worker("g/02_b", {"/w/b", "/w/x"})};
+    c.entries = {{"g/02_b", {admission_kind::admit, wait_cause::none, ""}}};
+    c.admitted = {"g/02_b"};
+    c.claims_taken = {claim("g/02_b", {"/w/b", "/w/x"})};
+    out.push_back(c);
+  }
+  {
+    admission_case c;
+    c.label = "several candidate writers: the first path then attempt is named";
+    c.input.tasks = {worker("h/01_q", {"/w/y", "/w/x"})};
+    c.input.violations = {{"/w/y", "b01", "g/02_b"}, {"/w/x", "c01", "g/03_c"},
+                          {"/w/x", "a01", "g/01_a"}};
+    c.entries = {{"h/01_q",
+                  {admission_kind::wait, wait_cause::violation_pending,
+                   "/w/x was written outside its claim by running attempt a01 of g/01_a"}}};
+    out.push_back(c);
+  }
   return out;
 }
 

@@ -118,6 +118,38 @@ TEST(state_change, orchestration_keeps_first_sight_baseline) {
   EXPECT_TRUE(apply_change(s, set_orchestration_status{"zzz", orchestration_status::blocked}).is_not_found());
 }
 
+TEST(state_change, a_claim_violation_is_kept_once_and_the_oldest_go_past_the_cap) {
+  state_model s;
+  record_claim_violation v{task, "a01", "/ws/x", "", "elimination", {}, "warn", 5};
+  ASSERT_TRUE(apply_change(s, v));
+  ASSERT_TRUE(apply_change(s, v)); // the same verdict again: kept once
+  ASSERT_EQ(s.claim_violations.size(), 1u);
+  EXPECT_EQ(s.claim_violations[0],
+            (claim_violation_record{task, "a01", "/ws/x", "", "elimination", {}, "warn", 5}));
+  // Without a known writer the record names the candidates.
+  ASSERT_TRUE(apply_change(s, record_claim_violation{"", "", "/ws/x", "g/02_b", "candidates",
+                                                      {"a01", "b01"}, "warn", 6}));
+  EXPECT_EQ(s.claim_violations.size(), 2u);
+  auto before = s;
+  EXPECT_TRUE(apply_change(s, record_claim_violation{task, "a01", "", "", "fanotify", {}, "warn", 7})
+                .is_invalid_argument());
+  EXPECT_TRUE(apply_change(s, record_claim_violation{task, "a01", "/ws/y", "", "guess", {}, "warn", 7})
+                .is_invalid_argument());
+  EXPECT_EQ(s, before);
+  for (std::size_t i = 0; i < max_claim_violations + 10; ++i)
+    ASSERT_TRUE(apply_change(s, record_claim_violation{task, "a01", "/ws/f" + std::to_string(i), "",
+                                                        "fanotify", {}, "block", 10}));
+  ASSERT_EQ(s.claim_violations.size(), max_claim_violations);
+  EXPECT_EQ(s.claim_violations.back().path, "/ws/f" + std::to_string(max_claim_violations + 9));
+  EXPECT_EQ(s.claim_violations.front().path, "/ws/f10");
+  // They survive the snapshot's JSON, and a state without any keeps its old form.
+  auto back = state_from_json(state_to_json(s), "test");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(*back, s);
+  EXPECT_EQ(state_to_json_text(s), dump_json(state_to_json(s)));
+  EXPECT_FALSE(state_to_json(state_model{}).contains("claim_violations"));
+}
+
 std::vector<state_change> one_of_each() {
   return {begin_work_unit{task, wu1},
           set_task_flag{task, task_flag::selfcheck_done, true},
@@ -143,7 +175,9 @@ std::vector<state_change> one_of_each() {
           release_claim{task},
           observe_orchestration{"s", {{"a", {"/x"}}}},
           set_orchestration_status{"s", orchestration_status::blocked},
-          complete_orchestration_task{"s", "a", "/y"}};
+          complete_orchestration_task{"s", "a", "/y"},
+          record_claim_violation{task, "a_x__p1__worker__a01", "/ws/README.md", "auth/03_ui",
+                                 "fanotify", {}, "warn", 1700000000000}};
 }
 
 TEST(state_change, every_change_round_trips_through_json) {

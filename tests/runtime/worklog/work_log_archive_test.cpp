@@ -95,6 +95,25 @@ TEST(work_log_archive_merge, a_conflict_refuses_with_a_reason) {
   EXPECT_NE(merged.error().message().find("b.md"), std::string::npos);
 }
 
+TEST(work_log_archive_merge, claim_rows_of_one_attempt_are_kept_per_path_and_leave_starts_open) {
+  std::vector<work_log_row> live = {
+    row(1, "2026-11-01T00:00:01Z", "START", "g/01_a", "worker", 1),
+    row(2, "2026-11-01T00:00:02Z", "CLAIM", "g/01_a", "worker", 1, "/ws/README.md"),
+    row(3, "2026-11-01T00:00:03Z", "CLAIM", "g/01_a", "worker", 1, "/ws/Makefile")};
+  // The copy saw the first CLAIM row too.
+  std::vector<work_log_row> copy = {live[1]};
+  auto merged = merge_work_log_sources({{"live", parse_work_log(render(live))},
+                                        {"copy", parse_work_log(render(copy))}});
+  ASSERT_TRUE(merged.is_ok()) << merged.error().to_string();
+  ASSERT_EQ(merged->size(), 3u);
+  EXPECT_EQ((*merged)[1].result, "/ws/README.md");
+  EXPECT_EQ((*merged)[2].result, "/ws/Makefile");
+  // A CLAIM row neither opens nor closes an attempt.
+  auto open = open_work_log_attempts(*merged);
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].event, "START");
+}
+
 TEST(work_log_archive_merge, foreign_content_or_events_refuse) {
   auto doc = parse_work_log(render({row(1, "t", "START", "g", "worker", 1)}) + "hand-written note\n");
   auto merged = merge_work_log_sources({{"x.md", doc}});

@@ -1,0 +1,89 @@
+// What `status` shows of the writes outside a claim that the durable state
+// recorded: one line per violation in the text, one JSON line each.
+#include "runtime/observe/status_view.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace ad::runtime {
+namespace {
+
+constexpr millis t0 = 1'800'000'000'000; // 2027-01-15T08:00:00.000Z
+
+status_report report_with(std::vector<claim_violation_record> violations) {
+  status_report r;
+  r.workspace = "/ws";
+  r.state_root = "/ws/.git/agent-dispatch";
+  r.state_exists = true;
+  r.claim_violations = std::move(violations);
+  return r;
+}
+
+claim_violation_record by_writer() {
+  return {"g/01_a", "g_01_a__p1__worker__a01", "/ws/README.md", "g/02_b", "fanotify", {},
+          "block", t0};
+}
+
+claim_violation_record by_candidates() {
+  return {"", "", "/ws/Makefile", "", "candidates", {"g_01_a__p1__worker__a01",
+                                                     "g_03_c__p1__worker__a01"},
+          "warn", t0 + 1000};
+}
+
+TEST(status_claim_violations, each_recorded_violation_is_one_line_of_the_text) {
+  manual_clock clk(t0);
+  auto text = render_status_text(report_with({by_writer(), by_candidates()}), clk);
+  EXPECT_NE(text.find("claim violation: g/01_a attempt g_01_a__p1__worker__a01 wrote "
+                      "/ws/README.md outside its claim (claimed by g/02_b); fanotify, block, "
+                      "2027-01-15T08:00:00.000Z\n"),
+            std::string::npos)
+    << text;
+  EXPECT_NE(text.find("claim violation: /ws/Makefile was written outside every claim by one of "
+                      "g_01_a__p1__worker__a01, g_03_c__p1__worker__a01; candidates, warn, "
+                      "2027-01-15T08:00:01.000Z\n"),
+            std::string::npos)
+    << text;
+}
+
+TEST(status_claim_violations, the_text_shows_the_newest_twenty_and_counts_the_rest) {
+  std::vector<claim_violation_record> many;
+  for (int i = 0; i < 25; ++i) {
+    auto v = by_writer();
+    v.path = "/ws/f" + std::to_string(i);
+    many.push_back(v);
+  }
+  manual_clock clk(t0);
+  auto text = render_status_text(report_with(many), clk);
+  EXPECT_NE(text.find("5 earlier claim violations not shown\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("wrote /ws/f4 "), std::string::npos);
+  EXPECT_NE(text.find("wrote /ws/f5 "), std::string::npos);
+  EXPECT_NE(text.find("wrote /ws/f24 "), std::string::npos);
+}
+
+TEST(status_claim_violations, json_lines_carry_one_claim_violation_event_each) {
+  auto out = render_status_json_lines(report_with({by_writer(), by_candidates()}));
+  std::vector<json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 4u); // dispatcher, two violations, summary
+  EXPECT_EQ(lines[0].at("event"), "dispatcher");
+  EXPECT_EQ(lines[3].at("event"), "summary");
+  const auto& a = lines[1];
+  EXPECT_EQ(a.at("event"), "claim_violation");
+  EXPECT_EQ(a.at("task"), "g/01_a");
+  EXPECT_EQ(a.at("attempt"), "g_01_a__p1__worker__a01");
+  EXPECT_EQ(a.at("path"), "/ws/README.md");
+  EXPECT_EQ(a.at("other_task"), "g/02_b");
+  EXPECT_EQ(a.at("attribution"), "fanotify");
+  EXPECT_EQ(a.at("action"), "block");
+  EXPECT_EQ(a.at("time"), "2027-01-15T08:00:00.000Z");
+  const auto& b = lines[2];
+  EXPECT_EQ(b.at("task"), "");
+  EXPECT_EQ(b.at("candidates"),
+            json::array({"g_01_a__p1__worker__a01", "g_03_c__p1__worker__a01"}));
+}
+
+} // namespace
+} // namespace ad::runtime
