@@ -101,9 +101,15 @@ public:
 
   caf::expected<messages::attempt_result> run(const messages::start_attempt& req,
                                               caf::timespan limit = 20s) {
+    return run_on(host, req, limit);
+  }
+
+  caf::expected<messages::attempt_result> run_on(const messages::attempt_host_actor& on,
+                                                 const messages::start_attempt& req,
+                                                 caf::timespan limit = 20s) {
     caf::scoped_actor self{sys};
     caf::expected<messages::attempt_result> out{caf::sec::request_timeout};
-    self->request(host, limit, req)
+    self->request(on, limit, req)
       .receive([&](messages::attempt_result& r) { out = std::move(r); },
                [&](caf::error& err) { out = std::move(err); });
     return out;
@@ -509,11 +515,7 @@ TEST_F(attempt_actor_test, TheClaimWatcherIsToldBeforeTheAgentStartsThenItsPidTh
   auto req = shell_attempt("touch \"" + log->agent_trace.string() + "\"; echo $$ > \"$1/pid\"; exit 0");
   req.write_paths = {(dir.path() / "src" / "a.cpp").string()};
 
-  caf::scoped_actor self{sys};
-  caf::expected<messages::attempt_result> r{caf::sec::request_timeout};
-  self->request(watched_host, 20s, req)
-    .receive([&](messages::attempt_result& res) { r = std::move(res); },
-             [&](caf::error& err) { r = std::move(err); });
+  auto r = run_on(watched_host, req);
   ASSERT_TRUE(r) << caf::to_string(r.error());
   EXPECT_EQ(r->status, "succeeded");
   auto locator = read_json(fs::path(r->attempt_dir) / "locator.json");
@@ -543,11 +545,7 @@ TEST_F(attempt_actor_test, AnAttemptThatCannotStartStillEndsWhatItBeganWithTheWa
   auto req = shell_attempt("exit 0");
   req.command_template = {(dir.path() / "no-such-agent").string()};
 
-  caf::scoped_actor self{sys};
-  caf::expected<messages::attempt_result> r{caf::sec::request_timeout};
-  self->request(watched_host, 20s, req)
-    .receive([&](messages::attempt_result& res) { r = std::move(res); },
-             [&](caf::error& err) { r = std::move(err); });
+  auto r = run_on(watched_host, req);
   ASSERT_TRUE(r) << caf::to_string(r.error());
   EXPECT_EQ(r->status, "failed");
   std::lock_guard lock(log->m);

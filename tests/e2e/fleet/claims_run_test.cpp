@@ -5,6 +5,7 @@
 // - with fanotify (the default `watch: auto`, as root), named by its marker;
 // - with snapshots forced (`watch: snapshots`), by elimination;
 // - `on_violation: block` blocks the writer's task, exit 2.
+#include <csignal>
 #include <gtest/gtest.h>
 
 #include "runtime/core/files.hpp"
@@ -21,15 +22,7 @@ namespace wg = workspace_gen;
 
 class claims_run : public ::testing::Test {
 protected:
-  void TearDown() override {
-    for (auto& r : runs_)
-      if (r->pid() > 0 && !r->wait(0ms)) {
-        r->send(SIGKILL);
-        r->wait(10s);
-      }
-    if (!f_.registry.empty())
-      EXPECT_EQ(kill_live_agents(f_.registry), 0) << "agents left behind by the test";
-  }
+  void TearDown() override { stop_runs_and_agents(runs_, f_); }
 
   // Two independent tasks; the first one's worker writes STRAY.md (in no
   // write set) before doing its work. The policy gets `claims`.

@@ -293,4 +293,14 @@ void reap_orphans() {
   }
 }
 
+void stop_runs_and_agents(std::vector<std::unique_ptr<child_run>>& runs, const fleet& f) {
+  for (auto& r : runs)
+    if (r->pid() > 0 && !r->wait(std::chrono::milliseconds(0))) {
+      r->send(SIGKILL);
+      r->wait(std::chrono::seconds(10));
+    }
+  if (!f.registry.empty())
+    EXPECT_EQ(kill_live_agents(f.registry), 0) << "agents left behind by the test";
+}
+
 } // namespace ad::test

@@ -82,6 +82,10 @@ std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& ag
 // after a failed test, so no agent outlives it); returns how many it found.
 int kill_live_agents(const std::filesystem::path& registry);
 
+// Test teardown: SIGKILLs every run still going, then fails the test for
+// each live agent of the fleet (and kills it), so none outlives the test.
+void stop_runs_and_agents(std::vector<std::unique_ptr<child_run>>& runs, const fleet& f);
+
 // Orphans reaped since the fleet was created (not dispatchers waited for)
 // that died by a signal, counted by signal name ("SIGPIPE": 3).
 std::map<std::string, int> orphan_signal_deaths();

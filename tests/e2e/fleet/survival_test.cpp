@@ -82,16 +82,7 @@ size_t count_of(const std::string& text, const std::string& what) {
 
 class survival : public ::testing::Test {
 protected:
-  void TearDown() override {
-    for (auto& r : runs_)
-      if (r->pid() > 0 && !r->wait(0ms)) {
-        r->send(SIGKILL);
-        r->wait(10s);
-      }
-    if (!f_.registry.empty()) {
-      EXPECT_EQ(kill_live_agents(f_.registry), 0) << "agents left behind by the test";
-    }
-  }
+  void TearDown() override { stop_runs_and_agents(runs_, f_); }
 
   child_run& start(const std::vector<std::string>& args, const std::string& log,
                    const fs::path& program = {}) {
