@@ -525,7 +525,7 @@ void task_machine::on_supervised(millis now, task_ev::supervisor_decided d, out_
 }
 
 void task_machine::after_decision(millis now, out_t& out) {
-  out.push_back(task_cmd::checkpoint{"after-decision"});
+  out.push_back(task_cmd::checkpoint{"after-decision", ""});
   auto plan = plan_of(decided_.step, now);
   const auto stage = spec_.stage_name();
   for (const auto& ev : decided_.events) {
@@ -593,7 +593,7 @@ void task_machine::on_durable(millis now, out_t& out) {
         persist(now, {clear_active_stage{spec_.name}}, task_phase::launch_cancelling, out);
         break;
       }
-      out.push_back(task_cmd::checkpoint{"before-launch"});
+      out.push_back(task_cmd::checkpoint{"before-launch", ""});
       auto e = event(run_event_kind::attempt_started, now);
       e.role = order_.role;
       e.target = target_;

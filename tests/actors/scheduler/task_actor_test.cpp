@@ -336,7 +336,7 @@ TEST_F(task_actor_test, a_success_records_the_decision_and_the_start_before_laun
 }
 
 TEST_F(task_actor_test, a_failure_is_retried_on_the_same_target_after_the_backoff) {
-  seen_->script = {{"failed", "generic-error"}, {"succeeded"}};
+  seen_->script = {{"failed", "generic-error"}, {"succeeded", ""}};
   start_task();
   // The first attempt failed; the retry waits for the 0.5 s backoff.
   EXPECT_EQ(seen_->starts.size(), 1u);
@@ -351,7 +351,7 @@ TEST_F(task_actor_test, a_failure_is_retried_on_the_same_target_after_the_backof
 }
 
 TEST_F(task_actor_test, a_quota_failure_fails_over_to_the_next_candidate) {
-  seen_->script = {{"failed", "provider-quota"}, {"succeeded"}};
+  seen_->script = {{"failed", "provider-quota"}, {"succeeded", ""}};
   start_task();
   run_to_end();
   ASSERT_TRUE(seen_->ended.has_value());
@@ -410,7 +410,7 @@ TEST_F(task_actor_test, a_stop_cancels_the_running_attempt_and_ends_cancelled) {
 }
 
 TEST_F(task_actor_test, a_stop_during_a_backoff_ends_the_task_without_another_attempt) {
-  seen_->script = {{"failed", "generic-error"}, {"succeeded"}};
+  seen_->script = {{"failed", "generic-error"}, {"succeeded", ""}};
   start_task();
   ASSERT_EQ(seen_->starts.size(), 1u);
   caf::anon_send(task_, messages::stop_run{"test"});
