@@ -1,5 +1,6 @@
 #include "actors/claims/claim_watcher.hpp"
 
+#include <filesystem>
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -150,7 +151,7 @@ std::vector<runtime::write_event> drain_queue(claim_watcher_state& s) {
 // fanotify: judged against the attempts around now.
 void drain(self_ptr self) {
   auto events = drain_queue(self->state);
-  if (!events.empty())
+  if (!events.empty() || self->state.monitor.settling())
     judge(self, self->state.monitor.from_events(events, self->state.cfg.clock->now()));
 }
 
@@ -167,6 +168,13 @@ void keep_ticking(self_ptr self) {
 messages::claim_watcher_actor::behavior_type claim_watcher_impl(self_ptr self,
                                                                 claim_watcher_config cfg) {
   self->state.cfg = std::move(cfg);
+  runtime::claim_monitor_options options;
+  options.settle = self->state.cfg.settle.count();
+  options.path_exists = [](const std::string& path) {
+    std::error_code ec; // unreadable (not ENOENT): judged as if there
+    return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+  };
+  self->state.monitor = runtime::claim_monitor(std::move(options));
   open_watch(self->state);
   keep_ticking(self);
   return {

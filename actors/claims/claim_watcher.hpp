@@ -47,6 +47,9 @@ struct claim_watcher_config {
   messages::output_actor out; // may be null: nothing is shown
   std::shared_ptr<const runtime::clock> clock;
   std::chrono::milliseconds tick{200};
+  // fanotify: how long a created file must live to count (temporary files
+  // renamed into place do not; claim_monitor_options::settle).
+  std::chrono::milliseconds settle{1000};
   std::chrono::milliseconds store_timeout{60'000};
   // The agent CLIs' own folders inside the workspace.
   std::vector<std::string> exempt{".codex", ".claude", ".pi"};

@@ -73,6 +73,7 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
         markers.insert(a.marker);
     }
   }
+  const bool settle = options_.settle > 0 && options_.path_exists;
   std::vector<write_event> judged;
   for (const auto& e : events) {
     if (e.what != write_kind::lost && !e.marker.empty() && !markers.count(e.marker)) {
@@ -80,7 +81,24 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
         held_.emplace_back(now, e);
       continue;
     }
+    if (settle && e.what != write_kind::lost &&
+        (e.what == write_kind::created || settling_.count(e.path))) {
+      auto& s = settling_[e.path];
+      if (s.events.empty())
+        s.since = now;
+      s.events.push_back(e);
+      continue;
+    }
     judged.push_back(e);
+  }
+  for (auto it = settling_.begin(); it != settling_.end();) {
+    if (it->second.since + options_.settle > now) {
+      ++it;
+      continue;
+    }
+    if (options_.path_exists(it->first))
+      judged.insert(judged.end(), it->second.events.begin(), it->second.events.end());
+    it = settling_.erase(it);
   }
   out.changes = observed_from_events(judged, now);
   if (out.changes.empty())

@@ -21,6 +21,7 @@
 // is not returned again.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -51,6 +52,13 @@ struct pending_judgement {
 struct claim_monitor_options {
   millis slack = 2000;                 // as judge_options::slack
   std::size_t max_held_events = 16384; // writes of not yet known markers
+  // fanotify: the writes of a file created in the window are judged once it
+  // has lived `settle` ms, and only if it still exists then (path_exists):
+  // a temporary file written and renamed into place, or removed, was never
+  // a lasting write outside the claim. 0, or no path_exists: judged at once.
+  // Keep it under `slack`, so the writer is still in the window then.
+  millis settle = 0;
+  std::function<bool(const std::string&)> path_exists;
 };
 
 struct watch_end {
@@ -75,7 +83,12 @@ public:
   // A write whose marker names no attempt of the window is held back for
   // `slack` instead (the agent's begin may arrive after its first writes);
   // at most max_held_events are held.
+  // Writes of files created in the window wait `settle` ms first (see
+  // claim_monitor_options); call it with no events to judge those whose
+  // time has come.
   pending_judgement from_events(const std::vector<write_event>& events, millis now);
+  // Writes of created files still waiting for their settle time.
+  bool settling() const { return !settling_.empty(); }
   // At an attempt's begin, the events queued until then: the agent may have
   // written before its begin arrived, so the writes its own marker made
   // (queued now or held back earlier) are judged with it; every other write
@@ -111,6 +124,11 @@ private:
   std::map<std::string, millis> judged_deletes_; // path -> end of the window that judged it
   std::set<std::string> holding_;             // attempts with live violations
   std::vector<std::pair<millis, write_event>> held_; // (drained at, write) of unknown markers
+  struct settling_path {
+    millis since = 0; // drained at, first
+    std::vector<write_event> events;
+  };
+  std::map<std::string, settling_path> settling_; // by path
 };
 
 } // namespace ad::runtime

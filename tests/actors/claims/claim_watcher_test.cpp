@@ -141,6 +141,9 @@ protected:
     c.store = caf::actor_cast<messages::state_store_actor>(store);
     c.out = caf::actor_cast<messages::output_actor>(out);
     c.clock = std::make_shared<runtime::system_clock>();
+    // Created files are judged at once here; the settle time is
+    // claim_monitor's (tested there) and e2e's (claims_run_test).
+    c.settle = std::chrono::milliseconds(0);
     watcher = sys.spawn(claim_watcher_impl, std::move(c));
     caf::anon_send(watcher, messages::claim_listener_set{
                               caf::actor_cast<messages::claim_violation_listener>(listener)});

@@ -25,7 +25,9 @@ protected:
   void TearDown() override { stop_runs_and_agents(runs_, f_); }
 
   // Two independent tasks; the first one's worker writes STRAY.md (in no
-  // write set) before doing its work. The policy gets `claims`.
+  // write set) before doing its work. Every write of the simulator goes
+  // through a temporary file renamed into place, as many tools do: those
+  // are no violations. The policy gets `claims`.
   void create(const json& claims) {
     wg::gen_options o;
     o.tasks = 2;
@@ -35,9 +37,12 @@ protected:
     ASSERT_TRUE(planned.is_ok()) << planned.error().message();
     writer_ = planned->tasks[0].name;
     json tasks = json::object();
-    tasks[writer_]["worker"]["1"] =
-      json::array({json{{"kind", "write"}, {"path", "STRAY.md"}, {"content", "stray\n"}},
-                   json{{"kind", "work"}}});
+    // It lives on for a while (events every 0.1 s real time), as an agent
+    // does, so its writes are drained while it runs.
+    json chatter{{"kind", "events"}, {"count", 5}, {"interval_seconds", 10}};
+    tasks[writer_]["worker"]["1"] = json::array(
+      {chatter, json{{"kind", "write"}, {"path", "STRAY.md"}, {"content", "stray\n"}}, chatter,
+       json{{"kind", "work"}}});
     f_.create(o, json{{"version", 1}, {"tasks", tasks}});
     if (HasFatalFailure())
       return;

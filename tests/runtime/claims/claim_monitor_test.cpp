@@ -4,6 +4,7 @@
 #include "runtime/claims/claim_monitor.hpp"
 
 #include <gtest/gtest.h>
+#include <set>
 
 namespace ad::runtime {
 namespace {
@@ -161,6 +162,43 @@ TEST(claim_monitor, prune_keeps_what_a_running_attempts_window_may_need) {
   EXPECT_EQ(m.find("a1"), nullptr);
   EXPECT_EQ(m.find("b1"), nullptr);
   EXPECT_FALSE(m.any_running());
+}
+
+write_event created(std::string path, std::string marker) {
+  auto e = event(std::move(path), std::move(marker));
+  e.what = write_kind::created;
+  return e;
+}
+
+TEST(claim_monitor, a_created_file_is_judged_after_the_settle_time_and_only_if_it_is_still_there) {
+  const std::string tmp = "/w/src/a.cpp.tmp.77";
+  std::set<std::string> existing{readme};
+  claim_monitor_options o;
+  o.settle = 1000;
+  o.path_exists = [&existing](const std::string& p) { return existing.count(p) > 0; };
+  claim_monitor m(o);
+  m.begin(attempt("g/01_a", "a1", {a_cpp}, 1000));
+
+  // A temporary file renamed onto the claimed file, and a new README.
+  auto window = m.from_events({created(tmp, "m-a1"), event(tmp, "m-a1"), created(readme, "m-a1"),
+                               event(a_cpp, "m-a1")},
+                              1200);
+  EXPECT_TRUE(m.judge(window, {}).empty()) << "judged before its settle time";
+  EXPECT_TRUE(m.settling());
+  window = m.from_events({event(readme, "m-a1")}, 2000); // still settling: written again
+  EXPECT_TRUE(m.judge(window, {}).empty());
+
+  window = m.from_events({}, 2200);
+  auto found = m.judge(window, {});
+  ASSERT_EQ(found.size(), 1u) << "the temporary file was gone, README stays";
+  EXPECT_EQ(found[0].path, readme);
+  EXPECT_EQ(found[0].attribution, attribution_basis::fanotify);
+  EXPECT_FALSE(m.settling());
+
+  // A file that existed before (no create) is judged at once.
+  auto at_once = m.judge(m.from_events({event(b_cpp, "m-a1")}, 2300), {});
+  ASSERT_EQ(at_once.size(), 1u);
+  EXPECT_EQ(at_once[0].path, b_cpp);
 }
 
 } // namespace
