@@ -482,6 +482,19 @@ struct watch_log {
   fs::path agent_trace; // the agent writes it first thing
 };
 
+// Waits (up to 5 s) until the watcher was told `count` things: the end goes
+// out before the result, but to another actor.
+void wait_for_told(watch_log& log, size_t count) {
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard lock(log.m);
+      if (log.kinds.size() >= count)
+        return;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
 messages::attempt_watch_actor::behavior_type recording_watcher(std::shared_ptr<watch_log> log) {
   return {
     [log](messages::attempt_watch_begin& b) -> messages::attempt_watch_ready {
@@ -520,8 +533,8 @@ TEST_F(attempt_actor_test, TheClaimWatcherIsToldBeforeTheAgentStartsThenItsPidTh
   EXPECT_EQ(r->status, "succeeded");
   auto locator = read_json(fs::path(r->attempt_dir) / "locator.json");
 
+  wait_for_told(*log, 3);
   std::lock_guard lock(log->m);
-  // The end is sent before the result goes out: it is here already.
   EXPECT_EQ(log->kinds, (std::vector<std::string>{"begin", "agent", "end"}));
   EXPECT_FALSE(log->agent_ran_before_begin) << "the agent started before the watcher answered";
   EXPECT_EQ(log->begin.task, "grp/01_demo");
@@ -548,6 +561,7 @@ TEST_F(attempt_actor_test, AnAttemptThatCannotStartStillEndsWhatItBeganWithTheWa
   auto r = run_on(watched_host, req);
   ASSERT_TRUE(r) << caf::to_string(r.error());
   EXPECT_EQ(r->status, "failed");
+  wait_for_told(*log, 2);
   std::lock_guard lock(log->m);
   EXPECT_EQ(log->kinds, (std::vector<std::string>{"begin", "end"}));
   EXPECT_EQ(log->end_identity, r->identity);
