@@ -240,11 +240,14 @@ TEST_P(reactor_test, a_paused_child_gets_no_silence_ticks) {
   auto out = reactor_->spawn(std::move(req));
   ASSERT_TRUE(out.is_ok());
   // Paused, the follower is behind: time spent so is not the child's silence.
+  // (A loaded machine may start the child more than 50 ms late: silence
+  // before its first line is counted, as it should be.)
   ASSERT_TRUE(eventually([&] { return delivered_bytes(*sink) >= 4096; }));
+  const auto before = sink->ticks().size();
   std::this_thread::sleep_for(400ms);
-  EXPECT_TRUE(sink->ticks().empty());
+  EXPECT_EQ(sink->ticks().size(), before);
   reactor_->acknowledge(out->id, 1u << 30);
-  ASSERT_TRUE(eventually([&] { return !sink->ticks().empty(); }));
+  ASSERT_TRUE(eventually([&] { return sink->ticks().size() > before; }));
   reactor_->terminate(out->id, 100);
   ASSERT_TRUE(sink->wait_exit().has_value());
 }
