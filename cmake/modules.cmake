@@ -50,13 +50,24 @@ function(ad_actor_module name)
   set_property(GLOBAL APPEND PROPERTY AD_ACTOR_MODULES ad_actors_${name})
 endfunction()
 
-# ad_test(NAME SOURCES_DIR LIBS... [LABELS ...]) builds one GoogleTest binary
-# from every *.cpp in tests/<SOURCES_DIR> and registers its cases with ctest.
+# ad_test(NAME SOURCES_DIR LIBS... [LABELS ...] [PCH]) builds one GoogleTest
+# binary from every *.cpp in tests/<SOURCES_DIR> and registers its cases with
+# ctest. PCH: the sources use CAF's precompiled headers (ad_messages').
+# In the sanitized build the test sources themselves are compiled at -O0
+# (the code under test keeps -O1): it halves their compile time, about a
+# quarter of the whole build. PCH targets keep -O1, which their precompiled
+# header was built with.
 function(ad_test name dir)
-  cmake_parse_arguments(arg "" "TIMEOUT" "LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(arg "PCH" "TIMEOUT" "LIBS;LABELS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*.cpp")
   add_executable(${name} ${sources})
   target_link_libraries(${name} PRIVATE ad_test_support ${arg_LIBS} GTest::gtest_main GTest::gmock)
+  if(arg_PCH)
+    target_precompile_headers(${name} REUSE_FROM ad_messages)
+  elseif(AD_SANITIZE)
+    # Source options come after the targets' and ad_settings' -O1, and win.
+    set_property(SOURCE ${sources} APPEND PROPERTY COMPILE_OPTIONS -O0)
+  endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 300)
   endif()
