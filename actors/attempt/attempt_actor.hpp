@@ -2,7 +2,9 @@
 // The attempt actor: one agent process for one task and role, followed from
 // start to a classified end by one coroutine (actors/core). start_attempt
 // opens the attempt folder and writes the locator durably (runtime/attempt),
-// appends the START row, starts the pi session watcher for pi, asks the
+// appends the START row, tells the run's claim watcher which agent is about
+// to start and waits for its answer (attempt_watch_begin; its pid and its
+// end follow), starts the pi session watcher for pi, asks the
 // process actor to spawn the agent, records pid and start token, then
 // follows output, heartbeats (every timing.heartbeat_ms of silence), a
 // one-time silence inspection per silence (for pi only outside a running

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "runtime/core/json.hpp"
+#include "runtime/core/numbers.hpp"
 
 namespace ad::runtime::agent_json {
 
@@ -49,7 +50,8 @@ inline std::optional<int64_t> integer(const json& value, std::string_view key) {
   if (m->is_number_integer())
     return m->get<int64_t>();
   if (m->is_number_float())
-    return static_cast<int64_t>(m->get<double>());
+    return to_int64(m->get<double>()); // 1E234 is no integer
+
   return std::nullopt;
 }
 

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
+#include "runtime/core/numbers.hpp"
+
 namespace ad::runtime {
 
 namespace {
 
-int64_t to_ms(double seconds) {
-  return static_cast<int64_t>(std::llround(seconds * 1000));
-}
+int64_t to_ms(double seconds) { return seconds_to_ms(seconds); }
 
 } // namespace
 

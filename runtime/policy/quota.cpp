@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/core/numbers.hpp"
+
 namespace ad::runtime {
 
 std::string_view to_string(quota_status s) {
@@ -198,7 +200,7 @@ probe_result parse_quota_probe_output(std::string_view target_id,
     double s = j["retry_after_s"].get<double>();
     if (std::isfinite(s) && s >= 0) {
       e.has_reset_at = true;
-      e.reset_at = now + static_cast<millis>(s * 1000);
+      e.reset_at = now + seconds_to_ms(s);
     }
   }
   if (j.contains("detail") && j["detail"].is_string())

@@ -1,6 +1,7 @@
 #include "runtime/run/attempt_order.hpp"
 
 #include "runtime/core/exception_text.hpp"
+#include "runtime/core/numbers.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
@@ -28,9 +29,10 @@ result<T> decode(const json& j, const char* what) {
 
 attempt_timing attempt_timing_of(const policy& pol) {
   attempt_timing t;
-  t.heartbeat_ms = static_cast<int64_t>(pol.timeouts.heartbeat_s * 1000);
-  t.silence_inspection_ms = static_cast<int64_t>(pol.timeouts.silence_inspection_s * 1000);
-  t.stall_limit_ms = static_cast<int64_t>(pol.timeouts.stall_limit_s * 1000);
+  // The policy's seconds are finite and >= 0, but not bounded above.
+  t.heartbeat_ms = seconds_to_ms(pol.timeouts.heartbeat_s);
+  t.silence_inspection_ms = seconds_to_ms(pol.timeouts.silence_inspection_s);
+  t.stall_limit_ms = seconds_to_ms(pol.timeouts.stall_limit_s);
   return t;
 }
 

@@ -213,7 +213,8 @@ TEST_F(process_actor_test, messages_round_trip_through_serialization) {
   msg::process_line line{42, msg::process_stream::err, std::string("a\0\xff|b", 5),
                          msg::process_line_cut::truncated, 9};
   msg::process_exit exit{42, 1234, msg::process_end::signaled, 137, 9, "why"};
-  msg::spawn_process sp{{"codex", "exec"}, "/ws", {"A=1"}, "m", 7, 30000};
+  msg::spawn_process sp{{"codex", "exec"}, "/ws", {"A=1"}, "m", 7, 30000, 4096, "/bin/ad-keeper",
+                        "/runs/a01", 250};
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
   ASSERT_FALSE(sink(line, exit, sp));
@@ -230,6 +231,10 @@ TEST_F(process_actor_test, messages_round_trip_through_serialization) {
   EXPECT_EQ(exit2.reason, "why");
   EXPECT_EQ(sp2.argv, sp.argv);
   EXPECT_EQ(sp2.silence_interval_ms, 30000);
+  EXPECT_EQ(sp2.flow_window, 4096u);
+  EXPECT_EQ(sp2.keeper, "/bin/ad-keeper");
+  EXPECT_EQ(sp2.attempt_dir, "/runs/a01");
+  EXPECT_EQ(sp2.grace_ms, 250);
   EXPECT_NE(caf::deep_to_string(line).find("process_line"), std::string::npos);
 }
 

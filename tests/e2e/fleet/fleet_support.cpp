@@ -299,8 +299,9 @@ void stop_runs_and_agents(std::vector<std::unique_ptr<child_run>>& runs, const f
       r->send(SIGKILL);
       r->wait(std::chrono::seconds(10));
     }
-  if (!f.registry.empty())
+  if (!f.registry.empty()) {
     EXPECT_EQ(kill_live_agents(f.registry), 0) << "agents left behind by the test";
+  }
 }
 
 } // namespace ad::test

@@ -18,6 +18,12 @@ watched_attempt attempt(std::string task, std::string id, std::vector<std::strin
   return {std::move(task), id, "m-" + id, std::move(write_set), started, ""};
 }
 
+claim_monitor_options with_slack(millis slack) {
+  claim_monitor_options o;
+  o.slack = slack;
+  return o;
+}
+
 write_event event(std::string path, std::string marker) {
   write_event e;
   e.pid = 42;
@@ -56,7 +62,7 @@ TEST(claim_monitor, a_marked_write_outside_the_claim_is_reported_once_and_holds_
 }
 
 TEST(claim_monitor, an_attempt_stays_in_fanotify_windows_for_the_slack_after_it_ended) {
-  claim_monitor m({2000});
+  claim_monitor m(with_slack(2000));
   m.begin(attempt("g/01_a", "a1", {a_cpp}, 1000));
   m.end("a1", 5000);
   EXPECT_EQ(m.from_events({event(readme, "m-a1")}, 6500).attempts.size(), 1u);
@@ -92,7 +98,7 @@ TEST(claim_monitor, writes_queued_before_a_begin_are_the_agents_only_when_they_c
 }
 
 TEST(claim_monitor, a_write_of_a_marker_not_yet_begun_is_held_for_the_slack) {
-  claim_monitor m({2000});
+  claim_monitor m(with_slack(2000));
   // Drained while no attempt ran: nothing to judge, the marked write is held.
   auto idle = m.from_events({event(readme, "m-a1"), event("/w/x", "")}, 1000);
   EXPECT_TRUE(idle.attempts.empty());

@@ -120,16 +120,16 @@ std::vector<active_stage_reading> sample_readings() {
   active_stage_reading live;
   live.task = "g/01_a";
   live.state.active_stage = "worker";
-  live.probe = {active_probe_kind::live, "pid 7 alive", "/s/runs/a/locator.json", "running", true};
+  live.probe = {active_probe_kind::live, "pid 7 alive", "/s/runs/a/locator.json", "running", true, {}};
   active_stage_reading gone;
   gone.task = "g/02_b";
   gone.state.active_stage = "review";
-  gone.probe = {active_probe_kind::stale, "agent gone", "/s/runs/b/locator.json", "running", true};
+  gone.probe = {active_probe_kind::stale, "agent gone", "/s/runs/b/locator.json", "running", true, {}};
   active_stage_reading done;
   done.task = "g/03_c";
   done.state.active_stage = "selfcheck";
   done.probe = {active_probe_kind::stale, "locator status is succeeded", "/s/runs/c/locator.json",
-                "succeeded", true};
+                "succeeded", true, {}};
   done.locator_read = true;
   done.locator_role = "selfcheck";
   done.checklist_read = true;
