@@ -13,6 +13,7 @@
 
 #include "runtime/keeper/keeper_args.hpp"
 #include "runtime/keeper/keeper_records.hpp"
+#include "tests/support/eventually.hpp"
 
 namespace ad::test::keeper {
 
@@ -47,16 +48,7 @@ struct keeper_result {
 // Runs ad-keeper to its end (at most timeout).
 keeper_result run_keeper(const runtime::keeper_invocation& inv, std::chrono::milliseconds timeout = 20s);
 
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 10s) {
-  auto end = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < end) {
-    if (cond())
-      return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return cond();
-}
+using ad::test::eventually;
 
 // No such process, or a zombie.
 bool process_gone(int pid);

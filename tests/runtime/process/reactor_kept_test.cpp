@@ -19,6 +19,7 @@
 #include "runtime/process/reactor.hpp"
 #include "tests/runtime/process/collecting_sink.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/eventually.hpp"
 
 namespace ad::runtime {
 namespace {
@@ -27,16 +28,7 @@ using namespace std::chrono_literals;
 using testing::collecting_sink;
 namespace fs = std::filesystem;
 
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 10s) {
-  auto end = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < end) {
-    if (cond())
-      return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return cond();
-}
+using ad::test::eventually;
 
 fs::path keeper_binary() { return test::binary_dir() / "ad-keeper"; }
 

@@ -10,6 +10,7 @@
 
 #include "runtime/process/liveness.hpp"
 #include "tests/runtime/process/collecting_sink.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -30,17 +31,7 @@ std::string unique_marker(const std::string& what) {
   return "test-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
 }
 
-// Waits until cond() holds or the timeout passes.
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds timeout = 10s) {
-  auto end = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < end) {
-    if (cond())
-      return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return cond();
-}
+using ad::test::eventually;
 
 class reactor_test : public ::testing::TestWithParam<reactor_options::watch_choice> {
 protected:
