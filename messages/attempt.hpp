@@ -50,7 +50,7 @@ typename Inspector::result_type inspect(Inspector& f, attempt_order& x) {
            x.effort, x.prompt, x.session_id, x.native_session_file, x.resumed_from_locator,
            x.provider, x.caps, x.plan_path, x.review_path, x.write_paths, x.command_template, x.env_additions,
            x.has_selector_evidence, x.selector_evidence, x.stage_budget, x.retry_handoff_id,
-           x.progress, x.timing, x.line_cap);
+           x.progress, x.timing, x.line_cap, x.node);
 }
 
 template <class Inspector>
@@ -102,6 +102,32 @@ struct cancel_attempt {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cancel_attempt& x) {
   return f(caf::meta::type_name("cancel_attempt"), x.identity);
+}
+
+// Distributed mode: where the attempt with this identity will run. The
+// node pool answers with a node it has reserved a slot on for that
+// identity (the start_attempt that follows names it in its order), or with
+// no node and the reason, and the task asks again shortly. The local host
+// answers "local".
+struct place_attempt {
+  std::string identity;
+  std::string task;
+  std::string adapter;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, place_attempt& x) {
+  return f(caf::meta::type_name("place_attempt"), x.identity, x.task, x.adapter);
+}
+
+struct attempt_placement {
+  std::string node;
+  std::string waiting_reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_placement& x) {
+  return f(caf::meta::type_name("attempt_placement"), x.node, x.waiting_reason);
 }
 
 // Where a pi session lives: a known file, or the file in session_dir whose
@@ -168,14 +194,17 @@ using pi_watcher_actor =
   caf::typed_actor<caf::reacts_to<pi_session_observed>>::extend_with<
     coroutine_wake_actor>;
 
-// Starts and cancels attempts; a remote node may provide it later.
-using attempt_host_actor =
+// Starts and cancels attempts: the local host, or the node pool of
+// distributed mode (actors/node).
+using attempt_runner_actor =
   caf::typed_actor<caf::replies_to<start_attempt>::with<attempt_result>,
                    caf::replies_to<adopt_attempt>::with<attempt_result>,
                    caf::reacts_to<cancel_attempt>>;
+using attempt_host_actor =
+  attempt_runner_actor::extend<caf::replies_to<place_attempt>::with<attempt_placement>>;
 
 // One attempt: the host's interface plus the events it follows.
-using attempt_actor = attempt_host_actor::extend_with<process_subscriber_actor>::extend_with<
+using attempt_actor = attempt_runner_actor::extend_with<process_subscriber_actor>::extend_with<
   pi_phase_subscriber_actor>::extend_with<coroutine_wake_actor>;
 
 void add_attempt_messages(caf::actor_system_config& cfg);

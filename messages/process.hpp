@@ -43,12 +43,17 @@ struct spawn_process {
   std::string keeper;      // "": the agent is the child itself
   std::string attempt_dir; // with a keeper
   int64_t grace_ms = 5000; // with a keeper
+  // With a keeper on a worker node: the node's lease file and lease
+  // (ad-keeper --lease-file/--lease-ms); "": no lease.
+  std::string lease_file;
+  int64_t lease_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, spawn_process& x) {
   return f(caf::meta::type_name("spawn_process"), x.argv, x.cwd, x.env_additions, x.marker,
-           x.line_cap, x.silence_interval_ms, x.flow_window, x.keeper, x.attempt_dir, x.grace_ms);
+           x.line_cap, x.silence_interval_ms, x.flow_window, x.keeper, x.attempt_dir, x.grace_ms,
+           x.lease_file, x.lease_ms);
 }
 
 // Follows the keeper another dispatcher started for an attempt (after a

@@ -4,6 +4,7 @@
 
 #include "messages/attempt.hpp"
 #include "messages/claims.hpp"
+#include "messages/node.hpp"
 #include "messages/process.hpp"
 #include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
@@ -49,6 +50,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   add_run_event_messages(cfg);
   add_quota_messages(cfg);
   add_claims_messages(cfg);
+  add_node_messages(cfg);
 }
 
 } // namespace ad::messages

@@ -281,6 +281,8 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
     spawn.keeper = st.cfg.keeper;
     spawn.attempt_dir = run.attempt_dir().string();
     spawn.grace_ms = req.timing.terminate_grace_ms;
+    spawn.lease_file = st.cfg.keeper_lease_file;
+    spawn.lease_ms = st.cfg.keeper_lease_ms;
   }
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));

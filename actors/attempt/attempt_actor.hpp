@@ -54,6 +54,11 @@ struct attempt_config {
   // that it outlives this dispatcher; empty: agents run as direct children
   // (the process layer's own tests).
   std::string keeper;
+  // On a worker node: the node's lease file and lease, which every keeper
+  // watches so that it stops its agent once the node's lease has run out
+  // (docs/distributed.md). Empty: no lease.
+  std::string keeper_lease_file;
+  int64_t keeper_lease_ms = 0;
   // The run's claim watcher (actors/claims, docs/claims.md): told when the
   // agent has started (attempt_watch_begin, with its pid and marker) and
   // when it has ended (attempt_watch_end). Null: no one is told.

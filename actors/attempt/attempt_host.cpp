@@ -32,6 +32,7 @@ messages::attempt_host_actor::behavior_type attempt_host_impl(
       self->state.running[identity] = attempt;
       return self->delegate(attempt, std::move(req));
     },
+    [](messages::place_attempt&) { return messages::attempt_placement{"local", ""}; },
     [self](messages::cancel_attempt& cancel) {
       auto i = self->state.running.find(cancel.identity);
       if (i != self->state.running.end())

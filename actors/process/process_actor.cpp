@@ -92,7 +92,8 @@ msg::process_actor::behavior_type process_actor_impl(
       spawn.silence_interval_ms = req.silence_interval_ms;
       spawn.flow_window = req.flow_window;
       if (!req.keeper.empty())
-        spawn.keeper = rt::keeper_launch{req.keeper, req.attempt_dir, req.grace_ms};
+        spawn.keeper = rt::keeper_launch{req.keeper, req.attempt_dir, req.grace_ms,
+                                         req.lease_file, req.lease_ms};
       spawn.sink = std::make_shared<forwarding_sink>(std::move(subscriber));
       auto out = st.reactor->spawn(std::move(spawn));
       if (!out)

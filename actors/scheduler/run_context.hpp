@@ -47,6 +47,9 @@ struct run_context {
   messages::state_store_actor store;
   messages::supervisor_actor supervisor;
   messages::attempt_host_actor host;
+  // Distributed mode: the host is the node pool, asked where each attempt
+  // runs before it starts (task_cmd::place_attempt).
+  bool place_on_nodes = false;
   messages::output_actor out;
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};

@@ -114,6 +114,16 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
             [self](messages::attempt_result& r) { feed(self, ev::attempt_finished{std::move(r)}); },
             [self](caf::error& err) { fail(self, task_peer::attempt, err); });
       },
+      [&](cmd::place_attempt& x) {
+        self->request(ctx.host, ctx.state_timeout,
+                      messages::place_attempt{std::move(x.identity), std::move(x.task),
+                                              std::move(x.adapter)})
+          .then(
+            [self](messages::attempt_placement& p) {
+              feed(self, ev::placed{std::move(p.node), std::move(p.waiting_reason)});
+            },
+            [self](caf::error& err) { fail(self, task_peer::attempt, err); });
+      },
       [&](cmd::cancel_attempt& x) { self->send(ctx.host, messages::cancel_attempt{x.identity}); },
       [&](cmd::read_after_attempt& x) {
         s.answered.push_back(ev::attempt_read{files_of(s).read_after_attempt(s.task_ctx, spec, x)});
@@ -163,6 +173,7 @@ runtime::task_context task_context_of(const run_context& ctx) {
   t.runs_dir = ctx.runs_dir;
   t.cli_caps = ctx.cli_caps;
   t.timing = ctx.timing;
+  t.place_on_nodes = ctx.place_on_nodes;
   return t;
 }
 

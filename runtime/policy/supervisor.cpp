@@ -93,6 +93,12 @@ public:
                    failures);
     }
 
+    // A lost worker node says nothing of the agent or its target: the
+    // same target runs again, on a node that is there (docs/distributed.md),
+    // charged to the recovery budget above like a transport failure.
+    if (fc == "node-lost")
+      return retry("node-lost", prompt_origin::continuation);
+
     if (f_.stage == "review" && fc == "review-control-violation")
       return retry("review-control", prompt_origin::from_scratch);
 

@@ -100,6 +100,8 @@ struct keeper_launch {
   std::filesystem::path keeper;      // the ad-keeper binary
   std::filesystem::path attempt_dir; // the attempt folder; must exist
   int64_t grace_ms = 5000;           // SIGTERM to SIGKILL, carried out by the keeper
+  std::filesystem::path lease_file;  // a worker node's lease (docs/keeper.md); empty: none
+  int64_t lease_ms = 0;
 };
 
 inline constexpr std::size_t default_line_cap = std::size_t{1} << 20; // 1 MiB

@@ -59,6 +59,8 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
     inv.cwd = request.cwd;
     inv.env = request.env_additions;
     inv.grace_ms = request.keeper->grace_ms;
+    inv.lease_file = request.keeper->lease_file;
+    inv.lease_ms = request.keeper->lease_ms;
     inv.line_cap = request.line_cap == 0 ? default_line_cap : request.line_cap;
     inv.agent_argv = request.argv;
     attempt_dir = request.keeper->attempt_dir;

@@ -108,6 +108,7 @@ std::string render_event_line(const run_event& e) {
       add_field(out, "cli", e.cli);
       add_field(out, "model", e.model);
       add_field(out, "attempt", std::to_string(e.attempt));
+      add_field(out, "node", e.node);
       add_field(out, "locator", e.locator);
       add_reason(out, e.reason);
       break;
@@ -207,6 +208,8 @@ json run_event_json(const run_event& e) {
       j["attempt"] = e.attempt;
       j["identity"] = e.identity;
       j["locator"] = e.locator;
+      if (!e.node.empty())
+        j["node"] = e.node;
       if (!e.reason.empty())
         j["adopted"] = one_line(e.reason);
       break;

@@ -72,6 +72,7 @@ struct run_event {
   int64_t attempt = 0;
   std::string identity;
   std::string locator;
+  std::string node;            // attempt_started in distributed mode: the worker node
   std::string attempt_status;  // succeeded | failed | cancelled
   int32_t exit_code = 0;       // attempt_finished and summary
   std::string failure_class;

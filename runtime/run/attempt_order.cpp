@@ -74,6 +74,8 @@ json to_json(const attempt_order& o) {
          {"progress", o.progress},
          {"timing", o.timing},
          {"line_cap", o.line_cap}};
+  if (!o.node.empty())
+    j["node"] = o.node;
   return j;
 }
 
@@ -114,6 +116,8 @@ result<attempt_order> attempt_order_from_json(const json& j) {
     o.progress = json_member<attempt_progress_rule>(j, "progress");
     o.timing = json_member<attempt_timing>(j, "timing");
     o.line_cap = json_member<uint64_t>(j, "line_cap");
+    if (j.contains("node"))
+      o.node = json_member<std::string>(j, "node");
     return o;
   } catch (const std::exception& e) {
     return status::invalid_argument("attempt order: " + exception_text(e));

@@ -94,6 +94,9 @@ struct attempt_order {
   // An output line longer than this many bytes is cut (the rest is counted
   // and dropped, never buffered).
   uint64_t line_cap = uint64_t{1} << 20;
+  // Distributed mode: the worker node the attempt was placed on ("": this
+  // host; docs/distributed.md).
+  std::string node;
   bool operator==(const attempt_order&) const = default;
 };
 

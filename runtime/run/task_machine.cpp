@@ -45,6 +45,8 @@ std::string_view to_string(task_phase phase) {
     case task_phase::decision_persisting: return "decision_persisting";
     case task_phase::block_persisting: return "block_persisting";
     case task_phase::launch_waiting: return "launch_waiting";
+    case task_phase::placing: return "placing";
+    case task_phase::placing_waiting: return "placing_waiting";
     case task_phase::ended: return "ended";
   }
   return "unknown";
@@ -53,6 +55,8 @@ std::string_view to_string(task_phase phase) {
 namespace {
 
 const std::string stopped_reason = "stopped by shutdown";
+// How soon a task asks again for a node when none had room (distributed mode).
+constexpr millis placing_retry_ms = 200;
 
 task_paths paths_of(const task_spec& spec, const task_context& ctx) {
   return {ctx.workspace, spec.task_dir, spec.plan, spec.review};
@@ -446,6 +450,45 @@ void task_machine::launch_after_reading(millis now, const launch_reading& readin
   persist(now, std::move(pre), task_phase::launch_persisting, out);
 }
 
+void task_machine::start_placed(millis now, const std::string& node, out_t& out) {
+  order_.node = node;
+  auto e = event(run_event_kind::attempt_started, now);
+  e.role = order_.role;
+  e.target = target_;
+  e.cli = order_.adapter;
+  e.model = order_.model;
+  e.attempt = order_.attempt;
+  e.identity = identity_;
+  e.node = node;
+  show(std::move(e), out);
+  phase_ = task_phase::running;
+  out.push_back(task_cmd::start_attempt{order_});
+}
+
+// Distributed mode: the host's answer names a node, or why none fits now;
+// then the task shows the reason once and asks again shortly. The start is
+// durable already, so a stop while placing clears the stage.
+void task_machine::on_placed(millis now, const task_ev::placed& p, out_t& out) {
+  if (cancelled_) {
+    persist(now, {clear_active_stage{spec_.name}}, task_phase::launch_cancelling, out);
+    return;
+  }
+  if (!p.node.empty()) {
+    placing_reason_.clear();
+    start_placed(now, p.node, out);
+    return;
+  }
+  if (p.waiting_reason != placing_reason_) {
+    placing_reason_ = p.waiting_reason;
+    auto e = event(run_event_kind::task_waiting, now);
+    e.stage = spec_.stage_name();
+    e.reason = p.waiting_reason;
+    show(std::move(e), out);
+  }
+  phase_ = task_phase::placing_waiting;
+  out.push_back(task_cmd::wake_at{now + placing_retry_ms});
+}
+
 void task_machine::attempt_ended(millis now, const attempt_result& r, out_t& out) {
   out.push_back(task_cmd::checkpoint{"after-attempt-end", spec_.stage_name()});
   result_ = r;
@@ -594,16 +637,12 @@ void task_machine::on_durable(millis now, out_t& out) {
         break;
       }
       out.push_back(task_cmd::checkpoint{"before-launch", ""});
-      auto e = event(run_event_kind::attempt_started, now);
-      e.role = order_.role;
-      e.target = target_;
-      e.cli = order_.adapter;
-      e.model = order_.model;
-      e.attempt = order_.attempt;
-      e.identity = identity_;
-      show(std::move(e), out);
-      phase_ = task_phase::running;
-      out.push_back(task_cmd::start_attempt{order_});
+      if (ctx_->place_on_nodes) {
+        phase_ = task_phase::placing;
+        out.push_back(task_cmd::place_attempt{identity_, spec_.name, order_.adapter});
+        break;
+      }
+      start_placed(now, "", out);
       break;
     }
     case task_phase::launch_cancelling:
@@ -680,8 +719,14 @@ std::vector<task_command> task_machine::step(millis now, const task_event& event
       } else if constexpr (std::is_same_v<T, task_ev::supervisor_decided>) {
         if (phase_ == task_phase::supervising)
           on_supervised(now, ev, out);
+      } else if constexpr (std::is_same_v<T, task_ev::placed>) {
+        if (phase_ == task_phase::placing)
+          on_placed(now, ev, out);
       } else if constexpr (std::is_same_v<T, task_ev::woke>) {
-        if (phase_ == task_phase::begin_waiting) {
+        if (phase_ == task_phase::placing_waiting) {
+          phase_ = task_phase::placing;
+          out.push_back(task_cmd::place_attempt{identity_, spec_.name, order_.adapter});
+        } else if (phase_ == task_phase::begin_waiting) {
           begin(out);
         } else if (phase_ == task_phase::launch_waiting) {
           phase_ = task_phase::launch_state;
@@ -695,6 +740,8 @@ std::vector<task_command> task_machine::step(millis now, const task_event& event
           out.push_back(task_cmd::cancel_attempt{identity_});
         else if (phase_ == task_phase::begin_waiting || phase_ == task_phase::launch_waiting)
           end("cancelled", stopped_reason, 0, out);
+        else if (phase_ == task_phase::placing_waiting)
+          persist(now, {clear_active_stage{spec_.name}}, task_phase::launch_cancelling, out);
         // Otherwise a request is open: the task ends before its next wait or
         // launch, once the answer is handled.
       } else if constexpr (std::is_same_v<T, task_ev::request_failed>) {

@@ -58,6 +58,9 @@ struct task_context {
   // What each adapter's installed CLI accepts, by adapter name.
   std::map<std::string, cli_capabilities> cli_caps;
   attempt_timing timing;
+  // Distributed mode: the attempt host places each attempt on a worker
+  // node, asked before the start (task_cmd::place_attempt).
+  bool place_on_nodes = false;
 };
 
 // What the task's files said before an attempt started.
@@ -117,6 +120,10 @@ struct supervisor_decided {       // the supervisor's answer
   std::vector<state_change> changes; // durable before the task acts on step
   std::vector<tactical_event> events;
 };
+struct placed {                   // answer to task_cmd::place_attempt
+  std::string node;               // "": none now, see waiting_reason
+  std::string waiting_reason;
+};
 struct woke {};                   // the timer of task_cmd::wake_at fired
 struct stop {};                   // the run stops (SIGINT, shutdown)
 struct request_failed {           // a request was answered with an error
@@ -128,7 +135,8 @@ struct request_failed {           // a request was answered with an error
 using task_event =
   std::variant<task_ev::begun, task_ev::cooldowns_read, task_ev::task_state_read, task_ev::durable,
                task_ev::launch_read, task_ev::attempt_finished, task_ev::attempt_read,
-               task_ev::named_files_read, task_ev::supervisor_decided, task_ev::woke, task_ev::stop,
+               task_ev::named_files_read, task_ev::supervisor_decided, task_ev::placed, task_ev::woke,
+               task_ev::stop,
                task_ev::request_failed>;
 
 namespace task_cmd {
@@ -148,6 +156,11 @@ struct adopt_attempt {            // ask the attempt host; answer: attempt_finis
   std::string locator;
   int64_t keeper_pid = 0;
   std::string keeper_start_token;
+};
+struct place_attempt {            // ask the attempt host; answer: placed
+  std::string identity;
+  std::string task;
+  std::string adapter;
 };
 struct cancel_attempt {           // tell the attempt host (no answer)
   std::string identity;
@@ -188,7 +201,7 @@ struct end_task {                 // tell the scheduler, then stop
 using task_command =
   std::variant<task_cmd::read_cooldowns, task_cmd::read_task_state, task_cmd::make_durable,
                task_cmd::read_for_launch, task_cmd::start_attempt, task_cmd::adopt_attempt,
-               task_cmd::cancel_attempt,
+               task_cmd::place_attempt, task_cmd::cancel_attempt,
                task_cmd::read_after_attempt, task_cmd::read_named_files,
                task_cmd::ask_supervisor, task_cmd::wake_at,
                task_cmd::checkpoint, task_cmd::remove_attempt_logs, task_cmd::show,
@@ -215,6 +228,8 @@ enum class task_phase : uint8_t {
   decision_persisting,// making the supervisor's changes durable
   block_persisting,   // the step blocks: clearing the stage
   launch_waiting,     // a timer before the next launch (backoff, reset wait)
+  placing,            // asking the attempt host for a node
+  placing_waiting,    // a timer before asking again (no node free)
   ended,
 };
 std::string_view to_string(task_phase phase);
@@ -247,6 +262,8 @@ private:
   void settle(millis now, out_t& out);
   void on_supervised(millis now, task_ev::supervisor_decided d, out_t& out);
   void after_decision(millis now, out_t& out);
+  void start_placed(millis now, const std::string& node, out_t& out);
+  void on_placed(millis now, const task_ev::placed& p, out_t& out);
   void wait_then(millis now, millis until, task_phase waiting, out_t& out);
   void persist(millis now, std::vector<state_change> changes, task_phase next, out_t& out);
   void end(std::string outcome, std::string reason, millis pause, out_t& out);
@@ -259,6 +276,7 @@ private:
   task_state st_;
   target_cooldowns cooldowns_;
   bool cancelled_ = false;
+  std::string placing_reason_;  // the last waiting reason shown while placing
   bool started_shown_ = false;
   std::string end_reason_;     // of a block under way
   // The launch under way: its target, prompt, changes and handoff.

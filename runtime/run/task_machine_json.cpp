@@ -149,6 +149,7 @@ std::string_view event_name(const task_event& e) {
              [](const task_ev::attempt_read&) { return "attempt_read"; },
              [](const task_ev::named_files_read&) { return "named_files_read"; },
              [](const task_ev::supervisor_decided&) { return "supervisor_decided"; },
+             [](const task_ev::placed&) { return "placed"; },
              [](const task_ev::woke&) { return "woke"; },
              [](const task_ev::stop&) { return "stop"; },
              [](const task_ev::request_failed&) { return "request_failed"; }},
@@ -163,6 +164,7 @@ std::string_view command_name(const task_command& c) {
              [](const task_cmd::read_for_launch&) { return "read_for_launch"; },
              [](const task_cmd::start_attempt&) { return "start_attempt"; },
              [](const task_cmd::adopt_attempt&) { return "adopt_attempt"; },
+             [](const task_cmd::place_attempt&) { return "place_attempt"; },
              [](const task_cmd::cancel_attempt&) { return "cancel_attempt"; },
              [](const task_cmd::read_after_attempt&) { return "read_after_attempt"; },
              [](const task_cmd::read_named_files&) { return "read_named_files"; },
@@ -200,6 +202,9 @@ json to_json(const task_event& e) {
         return json{{"step", to_json(x.step)},
                     {"changes", changes_json(x.changes)},
                     {"events", std::move(events)}};
+      },
+      [](const task_ev::placed& x) {
+        return json{{"node", x.node}, {"waiting_reason", x.waiting_reason}};
       },
       [](const task_ev::woke&) { return json::object(); },
       [](const task_ev::stop&) { return json::object(); },
@@ -252,6 +257,9 @@ result<task_event> task_event_from_json(const json& j) {
         d.events.push_back(unwrap(tactical_event_from_json(e)));
       return task_event{std::move(d)};
     }
+    if (name == "placed")
+      return task_event{task_ev::placed{json_member<std::string>(j, "node"),
+                                        json_member<std::string>(j, "waiting_reason")}};
     if (name == "woke")
       return task_event{task_ev::woke{}};
     if (name == "stop")
@@ -278,6 +286,9 @@ json to_json(const task_command& c) {
       [](const task_cmd::adopt_attempt& x) {
         return json{{"order", to_json(x.order)}, {"locator", x.locator},
                     {"keeper_pid", x.keeper_pid}, {"keeper_start_token", x.keeper_start_token}};
+      },
+      [](const task_cmd::place_attempt& x) {
+        return json{{"identity", x.identity}, {"task", x.task}, {"adapter", x.adapter}};
       },
       [](const task_cmd::cancel_attempt& x) { return json{{"identity", x.identity}}; },
       [](const task_cmd::read_after_attempt& x) {

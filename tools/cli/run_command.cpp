@@ -12,6 +12,7 @@
 #include "runtime/workspace/dry_run_render.hpp"
 #include "runtime/workspace/task_scan.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/distributed_setup.hpp"
 #include "tools/cli/run_loop.hpp"
 
 namespace ad::cli {
@@ -30,6 +31,11 @@ struct run_options {
   bool json = false;
   std::string trace_file;
   int verbosity = 0;
+  std::vector<std::string> nodes;
+  int local_slots = 0;
+  int64_t lease_ms = 0;
+  int64_t lease_margin_ms = 0;
+  tls_files tls;
 };
 
 int run_run(const run_options& opt) {
@@ -45,6 +51,11 @@ int run_run(const run_options& opt) {
     loop.json = opt.json;
     loop.trace_file = opt.trace_file;
     loop.verbosity = opt.verbosity;
+    loop.nodes = opt.nodes;
+    loop.local_slots = opt.local_slots;
+    loop.lease_ms = opt.lease_ms;
+    loop.lease_margin_ms = opt.lease_margin_ms;
+    loop.tls = opt.tls;
     return run_loop(loop);
   }
   std::optional<std::string> group;
@@ -101,6 +112,20 @@ void add_run_command(CLI::App& app, handler& out) {
   cmd->add_flag("-v,--verbose", opt->verbosity,
                 "more detail on stderr: -v info, -vv debug (the debug log "
                 "<state root>/logs/agent-dispatch.log always has everything)");
+  cmd->add_option("--node", opt->nodes,
+                  "a worker node (`agent-dispatch node`) as HOST:PORT; repeatable. With nodes, "
+                  "agents run on them only, unless --local-slots (docs/distributed.md)");
+  cmd->add_option("--local-slots", opt->local_slots,
+                  "with --node: also run this many agents on this host")
+    ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--lease-ms", opt->lease_ms,
+                  "with --node: the nodes' lease (default 10000; the nodes' --lease-ms must match)")
+    ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--lease-margin-ms", opt->lease_margin_ms,
+                  "with --node: how long past a lost node's lease its attempts are replaced "
+                  "(default 10000)")
+    ->check(CLI::NonNegativeNumber);
+  add_tls_options(*cmd, opt->tls);
   cmd->footer("Every agent runs under ad-keeper ($AD_KEEPER, else beside agent-dispatch, else "
               "on PATH), so it outlives a dispatcher crash or upgrade: a restarted run adopts "
               "it (docs/restart.md).");

@@ -13,6 +13,7 @@
 
 #include "actors/attempt/attempt_host.hpp"
 #include "actors/claims/claim_watcher.hpp"
+#include "actors/node/node_pool.hpp"
 #include "actors/output/output_actor.hpp"
 #include "actors/output/signal_watcher.hpp"
 #include "actors/process/process_actor.hpp"
@@ -22,6 +23,8 @@
 #include "messages/types.hpp"
 #include "runtime/agents/cli_probe.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/distributed/lease.hpp"
+#include "runtime/distributed/node_protocol.hpp"
 #include "runtime/keeper/keeper_binary.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
@@ -38,6 +41,40 @@ namespace fs = std::filesystem;
 
 namespace {
 
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+// The node pool's settings; writes the file by which each node checks that
+// it shares the state folder (runtime::judge_shared_files). The epoch is
+// the wall clock in ms at start, so a later coordinator has a larger one.
+runtime::result<actors::node_pool_config>
+node_pool_config_for(const std::vector<runtime::node_endpoint>& nodes,
+                     const runtime::lease_terms& terms, const runtime::workspace_identity& ws,
+                     const fs::path& runs, const run_loop_options& opt,
+                     const runtime::clock& clk) {
+  actors::node_pool_config pc;
+  pc.nodes = nodes;
+  pc.tls = opt.tls.given();
+  pc.epoch = clk.now();
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  pc.coordinator = std::string(host) + " pid " + std::to_string(::getpid());
+  pc.terms = terms;
+  pc.local_slots = opt.local_slots;
+  pc.steady_ms = steady_ms;
+  pc.files.workspace = ws.path;
+  pc.files.runs_dir = runs.string();
+  pc.files.probe_file = (runs / ".node-probe").string();
+  pc.files.probe_token = pc.coordinator + " epoch " + std::to_string(pc.epoch);
+  if (auto st = runtime::write_file_atomic(pc.files.probe_file, pc.files.probe_token);
+      !st.is_ok())
+    return st;
+  return pc;
+}
+
 void shut_down(caf::actor_system& sys, std::initializer_list<caf::actor> actors) {
   for (const auto& a : actors)
     if (a)
@@ -48,6 +85,30 @@ void shut_down(caf::actor_system& sys, std::initializer_list<caf::actor> actors)
 } // namespace
 
 int run_loop(const run_loop_options& opt) {
+  // Distributed mode: the nodes' addresses, the lease and TLS are checked
+  // before anything is opened.
+  std::vector<runtime::node_endpoint> nodes;
+  for (const auto& text : opt.nodes) {
+    auto e = runtime::parse_node_endpoint(text, "--node");
+    if (!e.is_ok()) {
+      std::cerr << "run: " << e.error().message() << "\n";
+      return exit_blocked;
+    }
+    nodes.push_back(*e);
+  }
+  runtime::lease_terms terms;
+  if (opt.lease_ms > 0)
+    terms.lease_ms = opt.lease_ms;
+  if (opt.lease_margin_ms > 0)
+    terms.margin_ms = opt.lease_margin_ms;
+  if (auto st = opt.tls.check(); !st.is_ok()) {
+    std::cerr << "run: " << st.message() << "\n";
+    return exit_blocked;
+  }
+  if (nodes.empty() && (opt.local_slots > 0 || opt.tls.given())) {
+    std::cerr << "run: --local-slots and --tls-* go with --node\n";
+    return exit_blocked;
+  }
   auto identity = runtime::identify_workspace(opt.workspace);
   if (!identity.is_ok()) {
     std::cerr << "run: " << identity.error().message() << "\n";
@@ -136,8 +197,18 @@ int run_loop(const run_loop_options& opt) {
     trace = *opened;
   }
 
+  if (!nodes.empty()) {
+    auto grace = runtime::attempt_timing_of(pol->value).terminate_grace_ms;
+    if (auto st = runtime::check_lease_terms(terms, grace); !st.is_ok()) {
+      std::cerr << "run: " << st.message() << "\n";
+      return exit_blocked;
+    }
+  }
+
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
+  if (!nodes.empty())
+    configure_middleman(cfg, terms.lease_ms, opt.tls);
   // Attempt and state actors block on fsync; with only two workers they
   // starve the scheduler and the task actors (docs/bench.md).
   cfg.set("scheduler.max-threads", 8);
@@ -189,6 +260,24 @@ int run_loop(const run_loop_options& opt) {
   attempt_cfg.claims = claims;
   auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
   ctx->host = host;
+  messages::node_pool_actor pool;
+  if (!nodes.empty()) {
+    auto pool_cfg = node_pool_config_for(nodes, terms, *identity, runs, opt, *clk);
+    if (!pool_cfg.is_ok()) {
+      std::cerr << "run: " << pool_cfg.error().message() << "\n";
+      shut_down(sys, {caf::actor_cast<caf::actor>(claims), caf::actor_cast<caf::actor>(host),
+                      caf::actor_cast<caf::actor>(process), caf::actor_cast<caf::actor>(output),
+                      caf::actor_cast<caf::actor>(supervisor),
+                      caf::actor_cast<caf::actor>(state.store),
+                      caf::actor_cast<caf::actor>(state.serializer)});
+      return exit_blocked;
+    }
+    pool_cfg->local = host;
+    pool_cfg->clock = clk;
+    pool = sys.spawn(actors::node_pool_impl, std::move(*pool_cfg));
+    ctx->host = caf::actor_cast<messages::attempt_host_actor>(pool);
+    ctx->place_on_nodes = true;
+  }
 
   messages::run_finished done{exit_blocked, "run ended without a result", {}};
   {
@@ -208,8 +297,8 @@ int run_loop(const run_loop_options& opt) {
     self->request(output, std::chrono::seconds(30), messages::stop_output{})
       .receive([](const messages::output_flushed&) {}, [](const caf::error&) {});
   }
-  shut_down(sys, {caf::actor_cast<caf::actor>(claims), caf::actor_cast<caf::actor>(host),
-                  caf::actor_cast<caf::actor>(process),
+  shut_down(sys, {caf::actor_cast<caf::actor>(pool), caf::actor_cast<caf::actor>(claims),
+                  caf::actor_cast<caf::actor>(host), caf::actor_cast<caf::actor>(process),
                   caf::actor_cast<caf::actor>(supervisor),
                   caf::actor_cast<caf::actor>(state.store),
                   caf::actor_cast<caf::actor>(state.serializer)});

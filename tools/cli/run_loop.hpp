@@ -8,7 +8,11 @@
 // actors down. Prints only the final summary (live output is the output
 // actor's job). Returns the process exit code.
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "tools/cli/distributed_setup.hpp"
 
 namespace ad::cli {
 
@@ -21,6 +25,13 @@ struct run_loop_options {
   bool json = false;
   std::string trace_file; // --trace: record a message trace there
   int verbosity = 0;      // -v count: console log level (runtime/report/logging.hpp)
+  // Distributed mode (docs/distributed.md): worker nodes as HOST:PORT; with
+  // any, agents run on the nodes and on local_slots local ones.
+  std::vector<std::string> nodes;
+  int local_slots = 0;
+  int64_t lease_ms = 0;        // 0: runtime::lease_terms' default
+  int64_t lease_margin_ms = 0; // 0: runtime::lease_terms' default
+  tls_files tls;
 };
 
 int run_loop(const run_loop_options& opt);

@@ -165,6 +165,7 @@ messages::attempt_host_actor::behavior_type stand_in_host(messages::attempt_host
     [](messages::adopt_attempt&) -> caf::result<messages::attempt_result> {
       return caf::make_error(messages::errc::invalid_request, "no adoption in this test");
     },
+    [](messages::place_attempt&) { return messages::attempt_placement{"local", ""}; },
     [s](messages::cancel_attempt& c) {
       s->cancels.push_back(c.identity);
       if (s->held) {

@@ -208,6 +208,10 @@ INSTANTIATE_TEST_SUITE_P(
     branch_row{"review_launch_failure_blocks", setup::review, "review", "launch-failure", false, "block", "", "--retry-blocked"},
     branch_row{"connection_is_not_failover", setup::cloud_high, "worker", "provider-connection", false, "promote", "claude", "logical"},
     branch_row{"generic_with_candidates", setup::cloud_high, "worker", "generic-error", false, "retry_same", "agy", "generic"},
+    // A lost worker node: the same target again, neither failover nor promotion.
+    branch_row{"node_lost_with_candidates", setup::cloud_high, "worker", "node-lost", false, "retry_same", "agy", "node-lost"},
+    branch_row{"node_lost_single_candidate", setup::cloud_low, "worker", "node-lost", false, "retry_same", "agy", "node-lost"},
+    branch_row{"review_node_lost", setup::review, "review", "node-lost", false, "retry_same", "reviewer", "node-lost"},
     branch_row{"no_failover_candidate", setup::after_failover, "worker", "provider-quota", false, "block", "", "no_failover_candidate"},
     // Local pi.
     branch_row{"pi_context_native", setup::local, "worker", "context-limit", true, "resume_native", "pi-a", ""},

@@ -48,13 +48,14 @@ protected:
     fs::create_directories(attempt_);
   }
 
-  spawn_outcome run_kept(const std::string& script, std::shared_ptr<collecting_sink> sink) {
+  spawn_outcome run_kept(const std::string& script, std::shared_ptr<collecting_sink> sink,
+                         const fs::path& lease_file = {}, int64_t lease_ms = 0) {
     spawn_request req;
     req.argv = {"/bin/sh", "-c", script};
     req.cwd = dir_.path();
     req.marker = "kept-test-" + std::to_string(::getpid());
     req.sink = std::move(sink);
-    req.keeper = keeper_launch{keeper_binary(), attempt_, 500};
+    req.keeper = keeper_launch{keeper_binary(), attempt_, 500, lease_file, lease_ms};
     auto out = reactor_->spawn(std::move(req));
     EXPECT_TRUE(out.is_ok()) << out.error().to_string();
     return out.is_ok() ? *out : spawn_outcome{};
@@ -216,6 +217,23 @@ TEST_F(reactor_kept, terminate_stops_the_agent_through_its_keeper) {
   auto rec = read_exit_record(attempt_);
   ASSERT_TRUE(rec.is_ok());
   EXPECT_EQ(rec->record.termination.initiator, keeper_initiator::dispatcher);
+}
+
+// A worker node's keepers watch its lease file (docs/distributed.md).
+TEST_F(reactor_kept, a_lease_that_is_not_renewed_stops_the_agent_through_its_keeper) {
+  auto lease = dir_.path() / "lease.1";
+  ASSERT_TRUE(write_file_atomic(lease, "", durability::buffered).is_ok());
+  auto sink = std::make_shared<collecting_sink>();
+  auto started = std::chrono::steady_clock::now();
+  run_kept("echo started; exec sleep 60", sink, lease, 1000);
+  ASSERT_TRUE(sink->wait_line("started"));
+  auto ex = sink->wait_exit();
+  ASSERT_TRUE(ex.has_value());
+  EXPECT_EQ(ex->kind, exit_kind::signaled);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  auto rec = read_exit_record(attempt_);
+  ASSERT_TRUE(rec.is_ok());
+  EXPECT_EQ(rec->record.termination.initiator, keeper_initiator::lease);
 }
 
 TEST_F(reactor_kept, an_adopted_keeper_is_stopped_through_its_keeper_too) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/core/json.hpp"
+#include "runtime/report/event_render.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/state/change.hpp"
 
@@ -320,6 +321,69 @@ TEST_F(task_machine_test, a_stop_while_the_start_is_made_durable_clears_the_stag
   EXPECT_EQ(the<task_cmd::end_task>(m.step(t0, task_ev::durable{})).outcome, "cancelled");
 }
 
+// Distributed mode: brings a fresh worker to its placement request.
+cmds to_placing(task_machine& m, const task_state& st) {
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{});
+  m.step(t0, task_ev::task_state_read{true, st});
+  m.step(t0, task_ev::launch_read{});
+  return m.step(t0, task_ev::durable{});
+}
+
+TEST_F(task_machine_test, on_nodes_the_attempt_is_placed_before_it_starts_and_names_its_node) {
+  ctx_.place_on_nodes = true;
+  task_machine m(ctx_, spec());
+  auto place = to_placing(m, state_);
+  ASSERT_EQ(names(place), (std::vector<std::string>{"checkpoint", "place_attempt"}));
+  EXPECT_EQ(the<task_cmd::place_attempt>(place).identity, m.identity());
+  EXPECT_EQ(the<task_cmd::place_attempt>(place).adapter, "command");
+  EXPECT_EQ(m.phase(), task_phase::placing);
+
+  // No node has room: the reason is shown once, and the task asks again.
+  auto wait = m.step(t0 + 1, task_ev::placed{"", "waiting for a free slot on a node"});
+  ASSERT_EQ(names(wait), (std::vector<std::string>{"show", "wake_at"}));
+  EXPECT_EQ(the<task_cmd::show>(wait).event.kind, run_event_kind::task_waiting);
+  EXPECT_EQ(the<task_cmd::show>(wait).event.reason, "waiting for a free slot on a node");
+  EXPECT_EQ(the<task_cmd::wake_at>(wait).at, t0 + 201);
+  EXPECT_EQ(names(m.step(t0 + 201, task_ev::woke{})), (std::vector<std::string>{"place_attempt"}));
+  EXPECT_EQ(names(m.step(t0 + 202, task_ev::placed{"", "waiting for a free slot on a node"})),
+            (std::vector<std::string>{"wake_at"}))
+    << "the same reason is not shown again";
+  m.step(t0 + 402, task_ev::woke{});
+
+  auto start = m.step(t0 + 403, task_ev::placed{"n2", ""});
+  ASSERT_EQ(names(start), (std::vector<std::string>{"show", "start_attempt"}));
+  EXPECT_EQ(the<task_cmd::show>(start).event.kind, run_event_kind::attempt_started);
+  EXPECT_EQ(the<task_cmd::show>(start).event.node, "n2");
+  EXPECT_EQ(the<task_cmd::start_attempt>(start).order.node, "n2");
+  EXPECT_EQ(m.phase(), task_phase::running);
+  EXPECT_EQ(run_event_json(the<task_cmd::show>(start).event).value("node", ""), "n2");
+}
+
+TEST_F(task_machine_test, a_stop_while_waiting_for_a_node_clears_the_stage_and_starts_nothing) {
+  ctx_.place_on_nodes = true;
+  task_machine m(ctx_, spec());
+  to_placing(m, state_);
+  m.step(t0 + 1, task_ev::placed{"", "waiting for a node: none of 2 is connected"});
+  EXPECT_EQ(m.phase(), task_phase::placing_waiting);
+  auto stop = m.step(t0 + 2, task_ev::stop{});
+  ASSERT_EQ(names(stop), (std::vector<std::string>{"make_durable"}));
+  EXPECT_EQ(change_names(the<task_cmd::make_durable>(stop).changes),
+            (std::vector<std::string>{"clear_active_stage"}));
+  EXPECT_EQ(the<task_cmd::end_task>(m.step(t0 + 3, task_ev::durable{})).outcome, "cancelled");
+}
+
+TEST_F(task_machine_test, a_stop_while_the_host_places_starts_nothing_once_it_answers) {
+  ctx_.place_on_nodes = true;
+  task_machine m(ctx_, spec());
+  to_placing(m, state_);
+  EXPECT_TRUE(m.step(t0 + 1, task_ev::stop{}).empty()) << "a request is open: nothing yet";
+  auto placed = m.step(t0 + 2, task_ev::placed{"n1", ""});
+  ASSERT_EQ(names(placed), (std::vector<std::string>{"make_durable"}))
+    << "no agent may start after the stop";
+  EXPECT_EQ(the<task_cmd::end_task>(m.step(t0 + 3, task_ev::durable{})).outcome, "cancelled");
+}
+
 TEST_F(task_machine_test, every_target_cooling_down_is_a_wait_then_a_new_choice) {
   task_machine m(ctx_, spec());
   m.step(t0, task_ev::begun{});
@@ -396,7 +460,8 @@ TEST_F(task_machine_test, events_survive_their_trace_form) {
   std::vector<task_event> events{
     task_ev::begun{}, task_ev::cooldowns_read{}, task_ev::task_state_read{true, state_},
     task_ev::durable{}, task_ev::launch_read{}, task_ev::attempt_finished{attempt_result{}},
-    task_ev::attempt_read{reading}, task_ev::named_files_read{}, d, task_ev::woke{},
+    task_ev::attempt_read{reading}, task_ev::named_files_read{}, d, task_ev::placed{"n1", ""},
+    task_ev::placed{"", "no node"}, task_ev::woke{},
     task_ev::stop{}, task_ev::request_failed{task_peer::attempt, "gone"}};
   for (const auto& e : events) {
     auto j = to_json(e);

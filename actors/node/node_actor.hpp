@@ -1,0 +1,59 @@
+#pragma once
+// The worker node's actor (`agent-dispatch node`, docs/distributed.md):
+// published on the node's address, it takes a coordinator's hello (checks
+// the wire protocol, the lease and that the workspace and the state folder
+// are shared at the same paths), renews its lease, runs each node_start
+// through the node's local attempt host (the same attempt actor and keepers
+// as a local run) and answers with the attempt's result.
+//
+// Fencing: a hello always starts a new connection, so every attempt still
+// held from an earlier connection or an older epoch is stopped before the
+// welcome goes out (the welcome names them). A lease that runs out (no
+// renewal for lease_ms) stops every agent; the keepers stop them too,
+// since the node touches their lease file only while the lease is current.
+// An order from an older epoch is refused. Error contract: see
+// messages/node.hpp.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/typed_response_promise.hpp>
+
+#include "messages/node.hpp"
+
+namespace ad::actors {
+
+struct node_config {
+  std::string name;
+  int32_t slots = 1;
+  std::vector<std::string> adapters;
+  int64_t lease_ms = 10'000;   // must equal the coordinator's
+  std::string lease_file;      // the keepers' lease file (lease_file.hpp)
+  messages::attempt_host_actor host;
+  std::function<int64_t()> steady_ms;  // for the lease
+};
+
+struct node_actor_state {
+  static inline const char* name = "node";
+  node_config cfg;
+  int64_t epoch = 0;
+  bool leased = false;
+  int64_t last_renewed = 0;
+  struct held {
+    int64_t epoch = 0;
+    caf::typed_response_promise<messages::attempt_result> answer;
+  };
+  std::map<std::string, held> running;  // by attempt identity
+  // A hello that waits for earlier attempts to stop.
+  std::optional<caf::typed_response_promise<messages::node_welcome>> welcome;
+  std::vector<std::string> stopping;
+};
+
+messages::node_actor::behavior_type node_actor_impl(
+  messages::node_actor::stateful_pointer<node_actor_state> self, node_config cfg);
+
+} // namespace ad::actors

@@ -1,0 +1,58 @@
+#include "runtime/distributed/placement.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace ad::runtime {
+
+namespace {
+
+bool has_adapter(const node_load& n, const std::string& adapter) {
+  return std::find(n.adapters.begin(), n.adapters.end(), adapter) != n.adapters.end();
+}
+
+} // namespace
+
+placement place_attempt(const std::vector<node_load>& nodes, const std::string& adapter,
+                        const std::string& previous_node) {
+  placement out;
+  int ready = 0, with_adapter = 0;
+  // Load as running/slots compared without division: a/b < c/d as a*d < c*b.
+  auto lighter = [&](std::size_t a, std::size_t b) {
+    const auto& x = nodes[a];
+    const auto& y = nodes[b];
+    auto lx = int64_t{x.running} * y.slots, ly = int64_t{y.running} * x.slots;
+    return std::tie(lx, x.running, x.name) < std::tie(ly, y.running, y.name);
+  };
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    if (!n.ready)
+      continue;
+    ++ready;
+    if (!has_adapter(n, adapter))
+      continue;
+    ++with_adapter;
+    if (n.running >= n.slots)
+      continue;
+    if (!previous_node.empty() && n.name == previous_node)
+      return {i, ""};
+    if (!out.node || lighter(i, *out.node))
+      out.node = i;
+  }
+  if (out.node)
+    return out;
+  if (nodes.empty())
+    out.waiting_reason = "waiting for a node: none is configured";
+  else if (ready == 0)
+    out.waiting_reason = "waiting for a node: none of " + std::to_string(nodes.size()) +
+                         " is connected";
+  else if (with_adapter == 0)
+    out.waiting_reason = "waiting for a node that runs " + adapter + ": none of the " +
+                         std::to_string(ready) + " connected has it";
+  else
+    out.waiting_reason = "waiting for a free slot on a node that runs " + adapter + " (" +
+                         std::to_string(with_adapter) + " busy)";
+  return out;
+}
+
+} // namespace ad::runtime

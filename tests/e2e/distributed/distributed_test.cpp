@@ -1,0 +1,399 @@
+// End-to-end distributed mode (docs/distributed.md): a coordinator and
+// worker nodes as separate processes over one generated workspace, the
+// agent simulator as the agents.
+// - Three nodes on loopback: 30 tasks complete, spread over the nodes,
+//   never two live agents of one task, never more than --max-parallel.
+// - SIGKILL of a node mid-attempt, a partition of a node in a network
+//   namespace (veth link down, then up), SIGKILL of the coordinator and a
+//   restart: every task archived exactly once, no duplicate live agent at
+//   any moment, the lost attempts recorded node-lost, the lost node's
+//   agents stopped by their keepers within the lease, and the replacement
+//   started no earlier than lease + margin after the node was last heard
+//   from and soon after.
+// - Mutual TLS: certificates from one CA work; a certificate from another
+//   CA and a plaintext peer are refused; listening beyond loopback without
+//   certificates is refused.
+#include <csignal>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <sstream>
+#include <memory>
+#include <thread>
+
+#include "tests/e2e/distributed/distributed_support.hpp"
+#include "tools/agent-sim/registry.hpp"
+
+namespace ad::test {
+namespace {
+
+using namespace std::chrono_literals;
+using runtime::json;
+namespace wg = workspace_gen;
+using clock_type = std::chrono::steady_clock;
+
+constexpr int64_t lease_ms = 2000;
+constexpr int64_t margin_ms = 7000;  // covers the keeper's 5 s stop grace
+
+// Per task: a worker and a PASS review that write an event line every
+// interval for `seconds` simulator seconds (x0.01 real), then their effect.
+json chatty_scenario(const wg::gen_plan& plan, int worker_seconds, int review_seconds) {
+  auto actions = [](int seconds, json effect) {
+    return json::array({{{"kind", "events"}, {"count", std::max(1, seconds / 5)}, {"interval_seconds", 5}},
+                        std::move(effect),
+                        {{"kind", "exit"}, {"code", 0}}});
+  };
+  json tasks = json::object();
+  for (const auto& t : plan.tasks) {
+    tasks[t.name]["worker"]["default"] = actions(worker_seconds, {{"kind", "work"}});
+    tasks[t.name]["review"]["default"] =
+      actions(review_seconds, {{"kind", "review"}, {"verdict", "PASS"}});
+  }
+  return {{"version", 1}, {"tasks", tasks}};
+}
+
+class distributed : public ::testing::Test {
+protected:
+  void TearDown() override {
+    for (auto& r : runs_)
+      if (r->pid() > 0 && !r->wait(0ms))
+        r->send(SIGTERM);
+    stop_runs_and_agents(runs_, f_);
+  }
+
+  void create(int tasks, int worker_seconds, int review_seconds, uint64_t seed = 7) {
+    wg::gen_options o;
+    o.tasks = tasks;
+    o.shape = wg::dag_shape::random;
+    o.seed = seed;
+    o.group_size = 10;
+    o.overlap = 0.2;
+    auto planned = wg::plan_workspace(o);
+    ASSERT_TRUE(planned.is_ok()) << planned.error().message();
+    f_.time_scale = 0.01;
+    f_.create(o, chatty_scenario(*planned, worker_seconds, review_seconds));
+    watch_.registry = f_.registry;
+  }
+
+  // A node; waits until it says it listens.
+  child_run& start_node(const std::string& name, const std::string& listen, int slots,
+                        std::vector<std::string> extra = {},
+                        std::vector<std::string> prefix = {}) {
+    std::vector<std::string> args = {"node", "--listen", listen, "--name", name, "--slots",
+                                     std::to_string(slots), "--lease-ms", std::to_string(lease_ms)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::filesystem::path program;
+    if (!prefix.empty()) {
+      program = prefix.front();
+      auto rest = std::vector<std::string>(prefix.begin() + 1, prefix.end());
+      rest.push_back((binary_dir() / "agent-dispatch").string());
+      args.insert(args.begin(), rest.begin(), rest.end());
+    }
+    runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(f_, args, name, program)));
+    auto& node = *runs_.back();
+    auto until = clock_type::now() + 30s;
+    while (clock_type::now() < until && node.out().find("listening on") == std::string::npos &&
+           !node.wait(20ms)) {
+    }
+    EXPECT_NE(node.out().find("listening on"), std::string::npos) << node.tail();
+    return node;
+  }
+
+  child_run& start_coordinator(const std::vector<std::string>& nodes, int max_parallel,
+                               const std::string& log, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run", "--workspace", f_.workspace.string(), "--max-parallel",
+                                     std::to_string(max_parallel), "--json", "-v",
+                                     "--lease-ms", std::to_string(lease_ms),
+                                     "--lease-margin-ms", std::to_string(margin_ms)};
+    for (const auto& n : nodes) {
+      args.push_back("--node");
+      args.push_back(n);
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    watch_.max_parallel = max_parallel;
+    runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(f_, args, log)));
+    return *runs_.back();
+  }
+
+  // Samples until `run` exits or `limit` passes; the exit code if it did.
+  std::optional<int> follow(child_run& run, std::chrono::milliseconds limit) {
+    auto until = clock_type::now() + limit;
+    std::optional<int> code;
+    while (!code && clock_type::now() < until) {
+      watch_.sample();
+      code = run.wait(5ms);
+    }
+    return code;
+  }
+
+  // Samples until an agent runs under `node`; that agent.
+  std::optional<agent_watch::seen_agent> wait_for_agent_on(const child_run& node,
+                                                           std::chrono::milliseconds limit) {
+    auto until = clock_type::now() + limit;
+    while (clock_type::now() < until) {
+      watch_.sample();
+      for (const auto& a : watch_.alive())
+        if (a.node == node.pid())
+          return a;
+      std::this_thread::sleep_for(5ms);
+    }
+    return std::nullopt;
+  }
+
+  // After `lost` (agents of a node cut off at `fault`): when they died and
+  // when each task got its replacement agent.
+  void check_fault_recovery(const std::vector<agent_watch::seen_agent>& lost,
+                            clock_type::time_point fault, const std::string& what) {
+    for (const auto& old : lost) {
+      const auto& seen = watch_.seen.at(old.pid);
+      auto died_ms = std::chrono::duration_cast<std::chrono::milliseconds>(seen.last - fault).count();
+      // The keeper checks its lease file every 500 ms; the agent stops on SIGTERM.
+      EXPECT_LE(died_ms, lease_ms + 3000) << what << ": the agent of " << old.task
+                                          << " outlived the node's lease";
+      std::optional<clock_type::time_point> replaced;
+      for (const auto& [pid, a] : watch_.seen)
+        if (a.task == old.task && a.first > seen.last && (!replaced || a.first < *replaced))
+          replaced = a.first;
+      if (!replaced)
+        continue;  // the task had moved on (a review) before the fault: nothing to replace
+      auto after = std::chrono::duration_cast<std::chrono::milliseconds>(*replaced - fault).count();
+      std::cout << "[ fault    ] " << what << ": " << old.task << " stopped " << died_ms
+                << " ms and replaced " << after << " ms after the fault (lease " << lease_ms
+                << " + margin " << margin_ms << ")" << std::endl;
+      // Last heard at most one renewal (lease/4) before the fault.
+      EXPECT_GE(after, lease_ms + margin_ms - lease_ms / 4 - 100)
+        << what << ": " << old.task << " was replaced before lease + margin";
+      EXPECT_LE(after, lease_ms + margin_ms + 6000) << what << ": " << old.task;
+    }
+  }
+
+  void check_outcome(child_run& coordinator, std::optional<int> code) {
+    ASSERT_TRUE(code.has_value()) << "the run did not finish\n" << coordinator.tail();
+    EXPECT_EQ(*code, 0) << coordinator.tail();
+    for (const auto& p : watch_.problems)
+      ADD_FAILURE() << p;
+    auto archived = f_.archived_tasks();
+    for (const auto& t : f_.plan.tasks) {
+      auto it = archived.find(t.name);
+      EXPECT_TRUE(it != archived.end() && it->second == 1)
+        << t.name << " archived " << (it == archived.end() ? 0 : it->second) << " times";
+    }
+    auto runs = agent_sim::read_registry(f_.registry);
+    ASSERT_TRUE(runs.is_ok()) << runs.error().message();
+    for (const auto& v : agent_sim::check_registry(*runs, watch_.max_parallel))
+      if (v.kind == agent_sim::violation_kind::task_overlap ||
+          v.kind == agent_sim::violation_kind::too_many_alive)
+        ADD_FAILURE() << v.message;
+  }
+
+  fleet f_;
+  agent_watch watch_;
+  std::vector<std::unique_ptr<child_run>> runs_;
+};
+
+// The ip program, by path: processes start without a PATH search.
+std::string ip_program() {
+  for (const char* p : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"})
+    if (std::filesystem::exists(p))
+      return p;
+  return "ip";
+}
+
+std::string loopback(int port) { return "127.0.0.1:" + std::to_string(port); }
+
+// The run's --json events of one kind.
+std::vector<json> events_of(const std::string& out, const std::string& kind) {
+  std::vector<json> found;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("event", "") == kind)
+      found.push_back(std::move(j));
+  }
+  return found;
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST_F(distributed, three_nodes_on_loopback_run_thirty_tasks_spread_over_them) {
+  create(30, 30, 10);
+  if (HasFatalFailure())
+    return;
+  std::vector<std::string> nodes;
+  for (int i = 1; i <= 3; ++i) {
+    auto at = loopback(free_port());
+    start_node("n" + std::to_string(i), at, 3);
+    nodes.push_back(at);
+  }
+  auto& run = start_coordinator(nodes, 6, "coordinator");
+  auto code = follow(run, 300s);
+  check_outcome(run, code);
+  EXPECT_EQ(watch_.nodes_used().size(), 3u) << "the attempts did not spread over the nodes";
+  // Every attempt names its node, and each node ran some.
+  std::map<std::string, int> per_node;
+  auto started = events_of(run.out(), "attempt_started");
+  EXPECT_GE(started.size(), 60u);
+  for (const auto& e : started)
+    ++per_node[e.value("node", "")];
+  EXPECT_EQ(per_node.count(""), 0u) << "an attempt without its node";
+  for (const char* n : {"n1", "n2", "n3"})
+    EXPECT_GT(per_node[n], 0) << n << " ran nothing";
+  EXPECT_GE(watch_.most_alive, 3u);
+  EXPECT_EQ(count_of(run.out(), "\"failure_class\":\"node-lost\""), 0) << run.tail();
+}
+
+TEST_F(distributed, a_sigkilled_node_is_lost_and_its_attempts_replaced_after_lease_and_margin) {
+  // Workers run ~3 s, so the kill finds agents on the node.
+  create(8, 300, 10);
+  if (HasFatalFailure())
+    return;
+  auto a = loopback(free_port()), b = loopback(free_port());
+  auto& victim = start_node("victim", a, 2);
+  // The survivor alone has room for every attempt, so the replacement's
+  // time is the lease's, not a wait for a slot.
+  start_node("survivor", b, 4);
+  auto& run = start_coordinator({a, b}, 4, "coordinator");
+  auto first = wait_for_agent_on(victim, 60s);
+  ASSERT_TRUE(first.has_value()) << "no agent ran on the victim\n" << run.tail();
+  std::vector<agent_watch::seen_agent> lost;
+  for (const auto& x : watch_.alive())
+    if (x.node == victim.pid())
+      lost.push_back(x);
+  auto fault = clock_type::now();
+  victim.send(SIGKILL);
+  ASSERT_TRUE(victim.wait(10s).has_value());
+  auto code = follow(run, 300s);
+  check_outcome(run, code);
+  check_fault_recovery(lost, fault, "SIGKILL of a node");
+  EXPECT_GE(count_of(run.out(), "\"failure_class\":\"node-lost\""), static_cast<int>(lost.size()))
+    << run.tail();
+}
+
+TEST_F(distributed, a_restarted_coordinator_finishes_the_run_without_a_duplicate) {
+  create(8, 300, 10);
+  if (HasFatalFailure())
+    return;
+  auto a = loopback(free_port()), b = loopback(free_port());
+  auto& na = start_node("a", a, 2);
+  start_node("b", b, 2);
+  auto& first = start_coordinator({a, b}, 4, "coordinator1");
+  ASSERT_TRUE(wait_for_agent_on(na, 60s).has_value()) << first.tail();
+  first.send(SIGKILL);
+  ASSERT_TRUE(first.wait(10s).has_value());
+  auto& second = start_coordinator({a, b}, 4, "coordinator2");
+  auto code = follow(second, 300s);
+  check_outcome(second, code);
+}
+
+class distributed_tls : public distributed {
+protected:
+  void SetUp() override {
+    std::string error;
+    certs_ = f_.dir.path() / "certs";
+    std::filesystem::create_directories(certs_);
+    ASSERT_TRUE(make_test_certificates(certs_, error)) << error;
+  }
+  std::vector<std::string> tls(const std::string& who, const std::string& ca = "ca.pem") const {
+    return {"--tls-cert", (certs_ / (who + ".pem")).string(), "--tls-key",
+            (certs_ / (who + ".key")).string(), "--tls-ca", (certs_ / ca).string()};
+  }
+  std::filesystem::path certs_;
+};
+
+TEST_F(distributed_tls, certificates_from_one_ca_work_and_others_are_refused) {
+  create(4, 10, 10);
+  if (HasFatalFailure())
+    return;
+  auto a = loopback(free_port());
+  auto& node = start_node("tls", a, 2, tls("node"));
+  EXPECT_NE(node.out().find("mutual TLS"), std::string::npos) << node.out();
+
+  // A coordinator whose certificate another CA signed gets nowhere.
+  auto& rogue = start_coordinator({a}, 2, "rogue", tls("rogue", "other-ca.pem"));
+  std::this_thread::sleep_for(4s);
+  EXPECT_TRUE(scan_live_agents(f_.registry).empty());
+  EXPECT_FALSE(rogue.wait(0ms).has_value()) << rogue.tail();
+  rogue.send(SIGINT);
+  ASSERT_TRUE(rogue.wait(30s).has_value());
+  EXPECT_NE(rogue.err().find("node " + a), std::string::npos) << rogue.err();
+
+  // So does a plaintext one.
+  auto& plain = start_coordinator({a}, 2, "plain");
+  std::this_thread::sleep_for(3s);
+  EXPECT_TRUE(scan_live_agents(f_.registry).empty());
+  plain.send(SIGINT);
+  ASSERT_TRUE(plain.wait(30s).has_value());
+  EXPECT_EQ(f_.archived_tasks().size(), 0u);
+
+  auto& run = start_coordinator({a}, 2, "coordinator", tls("coord"));
+  auto code = follow(run, 120s);
+  check_outcome(run, code);
+}
+
+TEST_F(distributed_tls, listening_beyond_loopback_needs_certificates) {
+  create(1, 10, 10);
+  if (HasFatalFailure())
+    return;
+  runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(
+    f_, {"node", "--listen", "0.0.0.0:" + std::to_string(free_port())}, "open")));
+  auto code = runs_.back()->wait(20s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(runs_.back()->err().find("needs mutual TLS"), std::string::npos) << runs_.back()->err();
+  runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(
+    f_, {"node", "--listen", "127.0.0.1:7", "--tls-cert", (certs_ / "node.pem").string()},
+    "half")));
+  code = runs_.back()->wait(20s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(runs_.back()->err().find("--tls-key is missing"), std::string::npos)
+    << runs_.back()->err();
+}
+
+TEST_F(distributed_tls, a_partitioned_node_is_fenced_replaced_and_taken_back_after_healing) {
+  veth_namespace ns;
+  auto why = ns.create("adtest" + std::to_string(::getpid() % 100000), 10 + ::getpid() % 200);
+  if (!why.empty())
+    GTEST_SKIP() << "the kernel refused a network namespace with a veth pair: " << why;
+  create(16, 300, 10);
+  if (HasFatalFailure())
+    return;
+  auto far = ns.inner_ip() + ":" + std::to_string(free_port());
+  auto near = loopback(free_port());
+  auto& remote = start_node("far", far, 2, tls("node"), {ip_program(), "netns", "exec", ns.name()});
+  start_node("near", near, 4, tls("node"));
+  auto& run = start_coordinator({far, near}, 4, "coordinator", tls("coord"));
+  ASSERT_TRUE(wait_for_agent_on(remote, 60s).has_value()) << run.tail();
+  std::vector<agent_watch::seen_agent> lost;
+  for (const auto& x : watch_.alive())
+    if (x.node == remote.pid())
+      lost.push_back(x);
+  auto fault = clock_type::now();
+  ASSERT_TRUE(ns.set_link(false));
+  // Heal once the replacement has had its time.
+  auto healed = follow(run, std::chrono::milliseconds(lease_ms + margin_ms + 3000));
+  ASSERT_TRUE(ns.set_link(true));
+  // Work is left for long after the heal: the node is greeted again.
+  std::optional<int> code = healed;
+  if (!code) {
+    auto until = clock_type::now() + 30s;
+    auto ready_again = [&] { return count_of(run.err(), "node far (" + far + "): ready") >= 2; };
+    while (!code && clock_type::now() < until && !ready_again())
+      code = follow(run, 100ms);
+    EXPECT_TRUE(ready_again()) << "the healed node was not greeted again\n" << run.tail();
+  }
+  if (!code)
+    code = follow(run, 300s);
+  check_outcome(run, code);
+  check_fault_recovery(lost, fault, "partition of a node");
+  EXPECT_GE(count_of(run.out(), "\"failure_class\":\"node-lost\""), static_cast<int>(lost.size()))
+    << run.tail();
+  EXPECT_FALSE(remote.wait(0ms).has_value()) << "the partitioned node died\n" << remote.tail();
+}
+
+} // namespace
+} // namespace ad::test
