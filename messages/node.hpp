@@ -45,20 +45,23 @@ typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
            x.workspace, x.runs_dir, x.probe_file, x.probe_token);
 }
 
-// The answer to node_hello, sent once every attempt of an older epoch or
-// an earlier connection has stopped (`stopped` names them).
+// The answer to node_hello. From a coordinator of a newer epoch it comes
+// once every attempt of the older epoch has stopped (`stopped` names
+// them); from the same coordinator, reconnected, at once, naming the
+// attempts the node still runs for it (`held`; node_follow takes them up).
 struct node_welcome {
   int32_t protocol = 0;
   std::string name;
   int32_t slots = 0;
   std::vector<std::string> adapters;
   std::vector<std::string> stopped;
+  std::vector<std::string> held;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_welcome& x) {
   return f(caf::meta::type_name("node_welcome"), x.protocol, x.name, x.slots, x.adapters,
-           x.stopped);
+           x.stopped, x.held);
 }
 
 struct lease_renew {
@@ -89,6 +92,20 @@ typename Inspector::result_type inspect(Inspector& f, node_start& x) {
   return f(caf::meta::type_name("node_start"), x.epoch, x.order);
 }
 
+// After a reconnect: answered with the result of the attempt with this
+// identity when it ends, or at once if it ended while the coordinator was
+// away; errc::not_found when the node knows nothing of it (a restarted
+// node process).
+struct node_follow {
+  int64_t epoch = 0;
+  std::string identity;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_follow& x) {
+  return f(caf::meta::type_name("node_follow"), x.epoch, x.identity);
+}
+
 struct node_cancel {
   int64_t epoch = 0;
   std::string identity;
@@ -111,6 +128,7 @@ using node_actor =
   caf::typed_actor<caf::replies_to<node_hello>::with<node_welcome>,
                    caf::replies_to<lease_renew>::with<lease_granted>,
                    caf::replies_to<node_start>::with<attempt_result>,
+                   caf::replies_to<node_follow>::with<attempt_result>,
                    caf::reacts_to<node_cancel>, caf::reacts_to<node_lease_check>>;
 
 void add_node_messages(caf::actor_system_config& cfg);

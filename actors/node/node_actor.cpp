@@ -28,10 +28,15 @@ void touch_lease(self_ptr self) {
     spdlog::error("node: {}", st.message());
 }
 
+constexpr int64_t keep_results_ms = 3'600'000;
+
 messages::node_welcome welcome_of(self_ptr self) {
   const auto& cfg = self->state.cfg;
+  std::vector<std::string> held;
+  for (const auto& [identity, h] : self->state.running)
+    held.push_back(identity);
   return {runtime::node_protocol_version, cfg.name, cfg.slots, cfg.adapters,
-          std::exchange(self->state.stopping, {})};
+          std::exchange(self->state.stopping, {}), std::move(held)};
 }
 
 // The hello waiting for earlier attempts is answered once none is left.
@@ -77,6 +82,7 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       if (!files.is_ok())
         return refuse(messages::errc::invalid_request, files.message());
       spdlog::info("node: coordinator {} (epoch {}) connected", h.coordinator, h.epoch);
+      bool newer = h.epoch > st.epoch;
       st.epoch = h.epoch;
       st.leased = true;
       st.last_renewed = st.cfg.steady_ms();
@@ -84,10 +90,10 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       if (st.welcome)
         st.welcome->deliver(refuse(messages::errc::conflict, "a newer hello took over"));
       st.welcome.reset();
-      if (st.running.empty())
+      if (st.running.empty() || !newer)
         return welcome_of(self);
-      // Whoever ordered these can no longer take their results: stop them
-      // and answer once they have ended.
+      // Another coordinator ordered these: stop them and answer once they
+      // have ended.
       for (const auto& [identity, held] : st.running)
         st.stopping.push_back(identity);
       stop_all(self, "the coordinator connected anew");
@@ -128,16 +134,36 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
           return;
         auto answer = i->second.answer;
         st.running.erase(i);
-        if (r)
+        auto now = st.cfg.steady_ms();
+        std::erase_if(st.done, [&](const auto& kv) { return now - kv.second.at > keep_results_ms; });
+        if (r) {
+          // Kept in case the coordinator is away and asks again.
+          st.done[identity] = {*r, now};
           answer.deliver(std::move(*r));
-        else
+        } else {
           answer.deliver(std::move(r.error()));
+        }
         maybe_welcome(self);
       };
       self->request(st.cfg.host, caf::infinite, std::move(s.order))
         .then([done](messages::attempt_result& r) { done(std::move(r)); },
               [done](caf::error& e) { done(std::move(e)); });
       return answer;
+    },
+    [self](messages::node_follow& f) -> caf::result<messages::attempt_result> {
+      auto& st = self->state;
+      if (f.epoch != st.epoch)
+        return refuse(messages::errc::invalid_request,
+                      "follow of epoch " + std::to_string(f.epoch) + ", node " + st.cfg.name +
+                        " serves epoch " + std::to_string(st.epoch));
+      if (auto i = st.running.find(f.identity); i != st.running.end()) {
+        i->second.answer = self->make_response_promise<messages::attempt_result>();
+        return i->second.answer;
+      }
+      if (auto i = st.done.find(f.identity); i != st.done.end())
+        return i->second.result;
+      return refuse(messages::errc::not_found,
+                    "node " + st.cfg.name + " knows nothing of " + f.identity);
     },
     [self](messages::node_cancel& c) {
       if (c.epoch < self->state.epoch || !self->state.running.contains(c.identity))

@@ -6,12 +6,14 @@
 // through the node's local attempt host (the same attempt actor and keepers
 // as a local run) and answers with the attempt's result.
 //
-// Fencing: a hello always starts a new connection, so every attempt still
-// held from an earlier connection or an older epoch is stopped before the
-// welcome goes out (the welcome names them). A lease that runs out (no
-// renewal for lease_ms) stops every agent; the keepers stop them too,
-// since the node touches their lease file only while the lease is current.
-// An order from an older epoch is refused. Error contract: see
+// Fencing: a hello from a newer epoch (another coordinator) stops every
+// attempt of the older one before the welcome goes out (the welcome names
+// them); a hello from the same coordinator, reconnected, keeps them and
+// names them (`held`) for node_follow. The result of an attempt that ends
+// while no one listens is kept for an hour for node_follow. A lease that
+// runs out (no renewal for lease_ms) stops every agent; the keepers stop
+// them too, since the node touches their lease file only while the lease
+// is current. An order from an older epoch is refused. Error contract: see
 // messages/node.hpp.
 
 #include <cstdint>
@@ -48,6 +50,11 @@ struct node_actor_state {
     caf::typed_response_promise<messages::attempt_result> answer;
   };
   std::map<std::string, held> running;  // by attempt identity
+  struct ended {
+    messages::attempt_result result;
+    int64_t at = 0;
+  };
+  std::map<std::string, ended> done;  // results kept for node_follow
   // A hello that waits for earlier attempts to stop.
   std::optional<caf::typed_response_promise<messages::node_welcome>> welcome;
   std::vector<std::string> stopping;

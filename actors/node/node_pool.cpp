@@ -61,25 +61,80 @@ void disconnect(self_ptr self, int32_t index, const std::string& why) {
   }
   if (n.welcomed)
     spdlog::warn("node {}: not reachable ({}); its attempts count as lost {} ms after it was "
-                 "last heard from",
+                 "last heard from unless it comes back",
                  node_label(n), why, self->state.cfg.terms.lease_ms + self->state.cfg.terms.margin_ms);
+  auto lost_at = runtime::replacement_allowed_at(n.last_heard, self->state.cfg.terms);
+  for (auto& [identity, p] : self->state.running)
+    if (p.node == index && (p.lost_at == 0 || p.following)) {
+      p.lost_at = lost_at;
+      p.following = false;
+    }
   n.welcomed = false;
   n.connecting = false;
   n.next_connect = self->state.cfg.steady_ms() + 500;
 }
 
-void fail_lost(self_ptr self, int32_t index, const std::string& why) {
+// Answers node-lost for every attempt whose node has been away past its
+// lease and margin and is not being followed again.
+void fail_lost(self_ptr self) {
   auto& st = self->state;
-  const auto& n = st.nodes[static_cast<std::size_t>(index)];
+  auto now = st.cfg.steady_ms();
   std::vector<std::string> lost;
   for (const auto& [identity, p] : st.running)
-    if (p.node == index)
+    if (p.node >= 0 && p.lost_at > 0 && !p.following && now >= p.lost_at)
       lost.push_back(identity);
   for (const auto& identity : lost) {
-    const auto& order = st.running.at(identity).order;
+    const auto& p = st.running.at(identity);
+    const auto& n = st.nodes[static_cast<std::size_t>(p.node)];
+    auto why = "not heard from for " +
+               std::to_string(now - p.lost_at + st.cfg.terms.lease_ms + st.cfg.terms.margin_ms) +
+               " ms, past its lease of " + std::to_string(st.cfg.terms.lease_ms) +
+               " ms and the margin of " + std::to_string(st.cfg.terms.margin_ms) + " ms";
     spdlog::warn("node {}: attempt {} lost: {}", node_label(n), identity, why);
     finish(self, identity,
-           runtime::node_lost_result(order, node_label(n), why, st.cfg.clock->now()));
+           runtime::node_lost_result(p.order, node_label(n), why, st.cfg.clock->now()));
+  }
+}
+
+// After a reconnect: the attempts this node ran for us while away are
+// asked for again; those it runs that we replaced meanwhile are stopped.
+void follow_again(self_ptr self, int32_t index, const messages::node_welcome& w) {
+  auto& st = self->state;
+  const auto& n = st.nodes[static_cast<std::size_t>(index)];
+  for (const auto& identity : w.stopped)
+    spdlog::warn("node {}: stopped {} of an earlier coordinator", node_label(n), identity);
+  for (const auto& identity : w.held) {
+    auto i = st.running.find(identity);
+    if (i == st.running.end() || i->second.node != index) {
+      spdlog::warn("node {}: stops {}, which was replaced while the node was away",
+                   node_label(n), identity);
+      self->send(n.handle, messages::node_cancel{st.cfg.epoch, identity});
+    }
+  }
+  auto handle = n.handle;
+  for (auto& [identity, p] : st.running) {
+    if (p.node != index || p.lost_at == 0)
+      continue;
+    p.following = true;
+    auto id = identity;
+    self->request(handle, caf::infinite, messages::node_follow{st.cfg.epoch, id})
+      .then(
+        [self, id, index](messages::attempt_result& r) {
+          auto i = self->state.running.find(id);
+          if (i != self->state.running.end() && i->second.node == index)
+            finish(self, id, std::move(r));
+        },
+        [self, id, index](caf::error& e) {
+          // The node does not know it (a new node process): it is lost
+          // when its time comes, as if the node had not come back.
+          auto i = self->state.running.find(id);
+          if (i == self->state.running.end() || i->second.node != index)
+            return;
+          spdlog::warn("node {}: {}", node_label(self->state.nodes[static_cast<std::size_t>(index)]),
+                       self->system().render(e));
+          i->second.following = false;
+        });
+    spdlog::info("node {}: follows {} again", node_label(n), identity);
   }
 }
 
@@ -113,9 +168,7 @@ void greet(self_ptr self, int32_t index) {
         n.last_problem.clear();
         spdlog::info("node {}: ready, {} slots, adapters {}", node_label(n), n.slots,
                      fmt::join(n.adapters, ","));
-        // Whatever this node ran for us before this connection has ended
-        // now: the node stops all of it before it welcomes.
-        fail_lost(self, index, "it reconnected; the attempt's agent was stopped");
+        follow_again(self, index, w);
         place_waiting(self);
       },
       [self, index, handle](caf::error& e) {
@@ -338,12 +391,8 @@ void tick(self_ptr self) {
             [](caf::error&) {});
       }
     }
-    if (!n.welcomed && now >= runtime::replacement_allowed_at(n.last_heard, st.cfg.terms))
-      fail_lost(self, index,
-                "not heard from for " + std::to_string(now - n.last_heard) +
-                  " ms, past its lease of " + std::to_string(st.cfg.terms.lease_ms) +
-                  " ms and the margin of " + std::to_string(st.cfg.terms.margin_ms) + " ms");
   }
+  fail_lost(self);
   connect_due(self);
   lapse_reservations(self);
   place_waiting(self);

@@ -12,8 +12,9 @@
 // A node it cannot hear from is no longer used; an attempt on it is
 // answered as node-lost (runtime::node_lost_result) only once lease +
 // margin has passed since the node was last heard from, when the node has
-// stopped its agent itself, or at once when the node, reconnected, says it
-// stopped it. No attempt is placed before every node has been greeted or
+// stopped its agent itself. A node that reconnects before then is asked
+// for each such attempt again (node_follow) and the attempt goes on; one
+// the node still runs that was replaced meanwhile is stopped. No attempt is placed before every node has been greeted or
 // lease + margin has passed since the pool started, so that the agents of
 // a previous coordinator are fenced first. adopt_attempt (a restarted run
 // taking over a keeper it found) and start_attempt with local slots go to
@@ -74,6 +75,10 @@ struct node_pool_state {
     caf::typed_response_promise<messages::attempt_result> answer;
     runtime::attempt_order order;
     int32_t node = -1;  // -1: the local host
+    // While its node is unreachable: when the attempt counts as lost
+    // (runtime::replacement_allowed_at from when the node was last heard).
+    int64_t lost_at = 0;
+    bool following = false;  // asked again with node_follow after a reconnect
   };
   std::map<std::string, placed> running;  // by attempt identity
   struct waiting {

@@ -31,8 +31,6 @@ using runtime::json;
 namespace wg = workspace_gen;
 using clock_type = std::chrono::steady_clock;
 
-constexpr int64_t lease_ms = 2000;
-constexpr int64_t margin_ms = 7000;  // covers the keeper's 5 s stop grace
 
 // Per task: a worker and a PASS review that write an event line every
 // interval for `seconds` simulator seconds (x0.01 real), then their effect.
@@ -185,6 +183,8 @@ protected:
         ADD_FAILURE() << v.message;
   }
 
+  int64_t lease_ms = 2000;
+  int64_t margin_ms = 7000;  // covers the keeper's 5 s stop grace
   fleet f_;
   agent_watch watch_;
   std::vector<std::unique_ptr<child_run>> runs_;
@@ -393,6 +393,48 @@ TEST_F(distributed_tls, a_partitioned_node_is_fenced_replaced_and_taken_back_aft
   EXPECT_GE(count_of(run.out(), "\"failure_class\":\"node-lost\""), static_cast<int>(lost.size()))
     << run.tail();
   EXPECT_FALSE(remote.wait(0ms).has_value()) << "the partitioned node died\n" << remote.tail();
+}
+
+TEST_F(distributed_tls, a_partition_shorter_than_the_lease_loses_nothing) {
+  veth_namespace ns;
+  auto why = ns.create("adblip" + std::to_string(::getpid() % 100000), 10 + (::getpid() + 1) % 200);
+  if (!why.empty())
+    GTEST_SKIP() << "the kernel refused a network namespace with a veth pair: " << why;
+  // A lease long enough to reconnect within it: heartbeats every 300 ms,
+  // the connection given up after 1.2 s.
+  lease_ms = 6000;
+  margin_ms = 8000;
+  create(6, 500, 10);
+  if (HasFatalFailure())
+    return;
+  auto far = ns.inner_ip() + ":" + std::to_string(free_port());
+  auto near = loopback(free_port());
+  auto& remote = start_node("far", far, 2, tls("node"), {ip_program(), "netns", "exec", ns.name()});
+  start_node("near", near, 2, tls("node"));
+  auto& run = start_coordinator({far, near}, 4, "coordinator", tls("coord"));
+  auto held = wait_for_agent_on(remote, 60s);
+  ASSERT_TRUE(held.has_value()) << run.tail();
+  ASSERT_TRUE(ns.set_link(false));
+  // Long enough for the connection to be given up, short of the lease.
+  auto cut = follow(run, 2500ms);
+  ASSERT_TRUE(ns.set_link(true));
+  ASSERT_FALSE(cut.has_value()) << run.tail();
+  auto code = follow(run, 300s);
+  check_outcome(run, code);
+  EXPECT_NE(run.err().find("not reachable"), std::string::npos)
+    << "the cut was not noticed, so it proves nothing\n" << run.tail();
+  EXPECT_NE(run.err().find("follows " + held->task), std::string::npos) << run.tail();
+  EXPECT_EQ(count_of(run.out(), "\"failure_class\":\"node-lost\""), 0) << run.tail();
+  // The agent that ran across the cut was the only one of its attempt.
+  int agents_of_task = 0;
+  for (const auto& [pid, a] : watch_.seen)
+    agents_of_task += a.task == held->task && a.first <= watch_.seen.at(held->pid).last;
+  EXPECT_EQ(agents_of_task, 1);
+  EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(watch_.seen.at(held->pid).last -
+                                                                  watch_.seen.at(held->pid).first)
+              .count(),
+            2500)
+    << "the agent did not live through the cut";
 }
 
 } // namespace
