@@ -96,7 +96,7 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       // have ended.
       for (const auto& [identity, held] : st.running)
         st.stopping.push_back(identity);
-      stop_all(self, "the coordinator connected anew");
+      stop_all(self, "a coordinator of a newer epoch connected");
       st.welcome = self->make_response_promise<messages::node_welcome>();
       return *st.welcome;
     },

@@ -188,7 +188,7 @@ int run_loop(const run_loop_options& opt) {
     const char* home = std::getenv("HOME");
     auto opened = open_run_trace({opt.trace_file, identity->path, identity->id, *root,
                                   home ? home : "", opt.task_group, opt.max_parallel,
-                                  opt.retry_blocked, cli_caps},
+                                  opt.retry_blocked, opt.nodes, cli_caps},
                                  pol->value);
     if (!opened.is_ok()) {
       std::cerr << "run: " << opened.error().message() << "\n";

@@ -24,6 +24,7 @@ runtime::result<std::shared_ptr<runtime::trace_writer>> open_run_trace(
   header.options = runtime::json{{"task_group", setup.task_group},
                                  {"max_parallel", setup.max_parallel},
                                  {"retry_blocked", setup.retry_blocked},
+                                 {"nodes", setup.nodes},
                                  {"workspace_id", setup.workspace_id},
                                  {"cli_caps", std::move(caps)}};
   runtime::trace_paths paths;

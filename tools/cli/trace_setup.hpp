@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/agents/adapter.hpp"
 #include "runtime/policy/policy.hpp"
@@ -26,6 +27,9 @@ struct run_trace_setup {
   std::string task_group;
   int max_parallel = 0;
   bool retry_blocked = false;
+  // Distributed mode: the nodes given (replay needs none of them; it only
+  // knows that each attempt was placed before it started).
+  std::vector<std::string> nodes;
   // What each adapter's installed CLI accepts, as detected for this run.
   std::map<std::string, runtime::cli_capabilities> cli_caps;
 };

@@ -57,6 +57,9 @@ runtime::result<runtime::replay_report> replay_recorded_run(
     ctx.max_parallel = options["max_parallel"].get<int>();
   if (options.contains("retry_blocked") && options["retry_blocked"].is_boolean())
     ctx.retry_blocked = options["retry_blocked"].get<bool>();
+  // Recorded with nodes: every attempt was placed before it started.
+  if (options.contains("nodes") && options["nodes"].is_array())
+    ctx.place_on_nodes = !options["nodes"].empty();
   if (options.contains("workspace_id") && options["workspace_id"].is_string())
     ctx.workspace_id = options["workspace_id"].get<std::string>();
   if (options.contains("cli_caps") && options["cli_caps"].is_object())

@@ -2,7 +2,9 @@
 // worker nodes as separate processes over one generated workspace, the
 // agent simulator as the agents.
 // - Three nodes on loopback: 30 tasks complete, spread over the nodes,
-//   never two live agents of one task, never more than --max-parallel.
+//   never two live agents of one task, never more than --max-parallel;
+//   every attempt_started names its node; the run's trace replays
+//   without the nodes.
 // - SIGKILL of a node mid-attempt, a partition of a node in a network
 //   namespace (veth link down, then up), SIGKILL of the coordinator and a
 //   restart: every task archived exactly once, no duplicate live agent at
@@ -10,6 +12,8 @@
 //   agents stopped by their keepers within the lease, and the replacement
 //   started no earlier than lease + margin after the node was last heard
 //   from and soon after.
+// - A partition shorter than the lease loses nothing: the node is followed
+//   again and its agent lives on.
 // - Mutual TLS: certificates from one CA work; a certificate from another
 //   CA and a plaintext peer are refused; listening beyond loopback without
 //   certificates is refused.
@@ -229,9 +233,17 @@ TEST_F(distributed, three_nodes_on_loopback_run_thirty_tasks_spread_over_them) {
     start_node("n" + std::to_string(i), at, 3);
     nodes.push_back(at);
   }
-  auto& run = start_coordinator(nodes, 6, "coordinator");
+  auto trace = f_.dir.path() / "trace.jsonl";
+  auto& run = start_coordinator(nodes, 6, "coordinator", {"--trace", trace.string()});
   auto code = follow(run, 300s);
   check_outcome(run, code);
+  // The trace replays without the nodes.
+  runs_.push_back(std::make_unique<child_run>(
+    child_run::start_dispatcher(f_, {"replay", trace.string()}, "replay")));
+  auto replayed = runs_.back()->wait(120s);
+  ASSERT_TRUE(replayed.has_value());
+  EXPECT_EQ(*replayed, 0) << runs_.back()->tail();
+  EXPECT_NE(runs_.back()->out().find("replay: identical"), std::string::npos) << runs_.back()->tail();
   EXPECT_EQ(watch_.nodes_used().size(), 3u) << "the attempts did not spread over the nodes";
   // Every attempt names its node, and each node ran some.
   std::map<std::string, int> per_node;
