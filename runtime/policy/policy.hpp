@@ -140,6 +140,9 @@ struct policy {
   std::vector<failure_pattern> failure_patterns;
   std::vector<tactical_pattern> tactical_patterns;
   policy_prompts prompts;
+  // Distributed mode: worker nodes as "HOST:PORT", used when `run` is given
+  // no --node (docs/distributed.md). Optional; empty: agents run here.
+  std::vector<std::string> nodes;
 
   const policy_target* find_target(std::string_view id) const;
 };

@@ -64,7 +64,7 @@ json policy_to_json(const policy& p) {
   json tps = json::array();
   for (const auto& t : p.tactical_patterns)
     tps.push_back({{"id", t.id}, {"regexes", t.regexes}, {"instruction", t.instruction}});
-  return {
+  json doc = {
     {"version", p.version},
     {"timezone", p.timezone},
     {"targets", targets},
@@ -105,6 +105,10 @@ json policy_to_json(const policy& p) {
       {"native_resume", p.prompts.native_resume},
       {"intervention", p.prompts.intervention}}},
   };
+  // Only when set, so documents without nodes read as before.
+  if (!p.nodes.empty())
+    doc["nodes"] = p.nodes;
+  return doc;
 }
 
 json merge_policy_json(const json& base, const json& overlay) {

@@ -456,7 +456,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "no_progress", "claims", "failure_patterns",
-                 "tactical_patterns", "prompts"},
+                 "tactical_patterns", "prompts", "nodes"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
     return c.result();
@@ -507,6 +507,14 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
     parse_no_progress(c, doc["no_progress"], "/no_progress", pol.no_progress);
   if (doc.contains("claims"))
     parse_claims(c, doc["claims"], "/claims", pol.claims);
+  if (doc.contains("nodes") && c.strings(doc["nodes"], "/nodes", pol.nodes, true)) {
+    // The shape only; `run` parses each address when it connects.
+    static const std::regex node_re(R"(^(\[[0-9A-Fa-f:.]+\]|[^:\[\]\s]+):[0-9]{1,5}$)");
+    for (std::size_t i = 0; i < pol.nodes.size(); ++i)
+      if (!std::regex_match(pol.nodes[i], node_re))
+        c.fail("/nodes/" + std::to_string(i), "a node address HOST:PORT such as \"10.0.0.7:7300\"",
+               &doc["nodes"][i]);
+  }
   const json& fps = doc["failure_patterns"];
   if (!fps.is_array()) {
     c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);

@@ -41,6 +41,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::vector<std::string> node_texts(const std::vector<runtime::node_endpoint>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes)
+    out.push_back(n.text());
+  return out;
+}
+
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
            std::chrono::steady_clock::now().time_since_epoch())
@@ -105,10 +112,6 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: " << st.message() << "\n";
     return exit_blocked;
   }
-  if (nodes.empty() && (opt.local_slots > 0 || opt.tls.given())) {
-    std::cerr << "run: --local-slots and --tls-* go with --node\n";
-    return exit_blocked;
-  }
   auto identity = runtime::identify_workspace(opt.workspace);
   if (!identity.is_ok()) {
     std::cerr << "run: " << identity.error().message() << "\n";
@@ -154,6 +157,17 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
     return exit_blocked;
   }
+  // Without --node, the policy's nodes.
+  if (nodes.empty())
+    for (std::size_t i = 0; i < pol->value.nodes.size(); ++i) {
+      auto e = runtime::parse_node_endpoint(pol->value.nodes[i],
+                                            "policy /nodes/" + std::to_string(i));
+      if (!e.is_ok()) {
+        std::cerr << "run: " << e.error().message() << "\n";
+        return exit_blocked;
+      }
+      nodes.push_back(*e);
+    }
   // Every agent runs under its keeper, so that it outlives this process
   // (docs/keeper.md).
   auto keeper = runtime::find_keeper_binary();
@@ -188,7 +202,7 @@ int run_loop(const run_loop_options& opt) {
     const char* home = std::getenv("HOME");
     auto opened = open_run_trace({opt.trace_file, identity->path, identity->id, *root,
                                   home ? home : "", opt.task_group, opt.max_parallel,
-                                  opt.retry_blocked, opt.nodes, cli_caps},
+                                  opt.retry_blocked, node_texts(nodes), cli_caps},
                                  pol->value);
     if (!opened.is_ok()) {
       std::cerr << "run: " << opened.error().message() << "\n";
@@ -203,6 +217,11 @@ int run_loop(const run_loop_options& opt) {
       std::cerr << "run: " << st.message() << "\n";
       return exit_blocked;
     }
+  }
+
+  if (nodes.empty() && (opt.local_slots > 0 || opt.tls.given())) {
+    std::cerr << "run: --local-slots and --tls-* go with nodes (--node or the policy's nodes)\n";
+    return exit_blocked;
   }
 
   caf::actor_system_config cfg;

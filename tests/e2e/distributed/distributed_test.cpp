@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "tests/e2e/distributed/distributed_support.hpp"
+#include "runtime/core/files.hpp"
 #include "tools/agent-sim/registry.hpp"
 
 namespace ad::test {
@@ -296,9 +297,20 @@ TEST_F(distributed, a_restarted_coordinator_finishes_the_run_without_a_duplicate
   ASSERT_TRUE(wait_for_agent_on(na, 60s).has_value()) << first.tail();
   first.send(SIGKILL);
   ASSERT_TRUE(first.wait(10s).has_value());
-  auto& second = start_coordinator({a, b}, 4, "coordinator2");
+  // The restarted coordinator finds its nodes in the policy.
+  auto policy = workspace_gen::fast_policy(1.0);
+  policy["nodes"] = {a, b};
+  ASSERT_TRUE(runtime::write_file_atomic(f_.workspace / "agent-dispatch.json",
+                                         runtime::dump_json(policy, 2),
+                                         runtime::durability::buffered)
+                .is_ok());
+  auto& second = start_coordinator({}, 4, "coordinator2");
   auto code = follow(second, 300s);
   check_outcome(second, code);
+  auto started = events_of(second.out(), "attempt_started");
+  EXPECT_FALSE(started.empty());
+  for (const auto& e : started)
+    EXPECT_TRUE(e.value("node", "") == "a" || e.value("node", "") == "b") << e.dump();
 }
 
 class distributed_tls : public distributed {

@@ -115,6 +115,21 @@ TEST(policy_claims, a_document_without_the_section_keeps_the_defaults) {
   EXPECT_EQ(pol->claims.watch, claim_watch_mode::automatic);
 }
 
+TEST(policy_nodes, worker_nodes_come_from_the_policy_and_are_written_back_only_when_set) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok());
+  EXPECT_TRUE(pol->nodes.empty());
+  EXPECT_FALSE(policy_to_json(*pol).contains("nodes"));
+  auto loaded = parse_policy_text(R"({"nodes": ["10.0.0.7:7300", "[fd00::2]:7300"]})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.nodes, (std::vector<std::string>{"10.0.0.7:7300", "[fd00::2]:7300"}));
+  EXPECT_EQ(policy_to_json(loaded->value)["nodes"][1], "[fd00::2]:7300");
+  auto bad = parse_policy_text(R"({"nodes": ["10.0.0.7:7300", "build-host"]})", "f.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("/nodes/1"), std::string::npos) << bad.error().message();
+  EXPECT_NE(bad.error().message().find("HOST:PORT"), std::string::npos) << bad.error().message();
+}
+
 struct bad_case {
   const char* name;
   const char* text;
