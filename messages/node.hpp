@@ -45,23 +45,24 @@ typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
            x.workspace, x.runs_dir, x.probe_file, x.probe_token);
 }
 
-// The answer to node_hello. From a coordinator of a newer epoch it comes
-// once every attempt of the older epoch has stopped (`stopped` names
-// them); from the same coordinator, reconnected, at once, naming the
-// attempts the node still runs for it (`held`; node_follow takes them up).
+// The answer to node_hello: the attempts the node runs for this epoch
+// (`held`: the same coordinator reconnected; node_follow takes them up)
+// and those of an older epoch (`orphans`: a coordinator that restarted
+// adopts them with node_follow within one lease, else the node stops
+// them).
 struct node_welcome {
   int32_t protocol = 0;
   std::string name;
   int32_t slots = 0;
   std::vector<std::string> adapters;
-  std::vector<std::string> stopped;
   std::vector<std::string> held;
+  std::vector<std::string> orphans;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_welcome& x) {
   return f(caf::meta::type_name("node_welcome"), x.protocol, x.name, x.slots, x.adapters,
-           x.stopped, x.held);
+           x.held, x.orphans);
 }
 
 struct lease_renew {
@@ -73,13 +74,16 @@ typename Inspector::result_type inspect(Inspector& f, lease_renew& x) {
   return f(caf::meta::type_name("lease_renew"), x.epoch);
 }
 
+// What the node runs now: attempts of an older epoch not yet adopted are
+// `orphans` (no replacement for their tasks may start while they run).
 struct lease_granted {
   int32_t running = 0;
+  std::vector<std::string> orphans;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lease_granted& x) {
-  return f(caf::meta::type_name("lease_granted"), x.running);
+  return f(caf::meta::type_name("lease_granted"), x.running, x.orphans);
 }
 
 struct node_start {
@@ -92,10 +96,10 @@ typename Inspector::result_type inspect(Inspector& f, node_start& x) {
   return f(caf::meta::type_name("node_start"), x.epoch, x.order);
 }
 
-// After a reconnect: answered with the result of the attempt with this
-// identity when it ends, or at once if it ended while the coordinator was
-// away; errc::not_found when the node knows nothing of it (a restarted
-// node process).
+// After a reconnect, or a coordinator's restart (adoption): answered with
+// the result of the attempt with this identity when it ends, or at once if
+// it ended while the coordinator was away; errc::not_found when the node
+// knows nothing of it (a restarted node process).
 struct node_follow {
   int64_t epoch = 0;
   std::string identity;

@@ -30,6 +30,7 @@ runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_a
   s.launch.caps = {req.caps.detected, req.caps.version, req.caps.pi_approve,
                    req.caps.pi_session_id};
   s.resumed_from_locator = req.resumed_from_locator;
+  s.node = req.node;
   s.progress = {req.progress.network_wait_ms, req.progress.retrying_ms,
                 req.progress.failover_available};
   s.launch.plan_path = req.plan_path;

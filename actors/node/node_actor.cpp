@@ -30,29 +30,24 @@ void touch_lease(self_ptr self) {
 
 constexpr int64_t keep_results_ms = 3'600'000;
 
+// The attempts of this epoch, and those of an older one not adopted yet.
+std::pair<std::vector<std::string>, std::vector<std::string>> holdings(self_ptr self) {
+  std::vector<std::string> held, orphans;
+  for (const auto& [identity, h] : self->state.running)
+    (h.orphan_until != 0 ? orphans : held).push_back(identity);
+  return {std::move(held), std::move(orphans)};
+}
+
 messages::node_welcome welcome_of(self_ptr self) {
   const auto& cfg = self->state.cfg;
-  std::vector<std::string> held;
-  for (const auto& [identity, h] : self->state.running)
-    held.push_back(identity);
-  return {runtime::node_protocol_version, cfg.name, cfg.slots, cfg.adapters,
-          std::exchange(self->state.stopping, {}), std::move(held)};
+  auto [held, orphans] = holdings(self);
+  return {runtime::node_protocol_version, cfg.name, cfg.slots, cfg.adapters, std::move(held),
+          std::move(orphans)};
 }
 
-// The hello waiting for earlier attempts is answered once none is left.
-void maybe_welcome(self_ptr self) {
-  auto& st = self->state;
-  if (st.welcome && st.running.empty()) {
-    st.welcome->deliver(welcome_of(self));
-    st.welcome.reset();
-  }
-}
-
-void stop_all(self_ptr self, const char* why) {
-  for (const auto& [identity, held] : self->state.running) {
-    spdlog::warn("node: stopping {} ({})", identity, why);
-    self->send(self->state.cfg.host, messages::cancel_attempt{identity});
-  }
+void stop(self_ptr self, const std::string& identity, const char* why) {
+  spdlog::warn("node: stopping {} ({})", identity, why);
+  self->send(self->state.cfg.host, messages::cancel_attempt{identity});
 }
 
 } // namespace
@@ -82,23 +77,18 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       if (!files.is_ok())
         return refuse(messages::errc::invalid_request, files.message());
       spdlog::info("node: coordinator {} (epoch {}) connected", h.coordinator, h.epoch);
-      bool newer = h.epoch > st.epoch;
+      st.last_renewed = st.cfg.steady_ms();
+      if (h.epoch > st.epoch) {
+        // A coordinator that took over: what the older one ordered waits
+        // one lease for its adoption (node_follow), then stops.
+        for (auto& [identity, held] : st.running)
+          if (held.orphan_until == 0)
+            held.orphan_until = st.last_renewed + st.cfg.lease_ms;
+      }
       st.epoch = h.epoch;
       st.leased = true;
-      st.last_renewed = st.cfg.steady_ms();
       touch_lease(self);
-      if (st.welcome)
-        st.welcome->deliver(refuse(messages::errc::conflict, "a newer hello took over"));
-      st.welcome.reset();
-      if (st.running.empty() || !newer)
-        return welcome_of(self);
-      // Another coordinator ordered these: stop them and answer once they
-      // have ended.
-      for (const auto& [identity, held] : st.running)
-        st.stopping.push_back(identity);
-      stop_all(self, "a coordinator of a newer epoch connected");
-      st.welcome = self->make_response_promise<messages::node_welcome>();
-      return *st.welcome;
+      return welcome_of(self);
     },
     [self](messages::lease_renew& r) -> caf::result<messages::lease_granted> {
       auto& st = self->state;
@@ -109,7 +99,8 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       st.leased = true;
       st.last_renewed = st.cfg.steady_ms();
       touch_lease(self);
-      return messages::lease_granted{static_cast<int32_t>(st.running.size())};
+      return messages::lease_granted{static_cast<int32_t>(st.running.size()),
+                                     holdings(self).second};
     },
     [self](messages::node_start& s) -> caf::result<messages::attempt_result> {
       auto& st = self->state;
@@ -117,7 +108,7 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
         return refuse(messages::errc::invalid_request,
                       "order of epoch " + std::to_string(s.epoch) + ", node " + st.cfg.name +
                         " serves epoch " + std::to_string(st.epoch));
-      if (!st.leased || st.welcome)
+      if (!st.leased)
         return refuse(messages::errc::conflict, "node " + st.cfg.name + " holds no current lease");
       if (static_cast<int32_t>(st.running.size()) >= st.cfg.slots)
         return refuse(messages::errc::conflict, "node " + st.cfg.name + " has no free slot");
@@ -126,7 +117,7 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
       if (st.running.contains(identity))
         return refuse(messages::errc::conflict, identity + " already runs on node " + st.cfg.name);
       auto answer = self->make_response_promise<messages::attempt_result>();
-      st.running[identity] = {s.epoch, answer};
+      st.running[identity] = {s.epoch, 0, answer};
       auto done = [self, identity](caf::expected<messages::attempt_result> r) {
         auto& st = self->state;
         auto i = st.running.find(identity);
@@ -143,7 +134,6 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
         } else {
           answer.deliver(std::move(r.error()));
         }
-        maybe_welcome(self);
       };
       self->request(st.cfg.host, caf::infinite, std::move(s.order))
         .then([done](messages::attempt_result& r) { done(std::move(r)); },
@@ -157,6 +147,10 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
                       "follow of epoch " + std::to_string(f.epoch) + ", node " + st.cfg.name +
                         " serves epoch " + std::to_string(st.epoch));
       if (auto i = st.running.find(f.identity); i != st.running.end()) {
+        if (i->second.orphan_until > 0)
+          spdlog::info("node: {} adopted by the coordinator of epoch {}", f.identity, f.epoch);
+        i->second.epoch = f.epoch;
+        i->second.orphan_until = 0;
         i->second.answer = self->make_response_promise<messages::attempt_result>();
         return i->second.answer;
       }
@@ -172,11 +166,21 @@ messages::node_actor::behavior_type node_actor_impl(self_ptr self, node_config c
     },
     [self, check_every](messages::node_lease_check) {
       auto& st = self->state;
-      if (st.leased && runtime::lease_expired(st.last_renewed, st.cfg.steady_ms(), st.cfg.lease_ms)) {
+      auto now = st.cfg.steady_ms();
+      if (st.leased && runtime::lease_expired(st.last_renewed, now, st.cfg.lease_ms)) {
         st.leased = false;
         spdlog::warn("node: no lease renewal from the coordinator for {} ms", st.cfg.lease_ms);
-        stop_all(self, "the lease ran out");
+        for (auto& [identity, held] : st.running) {
+          stop(self, identity, "the lease ran out");
+          if (held.orphan_until > 0)
+            held.orphan_until = -1;
+        }
       }
+      for (auto& [identity, held] : st.running)
+        if (held.orphan_until > 0 && now > held.orphan_until) {
+          held.orphan_until = -1;  // stopping; kept out of `held`
+          stop(self, identity, "the coordinator that took over did not adopt it");
+        }
       self->delayed_send(self, check_every, messages::node_lease_check{});
     },
   };

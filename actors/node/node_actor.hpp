@@ -6,10 +6,11 @@
 // through the node's local attempt host (the same attempt actor and keepers
 // as a local run) and answers with the attempt's result.
 //
-// Fencing: a hello from a newer epoch (another coordinator) stops every
-// attempt of the older one before the welcome goes out (the welcome names
-// them); a hello from the same coordinator, reconnected, keeps them and
-// names them (`held`) for node_follow. The result of an attempt that ends
+// Fencing and adoption: a hello from the same coordinator, reconnected,
+// keeps its attempts and names them (`held`) for node_follow. A hello from
+// a newer epoch (a coordinator that took over) names the older epoch's
+// attempts (`orphans`); each it adopts with node_follow within one lease
+// goes on, the others are stopped. The result of an attempt that ends
 // while no one listens is kept for an hour for node_follow. A lease that
 // runs out (no renewal for lease_ms) stops every agent; the keepers stop
 // them too, since the node touches their lease file only while the lease
@@ -47,6 +48,9 @@ struct node_actor_state {
   int64_t last_renewed = 0;
   struct held {
     int64_t epoch = 0;
+    // Of an older epoch: stopped at this time unless adopted (-1: being
+    // stopped); 0: ordered by the current coordinator.
+    int64_t orphan_until = 0;
     caf::typed_response_promise<messages::attempt_result> answer;
   };
   std::map<std::string, held> running;  // by attempt identity
@@ -55,9 +59,6 @@ struct node_actor_state {
     int64_t at = 0;
   };
   std::map<std::string, ended> done;  // results kept for node_follow
-  // A hello that waits for earlier attempts to stop.
-  std::optional<caf::typed_response_promise<messages::node_welcome>> welcome;
-  std::vector<std::string> stopping;
 };
 
 messages::node_actor::behavior_type node_actor_impl(

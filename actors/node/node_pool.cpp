@@ -46,6 +46,7 @@ std::string node_label(const node_pool_state::node& n) {
 
 void finish(self_ptr self, const std::string& identity, caf::expected<messages::attempt_result> r);
 void place_waiting(self_ptr self);
+void adopt_waiting(self_ptr self);
 
 void note_problem(node_pool_state::node& n, const std::string& problem) {
   if (n.last_problem != problem)
@@ -96,13 +97,37 @@ void fail_lost(self_ptr self) {
   }
 }
 
+// Asks node `index` for the attempt's result (node_follow).
+void follow_one(self_ptr self, const std::string& identity, int32_t index) {
+  auto& st = self->state;
+  auto id = identity;
+  self->request(st.nodes[static_cast<std::size_t>(index)].handle, caf::infinite,
+                messages::node_follow{st.cfg.epoch, id})
+    .then(
+      [self, id, index](messages::attempt_result& r) {
+        auto i = self->state.running.find(id);
+        if (i != self->state.running.end() && i->second.node == index)
+          finish(self, id, std::move(r));
+      },
+      [self, id, index](caf::error& e) {
+        // The node does not know it (a new node process): it is lost when
+        // its time comes, as if the node had not come back.
+        auto i = self->state.running.find(id);
+        if (i == self->state.running.end() || i->second.node != index)
+          return;
+        spdlog::warn("node {}: {}", node_label(self->state.nodes[static_cast<std::size_t>(index)]),
+                     self->system().render(e));
+        i->second.following = false;
+      });
+}
+
 // After a reconnect: the attempts this node ran for us while away are
 // asked for again; those it runs that we replaced meanwhile are stopped.
 void follow_again(self_ptr self, int32_t index, const messages::node_welcome& w) {
   auto& st = self->state;
   const auto& n = st.nodes[static_cast<std::size_t>(index)];
-  for (const auto& identity : w.stopped)
-    spdlog::warn("node {}: stopped {} of an earlier coordinator", node_label(n), identity);
+  for (const auto& identity : w.orphans)
+    spdlog::info("node {}: runs {} for an earlier coordinator", node_label(n), identity);
   for (const auto& identity : w.held) {
     auto i = st.running.find(identity);
     if (i == st.running.end() || i->second.node != index) {
@@ -111,30 +136,12 @@ void follow_again(self_ptr self, int32_t index, const messages::node_welcome& w)
       self->send(n.handle, messages::node_cancel{st.cfg.epoch, identity});
     }
   }
-  auto handle = n.handle;
   for (auto& [identity, p] : st.running) {
     if (p.node != index || p.lost_at == 0)
       continue;
     p.following = true;
-    auto id = identity;
-    self->request(handle, caf::infinite, messages::node_follow{st.cfg.epoch, id})
-      .then(
-        [self, id, index](messages::attempt_result& r) {
-          auto i = self->state.running.find(id);
-          if (i != self->state.running.end() && i->second.node == index)
-            finish(self, id, std::move(r));
-        },
-        [self, id, index](caf::error& e) {
-          // The node does not know it (a new node process): it is lost
-          // when its time comes, as if the node had not come back.
-          auto i = self->state.running.find(id);
-          if (i == self->state.running.end() || i->second.node != index)
-            return;
-          spdlog::warn("node {}: {}", node_label(self->state.nodes[static_cast<std::size_t>(index)]),
-                       self->system().render(e));
-          i->second.following = false;
-        });
     spdlog::info("node {}: follows {} again", node_label(n), identity);
+    follow_one(self, identity, index);
   }
 }
 
@@ -168,7 +175,9 @@ void greet(self_ptr self, int32_t index) {
         n.last_problem.clear();
         spdlog::info("node {}: ready, {} slots, adapters {}", node_label(n), n.slots,
                      fmt::join(n.adapters, ","));
+        n.orphans = w.orphans;
         follow_again(self, index, w);
+        adopt_waiting(self);
         place_waiting(self);
       },
       [self, index, handle](caf::error& e) {
@@ -270,7 +279,13 @@ messages::attempt_placement place(self_ptr self, const messages::place_attempt& 
   st.reserved.erase(p.identity);
   if (!gate_open(self))
     return {"", "waiting for a node: every node is greeted first, so that the agents of an "
-                "earlier coordinator have stopped"};
+                "earlier coordinator are adopted or stopped"};
+  auto task_key = runtime::safe_task_name(p.task) + "__p";
+  for (const auto& n : st.nodes)
+    for (const auto& orphan : n.orphans)
+      if (orphan.starts_with(task_key))
+        return {"", "waiting for node " + node_label(n) + " to stop " + orphan +
+                      ", an attempt of an earlier coordinator"};
   if (st.cfg.local_slots > 0 && local_running(self) < st.cfg.local_slots) {
     st.reserved[p.identity] = {-1, st.cfg.steady_ms()};
     return {"local", ""};
@@ -308,6 +323,45 @@ void start_reserved(self_ptr self, node_pool_state::waiting w) {
   }
   st.queue.push_back(std::move(w));
   place_waiting(self);
+}
+
+// Adoptions whose node has greeted us go to it; those whose node has not
+// by lease + margin after the pool started are lost (the node has stopped
+// them itself by then).
+void adopt_waiting(self_ptr self) {
+  auto& st = self->state;
+  auto now = st.cfg.steady_ms();
+  auto deadline = runtime::replacement_allowed_at(st.started, st.cfg.terms);
+  std::vector<node_pool_state::adoption> still;
+  for (auto& a : st.adoptions) {
+    auto identity = runtime::make_attempt_identity(a.order.task, a.order.plan_number,
+                                                   a.order.role, a.order.attempt);
+    int32_t index = -1;
+    for (std::size_t i = 0; i < st.nodes.size(); ++i)
+      if (st.nodes[i].welcomed && st.nodes[i].handle && st.nodes[i].name == a.order.node)
+        index = static_cast<int32_t>(i);
+    if (index < 0) {
+      if (now < deadline) {
+        still.push_back(std::move(a));
+        continue;
+      }
+      auto why = "node " + a.order.node + " did not answer within " +
+                 std::to_string(st.cfg.terms.lease_ms + st.cfg.terms.margin_ms) +
+                 " ms of this coordinator's start";
+      spdlog::warn("node {}: attempt {} lost: {}", a.order.node, identity, why);
+      a.answer.deliver(runtime::node_lost_result(a.order, a.order.node, why, st.cfg.clock->now()));
+      continue;
+    }
+    // Followed like an attempt of this connection: lost at the deadline if
+    // the node does not know it (a new node process).
+    node_pool_state::placed p{a.answer, a.order, index, deadline, true};
+    st.running[identity] = p;
+    st.last_node[a.order.task] = a.order.node;
+    spdlog::info("node {}: adopts {}", node_label(st.nodes[static_cast<std::size_t>(index)]),
+                 identity);
+    follow_one(self, identity, index);
+  }
+  st.adoptions = std::move(still);
 }
 
 void place_waiting(self_ptr self) {
@@ -383,10 +437,12 @@ void tick(self_ptr self) {
         self->request(handle, milliseconds(runtime::renew_interval_ms(st.cfg.terms)),
                       messages::lease_renew{st.cfg.epoch})
           .then(
-            [self, index, handle](const messages::lease_granted&) {
+            [self, index, handle](messages::lease_granted& g) {
               auto& n = self->state.nodes[static_cast<std::size_t>(index)];
-              if (n.handle == handle && n.welcomed)
+              if (n.handle == handle && n.welcomed) {
                 n.last_heard = self->state.cfg.steady_ms();
+                n.orphans = std::move(g.orphans);
+              }
             },
             [](caf::error&) {});
       }
@@ -394,6 +450,7 @@ void tick(self_ptr self) {
   }
   fail_lost(self);
   connect_due(self);
+  adopt_waiting(self);
   lapse_reservations(self);
   place_waiting(self);
   self->delayed_send(self, milliseconds(runtime::renew_interval_ms(st.cfg.terms)),
@@ -426,8 +483,13 @@ messages::node_pool_actor::behavior_type node_pool_impl(self_ptr self, node_pool
       return answer;
     },
     [self](messages::place_attempt& p) { return place(self, p); },
-    [self](messages::adopt_attempt& req) -> caf::delegated<messages::attempt_result> {
-      return self->delegate(self->state.cfg.local, std::move(req));
+    [self](messages::adopt_attempt& req) -> caf::result<messages::attempt_result> {
+      if (req.order.node.empty())
+        return self->delegate(self->state.cfg.local, std::move(req));
+      auto answer = self->make_response_promise<messages::attempt_result>();
+      self->state.adoptions.push_back({answer, std::move(req.order)});
+      adopt_waiting(self);
+      return answer;
     },
     [self](messages::cancel_attempt& cancel) {
       auto& st = self->state;

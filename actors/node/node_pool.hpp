@@ -14,10 +14,14 @@
 // margin has passed since the node was last heard from, when the node has
 // stopped its agent itself. A node that reconnects before then is asked
 // for each such attempt again (node_follow) and the attempt goes on; one
-// the node still runs that was replaced meanwhile is stopped. No attempt is placed before every node has been greeted or
-// lease + margin has passed since the pool started, so that the agents of
-// a previous coordinator are fenced first. adopt_attempt (a restarted run
-// taking over a keeper it found) and start_attempt with local slots go to
+// the node still runs that was replaced meanwhile is stopped.
+//
+// No attempt is placed before every node has been greeted or lease + margin has passed since the pool started, and none for a task
+// whose attempt of an earlier coordinator a node still runs (an orphan,
+// until it is adopted or stopped), so no agent of a previous coordinator
+// runs beside its replacement. adopt_attempt of an attempt on a node (a
+// coordinator's restart) is taken up through that node (node_follow);
+// adopt_attempt of a local keeper and start_attempt with local slots go to
 // the local attempt host. Error contract: start_attempt answers with the
 // attempt's result, a node-lost result, or the node's error for a start it
 // refused for another reason than a busy slot or lease (retried).
@@ -69,6 +73,9 @@ struct node_pool_state {
     int64_t last_heard = 0;
     int64_t next_connect = 0;
     std::string last_problem;
+    // Attempts of an earlier coordinator the node still runs, not adopted
+    // (yet): no replacement for their tasks starts meanwhile.
+    std::vector<std::string> orphans;
   };
   std::vector<node> nodes;
   struct placed {
@@ -93,6 +100,14 @@ struct node_pool_state {
     int64_t at = 0;
   };
   std::map<std::string, reservation> reserved;
+  // Adoptions of attempts an earlier coordinator placed on a node, waiting
+  // for that node's greeting; answered node-lost once lease + margin has
+  // passed since this pool started without it.
+  struct adoption {
+    caf::typed_response_promise<messages::attempt_result> answer;
+    runtime::attempt_order order;
+  };
+  std::vector<adoption> adoptions;
   std::map<std::string, std::string> last_node;  // task -> node of its last attempt
   int64_t started = 0;
   std::string last_wait_reason;

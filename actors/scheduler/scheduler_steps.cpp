@@ -88,7 +88,7 @@ task_spec spec_of_adoption(const scheduler_state& s, const runtime::attempt_adop
   spec.plan_number = k.plan_number;
   spec.last_attempt = k.attempt;
   spec.adopting = true;
-  spec.adopted = {a.locator, k.keeper_pid, k.keeper_start_token, k.cli, k.model};
+  spec.adopted = {a.locator, k.keeper_pid, k.keeper_start_token, k.cli, k.model, k.node};
   return spec;
 }
 

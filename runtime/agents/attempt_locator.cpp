@@ -148,6 +148,8 @@ json locator_to_json(const attempt_locator& l) {
   j["normalized_output_log"] = l.normalized_output_log;
   j["heartbeat_log"] = l.heartbeat_log;
   j["cli_log"] = opt(l.cli_log);
+  if (l.node)
+    j["node"] = *l.node;
   j["work_log"] = opt(l.work_log);
   j["status"] = std::string(to_string(l.status));
   j["started_at"] = format_utc_iso(l.started_at);
@@ -205,6 +207,7 @@ result<attempt_locator> locator_from_json(const json& value) {
   r.opt_string("native_session_path", l.native_session_path);
   r.opt_int("native_session_mtime_ns", l.native_session_mtime_ns);
   r.opt_string("resumed_from_locator", l.resumed_from_locator);
+  r.opt_string("node", l.node);
   r.string_or_empty("stream_log", l.stream_log);
   r.string_or_empty("normalized_output_log", l.normalized_output_log);
   r.string_or_empty("heartbeat_log", l.heartbeat_log);

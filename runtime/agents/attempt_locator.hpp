@@ -59,6 +59,9 @@ struct attempt_locator {
   std::string normalized_output_log;
   std::string heartbeat_log;
   std::optional<std::string> cli_log; // agy
+  // Distributed mode: the worker node that runs the attempt (docs/
+  // distributed.md); a restarted coordinator adopts it through that node.
+  std::optional<std::string> node;
   std::optional<std::string> work_log;
   // lifecycle
   attempt_status status = attempt_status::running;

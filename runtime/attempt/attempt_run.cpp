@@ -143,6 +143,8 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
   // A pi that names its session file itself: the id comes from its stream.
   if (launch.kind == adapter_kind::pi && !pi_takes_session_id(launch))
     loc.session_id = std::nullopt;
+  if (!setup.node.empty())
+    loc.node = setup.node;
   loc.stream_log = (run->attempt_dir_ / "stream.log").string();
   loc.normalized_output_log = run->normalized_.path().string();
   loc.heartbeat_log = run->heartbeat_.path().string();

@@ -72,6 +72,7 @@ struct attempt_setup {
   std::vector<failure_pattern> failure_patterns; // empty: the default table
   no_progress_settings progress;  // the adapter's no-progress rule (progress_watch.hpp)
   std::string resumed_from_locator; // pi native resume: the attempt it continues
+  std::string node;                 // distributed mode: the worker node it runs on
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
   // The agent runs under its keeper (docs/keeper.md), which writes

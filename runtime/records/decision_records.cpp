@@ -106,6 +106,8 @@ json probe_body(const active_probe& p) {
                         {"plan_path", k.plan_path},     {"review_path", k.review_path},
                         {"keeper_pid", k.keeper_pid},   {"keeper_start_token", k.keeper_start_token},
                         {"ended", k.ended}};
+    if (!k.node.empty())
+      body["kept"]["node"] = k.node;
   }
   return body;
 }
@@ -123,6 +125,8 @@ kept_attempt kept_from_json(const json& j) {
   k.keeper_pid = json_member<int64_t>(j, "keeper_pid");
   k.keeper_start_token = json_member<std::string>(j, "keeper_start_token");
   k.ended = json_member<bool>(j, "ended");
+  if (j.contains("node"))
+    k.node = json_member<std::string>(j, "node");
   return k;
 }
 

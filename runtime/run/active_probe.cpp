@@ -94,6 +94,30 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
   // note of its pid, before the keeper wrote one) names who holds the
   // attempt. A keeper alive, or one that recorded the agent's end, hands
   // the attempt over; one that died silently leaves it to the rules below.
+  // On a worker node: only that node can tell whether its keeper runs; the
+  // attempt is adopted through it (docs/distributed.md).
+  if (out.locator_status == "running" && loc->node && !loc->node->empty()) {
+    auto dir = locator_path.parent_path();
+    auto rec = read_keeper_record(dir);
+    auto exit = read_exit_record(dir);
+    out.kind = active_probe_kind::kept;
+    out.reason = "it runs on node " + *loc->node + ", which is asked for it";
+    auto& k = out.kept;
+    k.identity = loc->identity;
+    k.plan_number = loc->plan_number;
+    k.attempt = loc->attempt;
+    k.role = loc->role;
+    k.cli = loc->cli;
+    k.model = loc->model;
+    k.plan_path = loc->plan_path.value_or("");
+    k.review_path = loc->review_path.value_or("");
+    k.keeper_pid = rec.is_ok() ? rec->keeper_pid : loc->keeper_pid.value_or(0);
+    k.keeper_start_token =
+      rec.is_ok() ? rec->keeper_start_token : loc->keeper_start_token.value_or("");
+    k.ended = exit.is_ok() && exit->state == keeper_exit_state::ended;
+    k.node = *loc->node;
+    return out;
+  }
   if (out.locator_status == "running") {
     auto dir = locator_path.parent_path();
     auto rec = read_keeper_record(dir);

@@ -63,6 +63,9 @@ struct kept_attempt {
   int64_t keeper_pid = 0;
   std::string keeper_start_token;
   bool ended = false; // the keeper wrote its exit record
+  // Distributed mode: the worker node that runs it; it is adopted through
+  // that node, which alone can see its keeper.
+  std::string node;
   bool operator==(const kept_attempt&) const = default;
 };
 

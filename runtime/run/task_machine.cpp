@@ -386,6 +386,7 @@ void task_machine::adopt(millis now, out_t& out) {
     target = &made;
   }
   order_ = make_order(*ctx_, spec_, st_, *target, spec_.last_attempt, "", "", "", "");
+  order_.node = a.node;
   target_ = target->id;
   identity_ = make_attempt_identity(spec_.name, spec_.plan_number, stage, spec_.last_attempt);
   auto e = event(run_event_kind::task_started, now);
@@ -400,8 +401,12 @@ void task_machine::adopt(millis now, out_t& out) {
   began.attempt = order_.attempt;
   began.identity = identity_;
   began.locator = a.locator;
-  began.reason = "adopted from its keeper (pid " + std::to_string(a.keeper_pid) +
-                 "): the agent outlived the dispatcher that started it";
+  began.node = a.node;
+  began.reason = a.node.empty()
+                   ? "adopted from its keeper (pid " + std::to_string(a.keeper_pid) +
+                       "): the agent outlived the dispatcher that started it"
+                   : "adopted through node " + a.node +
+                       ": the agent outlived the coordinator that started it";
   show(std::move(began), out);
   phase_ = task_phase::running;
   out.push_back(task_cmd::adopt_attempt{order_, a.locator, a.keeper_pid, a.keeper_start_token});

@@ -13,6 +13,21 @@ result<task_stage> parse_run_stage(std::string_view name) {
                                   "\" (expected worker, selfcheck or review)");
 }
 
+namespace {
+
+json adoption_json(const task_spec::adoption& a) {
+  json j{{"locator", a.locator},
+         {"keeper_pid", a.keeper_pid},
+         {"keeper_start_token", a.keeper_start_token},
+         {"cli", a.cli},
+         {"model", a.model}};
+  if (!a.node.empty())
+    j["node"] = a.node;
+  return j;
+}
+
+} // namespace
+
 json to_json(const task_spec& spec) {
   return json{{"name", spec.name},
               {"stage", spec.stage_name()},
@@ -26,12 +41,7 @@ json to_json(const task_spec& spec) {
               {"write_paths", spec.write_paths},
               {"last_attempt", spec.last_attempt},
               {"admission_quota", spec.has_admission_quota ? json(spec.admission_quota) : json()},
-              {"adopt", spec.adopting ? json{{"locator", spec.adopted.locator},
-                                             {"keeper_pid", spec.adopted.keeper_pid},
-                                             {"keeper_start_token", spec.adopted.keeper_start_token},
-                                             {"cli", spec.adopted.cli},
-                                             {"model", spec.adopted.model}}
-                                      : json()}};
+              {"adopt", spec.adopting ? adoption_json(spec.adopted) : json()}};
 }
 
 result<task_spec> task_spec_from_json(const json& j) {
@@ -63,6 +73,8 @@ result<task_spec> task_spec_from_json(const json& j) {
       spec.adopted.keeper_start_token = json_member<std::string>(a, "keeper_start_token");
       spec.adopted.cli = json_member<std::string>(a, "cli");
       spec.adopted.model = json_member<std::string>(a, "model");
+      if (a.contains("node"))
+        spec.adopted.node = json_member<std::string>(a, "node");
     }
     return spec;
   } catch (const std::exception& e) {

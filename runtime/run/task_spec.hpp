@@ -41,6 +41,7 @@ struct task_spec {
     std::string keeper_start_token;
     std::string cli;   // the attempt's adapter and model, for its target
     std::string model; // when state names no decision for the stage
+    std::string node;  // distributed mode: the worker node that runs it
     bool operator==(const adoption&) const = default;
   };
   bool adopting = false;

@@ -207,7 +207,7 @@ TEST_F(node_actor_test, without_a_current_lease_nothing_starts_and_a_lapsed_leas
   }));
 }
 
-TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts_a_newer_one_stops_them) {
+TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts) {
   ASSERT_TRUE(ask<messages::node_welcome>(hello(7)));
   caf::anon_send(node, start(7, 1));
   caf::anon_send(node, start(7, 2));
@@ -219,7 +219,7 @@ TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts_a_
   auto again = ask<messages::node_welcome>(hello(7));
   ASSERT_TRUE(again);
   EXPECT_EQ(again->held.size(), 2u);
-  EXPECT_TRUE(again->stopped.empty());
+  EXPECT_TRUE(again->orphans.empty());
   EXPECT_TRUE(log->cancels().empty());
   // One ends while no one listens; its result is kept for the follow.
   {
@@ -236,12 +236,38 @@ TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts_a_
   EXPECT_NE(render(unknown.error()).find("knows nothing of"), std::string::npos);
   ASSERT_TRUE(ask<messages::lease_granted>(messages::lease_renew{7}));
 
-  // A newer coordinator: the other attempt is stopped before the welcome.
+}
+
+TEST_F(node_actor_test, a_coordinator_that_took_over_adopts_within_a_lease_or_the_rest_is_stopped) {
+  ASSERT_TRUE(ask<messages::node_welcome>(hello(7)));
+  caf::anon_send(node, start(7, 1));
+  caf::anon_send(node, start(7, 2));
+  ASSERT_TRUE(test::eventually([&] {
+    std::lock_guard<std::mutex> g(log->mu);
+    return log->held.size() == 2;
+  }));
+  // Epoch 8 takes over: both are orphans, nothing stopped yet.
   auto newer = ask<messages::node_welcome>(hello(8));
   ASSERT_TRUE(newer) << render(newer.error());
-  EXPECT_EQ(newer->stopped, std::vector<std::string>{"g__01_t__p1__worker__a02"});
   EXPECT_TRUE(newer->held.empty());
+  EXPECT_EQ(newer->orphans.size(), 2u);
+  EXPECT_TRUE(log->cancels().empty());
+  // It adopts one (a follow from epoch 8) and renews; the other is stopped
+  // after one lease (1 s) and reported as an orphan until it has ended.
+  caf::anon_send(node, messages::node_follow{8, "g__01_t__p1__worker__a01"});
+  EXPECT_TRUE(test::eventually([&] {
+    auto r = ask<messages::lease_granted>(messages::lease_renew{8});
+    return r && r->orphans == std::vector<std::string>{"g__01_t__p1__worker__a02"};
+  }, 900ms));
+  EXPECT_TRUE(test::eventually([&] {
+    ask<messages::lease_granted>(messages::lease_renew{8});  // the lease stays current
+    return log->cancels().size() == 1;
+  }, 5s));
   EXPECT_EQ(log->cancels(), std::vector<std::string>{"g__01_t__p1__worker__a02"});
+  auto renewed = ask<messages::lease_granted>(messages::lease_renew{8});
+  ASSERT_TRUE(renewed);
+  EXPECT_TRUE(renewed->orphans.empty());
+  EXPECT_EQ(renewed->running, 1);
 }
 
 } // namespace

@@ -286,7 +286,7 @@ TEST_F(distributed, a_sigkilled_node_is_lost_and_its_attempts_replaced_after_lea
     << run.tail();
 }
 
-TEST_F(distributed, a_restarted_coordinator_finishes_the_run_without_a_duplicate) {
+TEST_F(distributed, a_restarted_coordinator_adopts_what_the_nodes_run_and_finishes_the_run) {
   create(8, 300, 10);
   if (HasFatalFailure())
     return;
@@ -295,6 +295,8 @@ TEST_F(distributed, a_restarted_coordinator_finishes_the_run_without_a_duplicate
   start_node("b", b, 2);
   auto& first = start_coordinator({a, b}, 4, "coordinator1");
   ASSERT_TRUE(wait_for_agent_on(na, 60s).has_value()) << first.tail();
+  watch_.sample();
+  auto survivors = watch_.alive();
   first.send(SIGKILL);
   ASSERT_TRUE(first.wait(10s).has_value());
   // The restarted coordinator finds its nodes in the policy.
@@ -309,8 +311,26 @@ TEST_F(distributed, a_restarted_coordinator_finishes_the_run_without_a_duplicate
   check_outcome(second, code);
   auto started = events_of(second.out(), "attempt_started");
   EXPECT_FALSE(started.empty());
-  for (const auto& e : started)
+  int adopted = 0;
+  for (const auto& e : started) {
     EXPECT_TRUE(e.value("node", "") == "a" || e.value("node", "") == "b") << e.dump();
+    adopted += e.value("adopted", "").find("adopted through node") != std::string::npos;
+  }
+  // Every agent alive at the kill lived on to its end, adopted (with any
+  // the first coordinator started in the last moments); none was started
+  // again.
+  EXPECT_GE(adopted, static_cast<int>(survivors.size())) << second.tail();
+  EXPECT_GT(adopted, 0) << second.tail();
+  for (const auto& s : survivors) {
+    int agents = 0;
+    for (const auto& [pid, a] : watch_.seen)
+      agents += a.task == s.task && a.first <= watch_.seen.at(s.pid).last;
+    EXPECT_EQ(agents, 1) << s.task;
+    auto lived = watch_.seen.at(s.pid).last - watch_.seen.at(s.pid).first;
+    EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(lived).count(), 2000)
+      << s.task << ": its agent did not live through the restart";
+  }
+  EXPECT_EQ(count_of(second.out(), "\"failure_class\":\"node-lost\""), 0) << second.tail();
 }
 
 class distributed_tls : public distributed {

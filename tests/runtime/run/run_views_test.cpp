@@ -254,6 +254,18 @@ TEST(active_probe, a_running_attempt_whose_keeper_lives_or_recorded_the_end_is_a
   auto ended = probe_active_stage("g/01_a", st, state, where, clk);
   EXPECT_EQ(ended.kind, active_probe_kind::kept) << ended.reason;
   EXPECT_TRUE(ended.kept.ended);
+
+  // On a worker node: its keeper is that host's to judge (this host sees no
+  // such process), so the attempt is adopted through the node.
+  std::filesystem::remove(root.path() / dir / "exit.json");
+  loc.node = "n2";
+  loc.keeper_pid = 999'999'999;
+  write();
+  auto remote = probe_active_stage("g/01_a", st, state, where, clk);
+  EXPECT_EQ(remote.kind, active_probe_kind::kept) << remote.reason;
+  EXPECT_EQ(remote.kept.node, "n2");
+  EXPECT_FALSE(remote.kept.ended);
+  EXPECT_NE(remote.reason.find("node n2"), std::string::npos) << remote.reason;
 }
 
 TEST(active_probe, finds_the_newest_locator_and_removes_only_the_tasks_logs) {

@@ -483,7 +483,7 @@ TEST_F(task_machine_test, an_adopted_attempt_is_followed_not_launched) {
   auto s = spec();
   s.last_attempt = 3;
   s.adopting = true;
-  s.adopted = {"/state/runs/x/locator.json", 4242, "777", "command", "b"};
+  s.adopted = {"/state/runs/x/locator.json", 4242, "777", "command", "b", ""};
   task_machine m(ctx_, s);
   EXPECT_EQ(names(m.step(t0, task_ev::begun{})), (std::vector<std::string>{"read_cooldowns"}));
   EXPECT_EQ(names(m.step(t0, task_ev::cooldowns_read{})),
@@ -511,11 +511,28 @@ TEST_F(task_machine_test, an_adopted_attempt_is_followed_not_launched) {
 
 // Adoption of an attempt the policy no longer names: a target made up of
 // the attempt's adapter and model; it is followed all the same.
+TEST_F(task_machine_test, an_attempt_adopted_through_its_node_names_the_node) {
+  auto s = spec();
+  s.last_attempt = 3;
+  s.adopting = true;
+  s.adopted = {"/state/runs/x/locator.json", 4242, "777", "command", "b", "n2"};
+  task_machine m(ctx_, s);
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{});
+  auto follow = m.step(t0, task_ev::task_state_read{true, state_});
+  ASSERT_EQ(names(follow), (std::vector<std::string>{"show", "show", "adopt_attempt"}));
+  const auto& began = std::get<task_cmd::show>(follow[1]).event;
+  EXPECT_EQ(began.kind, run_event_kind::attempt_started);
+  EXPECT_EQ(began.node, "n2");
+  EXPECT_NE(began.reason.find("adopted through node n2"), std::string::npos) << began.reason;
+  EXPECT_EQ(the<task_cmd::adopt_attempt>(follow).order.node, "n2");
+}
+
 TEST_F(task_machine_test, an_adopted_attempt_of_an_unknown_target_is_followed_all_the_same) {
   auto s = spec();
   s.last_attempt = 1;
   s.adopting = true;
-  s.adopted = {"/state/runs/y/locator.json", 99, "5", "codex", "gpt-old"};
+  s.adopted = {"/state/runs/y/locator.json", 99, "5", "codex", "gpt-old", ""};
   task_machine m(ctx_, s);
   m.step(t0, task_ev::begun{});
   m.step(t0, task_ev::cooldowns_read{});
