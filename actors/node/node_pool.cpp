@@ -198,7 +198,7 @@ std::vector<runtime::node_load> loads(self_ptr self) {
   auto& st = self->state;
   std::vector<runtime::node_load> out;
   for (const auto& n : st.nodes)
-    out.push_back({n.name, n.slots, 0, n.adapters, n.welcomed && n.handle});
+    out.push_back({n.name, n.slots, 0, n.adapters, n.welcomed && n.handle, n.orphans});
   for (const auto& [identity, p] : st.running)
     if (p.node >= 0)
       ++out[static_cast<std::size_t>(p.node)].running;
@@ -226,11 +226,9 @@ void lapse_reservations(self_ptr self) {
   });
 }
 
-bool gate_open(self_ptr self) {
-  auto& st = self->state;
-  bool all = std::all_of(st.nodes.begin(), st.nodes.end(),
-                         [](const auto& n) { return n.greeted_once; });
-  return all || st.cfg.steady_ms() >= runtime::replacement_allowed_at(st.started, st.cfg.terms);
+bool all_greeted(self_ptr self) {
+  const auto& nodes = self->state.nodes;
+  return std::all_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.greeted_once; });
 }
 
 void start_on(self_ptr self, node_pool_state::waiting w, int32_t index) {
@@ -277,21 +275,17 @@ messages::attempt_placement place(self_ptr self, const messages::place_attempt& 
   auto& st = self->state;
   lapse_reservations(self);
   st.reserved.erase(p.identity);
-  if (!gate_open(self))
-    return {"", "waiting for a node: every node is greeted first, so that the agents of an "
-                "earlier coordinator are adopted or stopped"};
-  auto task_key = runtime::safe_task_name(p.task) + "__p";
-  for (const auto& n : st.nodes)
-    for (const auto& orphan : n.orphans)
-      if (orphan.starts_with(task_key))
-        return {"", "waiting for node " + node_label(n) + " to stop " + orphan +
-                      ", an attempt of an earlier coordinator"};
+  auto current = loads(self);
+  if (auto hold = runtime::placement_hold(current, p.task, all_greeted(self),
+                                          st.cfg.steady_ms() - st.started, st.cfg.terms);
+      !hold.empty())
+    return {"", hold};
   if (st.cfg.local_slots > 0 && local_running(self) < st.cfg.local_slots) {
     st.reserved[p.identity] = {-1, st.cfg.steady_ms()};
     return {"local", ""};
   }
   auto prev = st.last_node.find(p.task);
-  auto where = runtime::place_attempt(loads(self), p.adapter,
+  auto where = runtime::place_attempt(current, p.adapter,
                                       prev == st.last_node.end() ? "" : prev->second);
   if (!where.node)
     return {"", where.waiting_reason};
@@ -366,13 +360,20 @@ void adopt_waiting(self_ptr self) {
 
 void place_waiting(self_ptr self) {
   auto& st = self->state;
-  if (st.queue.empty() || !gate_open(self))
+  if (st.queue.empty())
     return;
   std::deque<node_pool_state::waiting> still;
   std::string reason;
   while (!st.queue.empty()) {
     auto w = std::move(st.queue.front());
     st.queue.pop_front();
+    auto hold = runtime::placement_hold(loads(self), w.order.task, all_greeted(self),
+                                        st.cfg.steady_ms() - st.started, st.cfg.terms);
+    if (!hold.empty()) {
+      reason = hold;
+      still.push_back(std::move(w));
+      continue;
+    }
     if (st.cfg.local_slots > 0 && local_running(self) < st.cfg.local_slots) {
       start_on(self, std::move(w), -1);
       continue;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "runtime/agents/attempt_locator.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -53,6 +55,20 @@ placement place_attempt(const std::vector<node_load>& nodes, const std::string& 
     out.waiting_reason = "waiting for a free slot on a node that runs " + adapter + " (" +
                          std::to_string(with_adapter) + " busy)";
   return out;
+}
+
+std::string placement_hold(const std::vector<node_load>& nodes, const std::string& task,
+                           bool all_greeted, int64_t since_start_ms, const lease_terms& terms) {
+  if (!all_greeted && since_start_ms < terms.lease_ms + terms.margin_ms)
+    return "waiting for a node: every node is greeted first, so that the agents of an earlier "
+           "coordinator are adopted or stopped";
+  auto key = safe_task_name(task) + "__p";
+  for (const auto& n : nodes)
+    for (const auto& orphan : n.orphans)
+      if (orphan.starts_with(key))
+        return "waiting for node " + n.name + " to stop " + orphan +
+               ", an attempt of an earlier coordinator";
+  return "";
 }
 
 } // namespace ad::runtime

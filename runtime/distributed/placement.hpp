@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/distributed/lease.hpp"
+
 namespace ad::runtime {
 
 struct node_load {
@@ -19,6 +21,8 @@ struct node_load {
   int32_t running = 0;
   std::vector<std::string> adapters;
   bool ready = false;  // connected, welcomed, its lease current
+  // Attempts of an earlier coordinator it still runs, not adopted (yet).
+  std::vector<std::string> orphans;
 };
 
 struct placement {
@@ -28,5 +32,13 @@ struct placement {
 
 placement place_attempt(const std::vector<node_load>& nodes, const std::string& adapter,
                         const std::string& previous_node);
+
+// Why nothing may be placed for `task` yet ("" when it may): until every
+// node has been greeted, unless lease + margin has passed since the
+// coordinator started (by then an unreachable node has stopped what an
+// earlier coordinator ran there), and while a node still runs an attempt
+// of an earlier coordinator for this task (until it is adopted or stopped).
+std::string placement_hold(const std::vector<node_load>& nodes, const std::string& task,
+                           bool all_greeted, int64_t since_start_ms, const lease_terms& terms);
 
 } // namespace ad::runtime

@@ -68,7 +68,7 @@ status_report build_status_report(const status_input& in, const clock& clk) {
       detail = probe.reason;
       live[task.name].push_back(status_attempt{
         st->active_stage, probe.kind == active_probe_kind::live ? "live" : "stale", probe.reason,
-        probe.locator, probe.locator_status});
+        probe.locator, probe.locator_status, probe.kept.node});
     }
     dry.progress[task.name] = progress_from_state(st, *in.pol, activity, detail);
   }
@@ -161,6 +161,7 @@ std::string render_status_text(const status_report& r, const clock& clk) {
     out += "\n    " + t.reason + "\n";
     for (const auto& a : t.live)
       out += "    " + a.liveness + " " + a.role + " attempt: " + a.reason +
+             (a.node.empty() ? "" : " node=" + a.node) +
              (a.locator.empty() ? "" : " locator=" + a.locator) + "\n";
   }
   // The newest ones; the JSON lines list every record the state keeps.
@@ -242,12 +243,15 @@ std::string render_status_json_lines(const status_report& r) {
     j["target"] = t.target;
     j["budget_used"] = t.budget_used;
     json live = json::array();
-    for (const auto& a : t.live)
+    for (const auto& a : t.live) {
       live.push_back({{"role", a.role},
                       {"liveness", a.liveness},
                       {"reason", a.reason},
                       {"locator", a.locator},
                       {"locator_status", a.locator_status}});
+      if (!a.node.empty())
+        live.back()["node"] = a.node;
+    }
     j["live_attempts"] = std::move(live);
     add_supervision(j, t);
     out += dump_json(j) + "\n";

@@ -31,6 +31,7 @@ struct status_attempt {
   std::string reason;      // "pid 4242 alive", "agent gone"
   std::string locator;     // locator.json path, "" when none found
   std::string locator_status;
+  std::string node;        // distributed mode: the worker node running it
 };
 
 struct status_task {

@@ -3,6 +3,7 @@
 // a worker host for a coordinator's `run --node` (docs/distributed.md). It
 // publishes the node actor (actors/node) and runs until SIGINT or SIGTERM;
 // then it removes its lease file, so its keepers stop their agents.
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -127,7 +128,9 @@ int run_node(const node_options& opt) {
 
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
-  cfg.set("scheduler.max-threads", 8);
+  // Attempt actors block on fsync: a thread more than there are slots,
+  // and no more than a run uses (docs/bench.md); idle workers cost CPU.
+  cfg.set("scheduler.max-threads", std::clamp(opt.slots + 2, 4, 8));
   configure_middleman(cfg, opt.lease_ms, opt.tls);
   caf::actor_system sys{cfg};
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});

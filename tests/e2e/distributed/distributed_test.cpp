@@ -299,6 +299,13 @@ TEST_F(distributed, a_restarted_coordinator_adopts_what_the_nodes_run_and_finish
   auto survivors = watch_.alive();
   first.send(SIGKILL);
   ASSERT_TRUE(first.wait(10s).has_value());
+  // Between the two, `status` names the node of each running attempt.
+  runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(
+    f_, {"status", "--workspace", f_.workspace.string()}, "status")));
+  ASSERT_TRUE(runs_.back()->wait(60s).has_value());
+  EXPECT_TRUE(runs_.back()->out().find("node=a") != std::string::npos ||
+              runs_.back()->out().find("node=b") != std::string::npos)
+    << runs_.back()->out();
   // The restarted coordinator finds its nodes in the policy.
   auto policy = workspace_gen::fast_policy(1.0);
   policy["nodes"] = {a, b};

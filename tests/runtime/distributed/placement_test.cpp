@@ -53,5 +53,26 @@ TEST(placement, the_waiting_reason_says_what_is_missing) {
             "waiting for a free slot on a node that runs codex (2 busy)");
 }
 
+TEST(placement_hold, nothing_is_placed_before_every_node_is_greeted_or_the_lease_and_margin_passed) {
+  lease_terms t{2000, 7000};
+  std::vector<node_load> nodes{node("a", 2, 0, {"codex"})};
+  EXPECT_NE(placement_hold(nodes, "g/01_t", false, 8999, t).find("every node is greeted first"),
+            std::string::npos);
+  EXPECT_EQ(placement_hold(nodes, "g/01_t", false, 9000, t), "");
+  EXPECT_EQ(placement_hold(nodes, "g/01_t", true, 0, t), "");
+}
+
+TEST(placement_hold, a_task_whose_earlier_attempt_still_runs_as_an_orphan_waits_for_it) {
+  lease_terms t{2000, 7000};
+  std::vector<node_load> nodes{node("a", 2, 1, {"codex"}), node("b", 2, 1, {"codex"})};
+  nodes[1].orphans = {"g__01_t__p1__worker__a02"};
+  EXPECT_EQ(placement_hold(nodes, "g/01_t", true, 0, t),
+            "waiting for node b to stop g__01_t__p1__worker__a02, an attempt of an earlier "
+            "coordinator");
+  // Another task (even one whose name starts the same) is not held.
+  EXPECT_EQ(placement_hold(nodes, "g/01_t2", true, 0, t), "");
+  EXPECT_EQ(placement_hold(nodes, "g/02_u", true, 0, t), "");
+}
+
 } // namespace
 } // namespace ad::runtime
