@@ -188,7 +188,9 @@ protected:
         ADD_FAILURE() << v.message;
   }
 
-  int64_t lease_ms = 2000;
+  // Heartbeats every 150 ms, a connection given up after 600 ms: loose
+  // enough for a sanitized build under a loaded ctest -j2.
+  int64_t lease_ms = 3000;
   int64_t margin_ms = 7000;  // covers the keeper's 5 s stop grace
   fleet f_;
   agent_watch watch_;
