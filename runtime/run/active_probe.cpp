@@ -24,6 +24,33 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// What adopting the attempt of `loc` needs: its locator's facts and its
+// keeper's record in `dir` (else the locator's note of the keeper).
+struct kept_reading {
+  kept_attempt attempt;
+  int64_t agent_pid = 0;  // from the keeper's record; 0 when none
+};
+
+kept_reading kept_from(const attempt_locator& loc, const fs::path& dir) {
+  kept_reading out;
+  auto rec = read_keeper_record(dir);
+  auto exit = read_exit_record(dir);
+  auto& k = out.attempt;
+  k.identity = loc.identity;
+  k.plan_number = loc.plan_number;
+  k.attempt = loc.attempt;
+  k.role = loc.role;
+  k.cli = loc.cli;
+  k.model = loc.model;
+  k.plan_path = loc.plan_path.value_or("");
+  k.review_path = loc.review_path.value_or("");
+  k.keeper_pid = rec.is_ok() ? rec->keeper_pid : loc.keeper_pid.value_or(0);
+  k.keeper_start_token = rec.is_ok() ? rec->keeper_start_token : loc.keeper_start_token.value_or("");
+  k.ended = exit.is_ok() && exit->state == keeper_exit_state::ended;
+  out.agent_pid = rec.is_ok() ? rec->agent_pid : 0;
+  return out;
+}
+
 } // namespace
 
 result<attempt_locator> read_locator_file(const fs::path& path) {
@@ -97,54 +124,26 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
   // On a worker node: only that node can tell whether its keeper runs; the
   // attempt is adopted through it (docs/distributed.md).
   if (out.locator_status == "running" && loc->node && !loc->node->empty()) {
-    auto dir = locator_path.parent_path();
-    auto rec = read_keeper_record(dir);
-    auto exit = read_exit_record(dir);
+    auto kept = kept_from(*loc, locator_path.parent_path());
     out.kind = active_probe_kind::kept;
     out.reason = "it runs on node " + *loc->node + ", which is asked for it";
-    auto& k = out.kept;
-    k.identity = loc->identity;
-    k.plan_number = loc->plan_number;
-    k.attempt = loc->attempt;
-    k.role = loc->role;
-    k.cli = loc->cli;
-    k.model = loc->model;
-    k.plan_path = loc->plan_path.value_or("");
-    k.review_path = loc->review_path.value_or("");
-    k.keeper_pid = rec.is_ok() ? rec->keeper_pid : loc->keeper_pid.value_or(0);
-    k.keeper_start_token =
-      rec.is_ok() ? rec->keeper_start_token : loc->keeper_start_token.value_or("");
-    k.ended = exit.is_ok() && exit->state == keeper_exit_state::ended;
-    k.node = *loc->node;
+    out.kept = std::move(kept.attempt);
+    out.kept.node = *loc->node;
     return out;
   }
   if (out.locator_status == "running") {
-    auto dir = locator_path.parent_path();
-    auto rec = read_keeper_record(dir);
-    int64_t keeper_pid = rec.is_ok() ? rec->keeper_pid : loc->keeper_pid.value_or(0);
-    std::string token = rec.is_ok() ? rec->keeper_start_token : loc->keeper_start_token.value_or("");
-    if (keeper_pid > 0) {
-      auto exit = read_exit_record(dir);
-      bool ended = exit.is_ok() && exit->state == keeper_exit_state::ended;
-      bool alive = probe_process(static_cast<int>(keeper_pid), token) == process_presence::alive;
-      if (alive || ended) {
+    auto kept = kept_from(*loc, locator_path.parent_path());
+    const auto& k = kept.attempt;
+    if (k.keeper_pid > 0) {
+      bool alive = probe_process(static_cast<int>(k.keeper_pid), k.keeper_start_token) ==
+                   process_presence::alive;
+      if (alive || k.ended) {
         out.kind = active_probe_kind::kept;
-        out.reason = alive ? "its keeper (pid " + std::to_string(keeper_pid) + ") runs" +
-                               (rec.is_ok() ? ", agent pid " + std::to_string(rec->agent_pid)
-                                            : std::string())
+        out.reason = alive ? "its keeper (pid " + std::to_string(k.keeper_pid) + ") runs" +
+                               (kept.agent_pid > 0 ? ", agent pid " + std::to_string(kept.agent_pid)
+                                                   : std::string())
                            : "its keeper recorded the agent's end while no dispatcher ran";
-        auto& k = out.kept;
-        k.identity = loc->identity;
-        k.plan_number = loc->plan_number;
-        k.attempt = loc->attempt;
-        k.role = loc->role;
-        k.cli = loc->cli;
-        k.model = loc->model;
-        k.plan_path = loc->plan_path.value_or("");
-        k.review_path = loc->review_path.value_or("");
-        k.keeper_pid = keeper_pid;
-        k.keeper_start_token = token;
-        k.ended = ended;
+        out.kept = std::move(kept.attempt);
         return out;
       }
     }

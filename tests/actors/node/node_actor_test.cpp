@@ -137,6 +137,18 @@ public:
 
   std::string render(const caf::error& e) { return sys.render(e); }
 
+  // Greets as epoch 7 and starts attempts 1 and 2, which the stand-in host
+  // holds.
+  void start_two_of_epoch_7() {
+    ASSERT_TRUE(ask<messages::node_welcome>(hello(7)));
+    caf::anon_send(node, start(7, 1));
+    caf::anon_send(node, start(7, 2));
+    ASSERT_TRUE(test::eventually([&] {
+      std::lock_guard<std::mutex> g(log->mu);
+      return log->held.size() == 2;
+    }));
+  }
+
   test::temp_dir dir;
   caf::actor_system_config cfg;
   caf::actor_system sys;
@@ -208,13 +220,9 @@ TEST_F(node_actor_test, without_a_current_lease_nothing_starts_and_a_lapsed_leas
 }
 
 TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts) {
-  ASSERT_TRUE(ask<messages::node_welcome>(hello(7)));
-  caf::anon_send(node, start(7, 1));
-  caf::anon_send(node, start(7, 2));
-  ASSERT_TRUE(test::eventually([&] {
-    std::lock_guard<std::mutex> g(log->mu);
-    return log->held.size() == 2;
-  }));
+  start_two_of_epoch_7();
+  if (HasFatalFailure())
+    return;
   // Reconnected: both are still held, nothing stopped.
   auto again = ask<messages::node_welcome>(hello(7));
   ASSERT_TRUE(again);
@@ -239,13 +247,9 @@ TEST_F(node_actor_test, the_same_coordinator_reconnected_follows_its_attempts) {
 }
 
 TEST_F(node_actor_test, a_coordinator_that_took_over_adopts_within_a_lease_or_the_rest_is_stopped) {
-  ASSERT_TRUE(ask<messages::node_welcome>(hello(7)));
-  caf::anon_send(node, start(7, 1));
-  caf::anon_send(node, start(7, 2));
-  ASSERT_TRUE(test::eventually([&] {
-    std::lock_guard<std::mutex> g(log->mu);
-    return log->held.size() == 2;
-  }));
+  start_two_of_epoch_7();
+  if (HasFatalFailure())
+    return;
   // Epoch 8 takes over: both are orphans, nothing stopped yet.
   auto newer = ask<messages::node_welcome>(hello(8));
   ASSERT_TRUE(newer) << render(newer.error());
