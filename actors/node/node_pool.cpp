@@ -158,9 +158,7 @@ void greet(self_ptr self, int32_t index) {
   hello.probe_file = st.cfg.files.probe_file;
   hello.probe_token = st.cfg.files.probe_token;
   auto handle = n.handle;
-  // The node answers once the agents of an earlier connection have
-  // stopped, which takes up to their stop grace.
-  self->request(handle, milliseconds(30'000), std::move(hello))
+  self->request(handle, milliseconds(10'000), std::move(hello))
     .then(
       [self, index, handle](messages::node_welcome& w) {
         auto& n = self->state.nodes[static_cast<std::size_t>(index)];
@@ -197,8 +195,11 @@ constexpr int64_t reservation_lapse_ms = 60'000;
 std::vector<runtime::node_load> loads(self_ptr self) {
   auto& st = self->state;
   std::vector<runtime::node_load> out;
+  // An earlier coordinator's attempts hold their slots until adopted
+  // (then they count as ours) or stopped.
   for (const auto& n : st.nodes)
-    out.push_back({n.name, n.slots, 0, n.adapters, n.welcomed && n.handle, n.orphans});
+    out.push_back({n.name, n.slots, static_cast<int32_t>(n.orphans.size()), n.adapters,
+                   n.welcomed && n.handle, n.orphans});
   for (const auto& [identity, p] : st.running)
     if (p.node >= 0)
       ++out[static_cast<std::size_t>(p.node)].running;
