@@ -195,11 +195,8 @@ constexpr int64_t reservation_lapse_ms = 60'000;
 std::vector<runtime::node_load> loads(self_ptr self) {
   auto& st = self->state;
   std::vector<runtime::node_load> out;
-  // An earlier coordinator's attempts hold their slots until adopted
-  // (then they count as ours) or stopped.
   for (const auto& n : st.nodes)
-    out.push_back({n.name, n.slots, static_cast<int32_t>(n.orphans.size()), n.adapters,
-                   n.welcomed && n.handle, n.orphans});
+    out.push_back({n.name, n.slots, 0, n.adapters, n.welcomed && n.handle, n.orphans});
   for (const auto& [identity, p] : st.running)
     if (p.node >= 0)
       ++out[static_cast<std::size_t>(p.node)].running;

@@ -19,12 +19,16 @@ placement place_attempt(const std::vector<node_load>& nodes, const std::string& 
                         const std::string& previous_node) {
   placement out;
   int ready = 0, with_adapter = 0;
-  // Load as running/slots compared without division: a/b < c/d as a*d < c*b.
+  auto busy = [&](const node_load& n) {
+    return int64_t{n.running} + static_cast<int64_t>(n.orphans.size());
+  };
+  // Load as busy/slots compared without division: a/b < c/d as a*d < c*b.
   auto lighter = [&](std::size_t a, std::size_t b) {
     const auto& x = nodes[a];
     const auto& y = nodes[b];
-    auto lx = int64_t{x.running} * y.slots, ly = int64_t{y.running} * x.slots;
-    return std::tie(lx, x.running, x.name) < std::tie(ly, y.running, y.name);
+    auto bx = busy(x), by = busy(y);
+    auto lx = bx * y.slots, ly = by * x.slots;
+    return std::tie(lx, bx, x.name) < std::tie(ly, by, y.name);
   };
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes[i];
@@ -34,7 +38,7 @@ placement place_attempt(const std::vector<node_load>& nodes, const std::string& 
     if (!has_adapter(n, adapter))
       continue;
     ++with_adapter;
-    if (n.running >= n.slots)
+    if (busy(n) >= n.slots)
       continue;
     if (!previous_node.empty() && n.name == previous_node)
       return {i, ""};

@@ -18,10 +18,11 @@ namespace ad::runtime {
 struct node_load {
   std::string name;
   int32_t slots = 0;
-  int32_t running = 0;
+  int32_t running = 0;  // this coordinator's attempts there, reserved ones included
   std::vector<std::string> adapters;
   bool ready = false;  // connected, welcomed, its lease current
-  // Attempts of an earlier coordinator it still runs, not adopted (yet).
+  // Attempts of an earlier coordinator it still runs, not adopted (yet):
+  // they hold slots as well.
   std::vector<std::string> orphans;
 };
 

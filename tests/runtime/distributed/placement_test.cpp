@@ -34,6 +34,15 @@ TEST(placement, the_previous_node_of_the_task_is_preferred_while_it_has_room) {
   EXPECT_EQ(*place_attempt(nodes, "codex", "b").node, 0u);
 }
 
+TEST(placement, an_earlier_coordinators_attempts_hold_their_slots) {
+  std::vector<node_load> nodes{node("a", 2, 0, {"codex"}), node("b", 2, 1, {"codex"})};
+  nodes[0].orphans = {"g__01_t__p1__worker__a01", "g__02_u__p1__worker__a01"};
+  EXPECT_EQ(*place_attempt(nodes, "codex", "a").node, 1u) << "a is full with orphans";
+  nodes[0].orphans.pop_back();
+  nodes[1].running = 0;
+  EXPECT_EQ(*place_attempt(nodes, "codex", "").node, 1u) << "b is lighter than a";
+}
+
 TEST(placement, a_node_that_is_not_ready_is_never_chosen) {
   std::vector<node_load> nodes{node("a", 4, 0, {"codex"}, false), node("b", 4, 2, {"codex"})};
   EXPECT_EQ(*place_attempt(nodes, "codex", "a").node, 1u);
