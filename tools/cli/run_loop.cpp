@@ -224,6 +224,18 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
 
+  // The nodes' settings, and the file by which each checks that it shares
+  // the state folder, before any actor runs.
+  std::optional<actors::node_pool_config> pool_cfg;
+  if (!nodes.empty()) {
+    auto made = node_pool_config_for(nodes, terms, *identity, runs, opt, *clk);
+    if (!made.is_ok()) {
+      std::cerr << "run: " << made.error().message() << "\n";
+      return exit_blocked;
+    }
+    pool_cfg = std::move(*made);
+  }
+
   caf::actor_system_config cfg;
   messages::register_message_types(cfg);
   if (!nodes.empty())
@@ -280,17 +292,7 @@ int run_loop(const run_loop_options& opt) {
   auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
   ctx->host = host;
   messages::node_pool_actor pool;
-  if (!nodes.empty()) {
-    auto pool_cfg = node_pool_config_for(nodes, terms, *identity, runs, opt, *clk);
-    if (!pool_cfg.is_ok()) {
-      std::cerr << "run: " << pool_cfg.error().message() << "\n";
-      shut_down(sys, {caf::actor_cast<caf::actor>(claims), caf::actor_cast<caf::actor>(host),
-                      caf::actor_cast<caf::actor>(process), caf::actor_cast<caf::actor>(output),
-                      caf::actor_cast<caf::actor>(supervisor),
-                      caf::actor_cast<caf::actor>(state.store),
-                      caf::actor_cast<caf::actor>(state.serializer)});
-      return exit_blocked;
-    }
+  if (pool_cfg) {
     pool_cfg->local = host;
     pool_cfg->clock = clk;
     pool = sys.spawn(actors::node_pool_impl, std::move(*pool_cfg));
