@@ -13,7 +13,10 @@ namespace ad::runtime {
 namespace {
 
 constexpr uint64_t data_mask = FAN_MODIFY | FAN_CLOSE_WRITE;
-constexpr uint64_t entry_mask = FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ATTRIB;
+// FAN_ONDIR: folder creates, removals and moves too; drain() reads them only
+// to place entry events whose folder is gone (write_watch.hpp).
+constexpr uint64_t entry_mask =
+    FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ATTRIB | FAN_ONDIR;
 constexpr unsigned group_flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK;
 constexpr unsigned event_open_flags = O_RDONLY | O_LARGEFILE;
 

@@ -17,7 +17,12 @@
 // forked it; without it such a writer is unknown. remember_attempt() keeps
 // an agent's own writes attributed after the agent exits. A lost
 // record (queue overflow, an unreadable event, a path that cannot be
-// resolved) means the window must be judged from snapshots. Single owner,
+// resolved) means the window must be judged from snapshots. An entry event
+// whose folder was removed before the drain read it is lost only when a
+// watched folder was removed or moved away in the same drain (folder events,
+// FAN_ONDIR, are read for this and never reported): a folder inside the
+// workspace cannot vanish without such an event, so the rest were elsewhere
+// on the file system. Single owner,
 // no threads of its own; never throws.
 //
 // Errors: open() returns unsupported when fanotify is not permitted or not
@@ -115,16 +120,26 @@ private:
     std::string path;
     uint64_t mask;
   };
+  // What one drain() has read so far.
+  struct drain_pass {
+    std::vector<pending_write> pending;
+    std::vector<write_event> out;
+    std::size_t budget = 0;
+    // Entry events whose folder was gone before they were read, as "NAME
+    // (pid N)": outside the workspace unless a watched folder was removed
+    // or moved away (folder_left_scope) in the same drain.
+    std::vector<std::string> unplaced;
+    bool folder_left_scope = false;
+  };
 
   write_watch(claim_scope scope, const write_watch_options& options);
   void close_all();
-  void read_group(int group_fd, bool entry_group, std::vector<pending_write>& pending,
-                  std::vector<write_event>& out, std::size_t& budget);
-  void data_event(int pid, uint64_t mask, int event_fd, std::vector<pending_write>& pending,
-                  std::vector<write_event>& out);
+  void read_group(int group_fd, bool entry_group, drain_pass& pass);
+  void data_event(int pid, uint64_t mask, int event_fd, drain_pass& pass);
   void entry_event(int pid, uint64_t mask, const char* info, std::size_t info_len,
-                   std::vector<pending_write>& pending, std::vector<write_event>& out);
-  void keep(int pid, std::string path, uint64_t mask, std::vector<pending_write>& pending) const;
+                   drain_pass& pass);
+  void judge_unplaced(drain_pass& pass);
+  void keep(int pid, std::string path, uint64_t mask, drain_pass& pass) const;
 
   claim_scope scope_;
   marker_resolver markers_;

@@ -65,13 +65,13 @@ std::string fd_path(int fd) {
 } // namespace
 
 std::vector<write_event> write_watch::drain() {
-  std::vector<write_event> out;
-  std::vector<pending_write> pending;
-  std::size_t budget = max_events_;
+  drain_pass pass;
+  pass.budget = max_events_;
   if (data_fd_ >= 0)
-    read_group(data_fd_, false, pending, out, budget);
+    read_group(data_fd_, false, pass);
   if (entry_fd_ >= 0)
-    read_group(entry_fd_, true, pending, out, budget);
+    read_group(entry_fd_, true, pass);
+  judge_unplaced(pass);
   // Forks queued up to now include every writer's: read them before tracing.
   if (lineage_)
     lineage_->drain();
@@ -81,9 +81,10 @@ std::vector<write_event> write_watch::drain() {
       {FAN_MOVED_FROM, write_kind::moved_from}, {FAN_MOVED_TO, write_kind::moved_to},
       {FAN_ATTRIB, write_kind::attributes},
   };
+  std::vector<write_event>& out = pass.out;
   const pid_parents* forks = lineage_ ? &lineage_->parents() : nullptr;
   std::unordered_map<int, std::string> traced; // one /proc look-up per writer and drain
-  for (auto& p : pending) {
+  for (auto& p : pass.pending) {
     auto it = traced.find(p.pid);
     if (it == traced.end())
       it = traced.emplace(p.pid, markers_.resolve(p.pid, forks)).first;
@@ -102,19 +103,34 @@ std::vector<write_event> write_watch::drain() {
         out.push_back({p.pid, p.path, kind, marker, {}});
     }
   }
-  return out;
+  return std::move(out);
 }
 
-void write_watch::read_group(int group_fd, bool entry_group, std::vector<pending_write>& pending,
-                             std::vector<write_event>& out, std::size_t& budget) {
+// A folder is found gone only after its removal returned, and the kernel
+// queued the removal's event before that: one more read of the entry group
+// brings it. Only a watched folder's removal (or move) can hide a watched
+// write; without one the unplaced events were elsewhere on the file system.
+void write_watch::judge_unplaced(drain_pass& pass) {
+  if (pass.unplaced.empty())
+    return;
+  read_group(entry_fd_, true, pass);
+  std::error_code ec;
+  bool root_gone = !std::filesystem::is_directory(scope_.root(), ec);
+  if (!pass.folder_left_scope && pass.budget > 0 && !root_gone)
+    return;
+  for (const auto& what : pass.unplaced)
+    pass.out.push_back(lost("the folder of " + what + " is gone before its event was read"));
+}
+
+void write_watch::read_group(int group_fd, bool entry_group, drain_pass& pass) {
   alignas(struct fanotify_event_metadata) char buf[65536];
-  while (budget > 0) {
+  while (pass.budget > 0) {
     ssize_t n = ::read(group_fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR)
         continue;
       if (errno != EAGAIN)
-        out.push_back(lost(std::string("read fanotify events: ") + std::strerror(errno)));
+        pass.out.push_back(lost(std::string("read fanotify events: ") + std::strerror(errno)));
       return;
     }
     if (n == 0)
@@ -130,18 +146,17 @@ void write_watch::read_group(int group_fd, bool entry_group, std::vector<pending
       if (m.vers != FANOTIFY_METADATA_VERSION) {
         if (m.fd >= 0)
           ::close(m.fd);
-        out.push_back(lost("fanotify metadata version " + std::to_string(m.vers)));
+        pass.out.push_back(lost("fanotify metadata version " + std::to_string(m.vers)));
         return;
       }
-      if (budget > 0)
-        --budget;
+      if (pass.budget > 0)
+        --pass.budget;
       if (m.mask & FAN_Q_OVERFLOW)
-        out.push_back(lost("fanotify queue overflow"));
+        pass.out.push_back(lost("fanotify queue overflow"));
       else if (entry_group)
-        entry_event(m.pid, m.mask, buf + off + m.metadata_len, m.event_len - m.metadata_len,
-                    pending, out);
+        entry_event(m.pid, m.mask, buf + off + m.metadata_len, m.event_len - m.metadata_len, pass);
       else
-        data_event(m.pid, m.mask, m.fd, pending, out);
+        data_event(m.pid, m.mask, m.fd, pass);
       if (m.fd >= 0)
         ::close(m.fd);
       off += m.event_len;
@@ -149,21 +164,23 @@ void write_watch::read_group(int group_fd, bool entry_group, std::vector<pending
   }
 }
 
-void write_watch::data_event(int pid, uint64_t mask, int event_fd,
-                             std::vector<pending_write>& pending, std::vector<write_event>& out) {
+void write_watch::data_event(int pid, uint64_t mask, int event_fd, drain_pass& pass) {
   if (event_fd < 0 || pid == self_pid_)
     return;
   std::string path = fd_path(event_fd);
   if (path.empty()) {
-    out.push_back(lost("cannot resolve the path of a write by pid " + std::to_string(pid)));
+    pass.out.push_back(lost("cannot resolve the path of a write by pid " + std::to_string(pid)));
     return;
   }
-  keep(pid, std::move(path), mask, pending);
+  keep(pid, std::move(path), mask, pass);
 }
 
 void write_watch::entry_event(int pid, uint64_t mask, const char* info, std::size_t info_len,
-                              std::vector<pending_write>& pending, std::vector<write_event>& out) {
-  if (pid == self_pid_)
+                              drain_pass& pass) {
+  const bool folder = (mask & FAN_ONDIR) != 0;
+  // Folder events count whoever made them (this process too): they only
+  // decide whether unplaced events may have been watched ones.
+  if (pid == self_pid_ && !folder)
     return;
   std::size_t off = 0;
   while (off + sizeof(struct fanotify_event_info_fid) <= info_len) {
@@ -185,21 +202,29 @@ void write_watch::entry_event(int pid, uint64_t mask, const char* info, std::siz
       std::string name_str(name, strnlen(name, handle_len - name_at));
       std::string dir = handle_path(mount_fd_, handle, handle_len);
       if (dir.empty()) {
-        out.push_back(lost("the folder of " + name_str + " (pid " + std::to_string(pid)
-                           + ") is gone before its event was read"));
+        if (!folder)
+          pass.unplaced.push_back(name_str + " (pid " + std::to_string(pid) + ")");
+        else if (mask & (FAN_DELETE | FAN_MOVED_FROM))
+          pass.unplaced.push_back("folder " + name_str + " (pid " + std::to_string(pid) + ")");
         return;
       }
-      keep(pid, dir == "/" ? "/" + name_str : dir + "/" + name_str, mask, pending);
+      std::string path = dir == "/" ? "/" + name_str : dir + "/" + name_str;
+      if (folder) {
+        if ((mask & (FAN_DELETE | FAN_MOVED_FROM)) != 0
+            && scope_.classify(path) == path_scope::watched)
+          pass.folder_left_scope = true;
+        return;
+      }
+      keep(pid, std::move(path), mask, pass);
       return;
     }
     off += fid.hdr.len;
   }
 }
 
-void write_watch::keep(int pid, std::string path, uint64_t mask,
-                       std::vector<pending_write>& pending) const {
+void write_watch::keep(int pid, std::string path, uint64_t mask, drain_pass& pass) const {
   if (scope_.classify(path) == path_scope::watched)
-    pending.push_back({pid, std::move(path), mask});
+    pass.pending.push_back({pid, std::move(path), mask});
 }
 
 } // namespace ad::runtime

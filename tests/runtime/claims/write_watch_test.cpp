@@ -244,6 +244,45 @@ TEST_F(write_watch_case, drained_events_feed_the_verdict) {
                                }));
 }
 
+// The mark covers the whole file system: a folder made, filled and removed
+// elsewhere before the drain leaves events whose folder cannot be found.
+// They were not in the workspace, so nothing is lost.
+TEST_F(write_watch_case, a_folder_removed_outside_the_workspace_loses_nothing) {
+  fs::path gone = outside_ / "scratch";
+  fs::path own = ws_ / "src/own.cpp";
+  held_shell child(R"(mkdir "$1" && printf x > "$1/f" && mv "$1/f" "$1/g" && rm -r "$1" )"
+                   R"(&& printf a > "$2" && echo done && read _)",
+                   {gone.string(), own.string()}, child_env("m-a1"));
+  ASSERT_EQ(child.wait_line(), "done");
+  auto events = drain_until(own);
+  child.release();
+  for (const auto& e : events)
+    EXPECT_NE(e.what, write_kind::lost) << e.detail;
+  auto written = for_path(events, own);
+  ASSERT_FALSE(written.empty());
+  EXPECT_EQ(written[0].marker, "m-a1");
+}
+
+// The same inside the workspace hides which files were written there: the
+// window is judged from snapshots.
+TEST_F(write_watch_case, a_folder_removed_inside_the_workspace_loses_its_events) {
+  fs::path gone = ws_ / "src/scratch";
+  fs::path own = ws_ / "src/own.cpp";
+  held_shell child(R"(mkdir "$1" && printf x > "$1/f" && rm -r "$1" )"
+                   R"(&& printf a > "$2" && echo done && read _)",
+                   {gone.string(), own.string()}, child_env("m-a1"));
+  ASSERT_EQ(child.wait_line(), "done");
+  auto events = drain_until(own);
+  child.release();
+  ASSERT_TRUE(events_lost(events));
+  bool named = false;
+  for (const auto& e : events)
+    if (e.what == write_kind::lost)
+      named = named || e.detail.find("the folder of f ") != std::string::npos;
+  EXPECT_TRUE(named);
+  EXPECT_TRUE(for_path(events, gone).empty()) << "folders themselves are not reported";
+}
+
 TEST(write_watch_without_lineage, an_exited_tool_is_unknown) {
   test::scratch_dir dir;
   fs::path ws = dir.path() / "ws";
