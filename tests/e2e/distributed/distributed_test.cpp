@@ -57,6 +57,21 @@ json chatty_scenario(const wg::gen_plan& plan, int worker_seconds, int review_se
 class distributed : public ::testing::Test {
 protected:
   void TearDown() override {
+    // A node still running stops on SIGTERM and exits 0: under the
+    // sanitizers a leak or an error at its shutdown fails the test.
+    std::vector<child_run*> stopping;
+    for (auto* node : nodes_)
+      if (node->pid() > 0 && !node->wait(0ms)) {
+        node->send(SIGTERM);
+        stopping.push_back(node);
+      }
+    for (auto* node : stopping) {
+      auto code = node->wait(30s);
+      if (!code)
+        ADD_FAILURE() << "a node did not stop within 30 s of SIGTERM\n" << node->tail();
+      else
+        EXPECT_EQ(*code, 0) << "node exit\n" << node->tail();
+    }
     for (auto& r : runs_)
       if (r->pid() > 0 && !r->wait(0ms))
         r->send(SIGTERM);
@@ -93,6 +108,7 @@ protected:
     }
     runs_.push_back(std::make_unique<child_run>(child_run::start_dispatcher(f_, args, name, program)));
     auto& node = *runs_.back();
+    nodes_.push_back(&node);
     auto until = clock_type::now() + 30s;
     while (clock_type::now() < until && node.out().find("listening on") == std::string::npos &&
            !node.wait(20ms)) {
@@ -195,6 +211,7 @@ protected:
   fleet f_;
   agent_watch watch_;
   std::vector<std::unique_ptr<child_run>> runs_;
+  std::vector<child_run*> nodes_; // in runs_
 };
 
 // The ip program, by path: processes start without a PATH search.
