@@ -17,6 +17,7 @@
 // - Mutual TLS: certificates from one CA work; a certificate from another
 //   CA and a plaintext peer are refused; listening beyond loopback without
 //   certificates is refused.
+// - After each: every node still running exits 0 on SIGTERM.
 #include <csignal>
 #include <gtest/gtest.h>
 #include <iostream>
