@@ -5,6 +5,8 @@
 #include <regex>
 #include <string>
 
+#include "runtime/core/numbers.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -23,8 +25,9 @@ std::optional<double> to_number(const std::string& text) {
   return v;
 }
 
-millis epoch_to_millis(double v) {
-  return static_cast<millis>(v < millis_threshold ? v * 1000.0 : v);
+// nullopt past int64_t milliseconds: no reset time that far out is meant.
+std::optional<millis> epoch_to_millis(double v) {
+  return to_int64(v < millis_threshold ? v * 1000.0 : v);
 }
 
 // Milliseconds per unit word; seconds when the unit is empty.
@@ -54,7 +57,8 @@ std::optional<millis> absolute_json_field(const std::string& text) {
   std::smatch m;
   if (std::regex_search(text, m, number_re))
     if (auto v = to_number(m[1].str()))
-      return epoch_to_millis(*v);
+      if (auto at = epoch_to_millis(*v))
+        return at;
   if (std::regex_search(text, m, iso_re))
     if (auto t = parse_utc_iso(m[1].str()))
       return *t;
@@ -101,7 +105,7 @@ std::optional<millis> single_relative(const std::string& text, millis observed_a
     auto v = to_number(m[1].str());
     auto unit = unit_millis(m.size() > 2 ? m[2].str() : std::string());
     if (v && unit)
-      return observed_at + static_cast<millis>(std::llround(*v * *unit));
+      return observed_at + whole_ms(*v * *unit);
   }
   return std::nullopt;
 }
@@ -131,7 +135,7 @@ std::optional<millis> try_again_in(const std::string& text, millis observed_at) 
   }
   if (!any)
     return std::nullopt;
-  return observed_at + static_cast<millis>(std::llround(total));
+  return observed_at + whole_ms(total);
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "runtime/agents/attempt_output.hpp"
+#include "runtime/agents/json_fields.hpp"
 #include "runtime/agents/native_sessions.hpp"
 #include "runtime/attempt/pi_watch.hpp"
 #include "runtime/core/files.hpp"
@@ -406,7 +407,10 @@ void attempt_run::inspect_silence(int64_t silent_ms) {
                  std::to_string(silent_ms) + " " + what +
                  "; stream tail recorded in the locator");
   locator_.silence = std::move(s);
-  locator_.extra["silence_inspections"] = locator_.extra.value("silence_inspections", 0) + 1;
+  // The count survives in a locator read back from disk, so it is outside
+  // input here: a damaged value starts the count again.
+  locator_.extra["silence_inspections"] =
+    agent_json::integer(locator_.extra, "silence_inspections").value_or(0) + 1;
   write_locator();
 }
 

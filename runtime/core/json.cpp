@@ -60,6 +60,14 @@ std::string dump_json(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+void require_integer_numbers(const json& j) {
+  if (j.is_number_float())
+    throw std::invalid_argument("holds " + j.dump() + " where an integer belongs");
+  if (j.is_structured())
+    for (const auto& item : j)
+      require_integer_numbers(item);
+}
+
 void throw_json_member_error(std::string_view key, std::string_view what) {
   std::string message;
   message.reserve(key.size() + what.size() + 3);

@@ -3,12 +3,21 @@
 // error becomes invalid_argument naming the source (a file path or a label)
 // and the byte offset. Use this instead of json::parse anywhere in runtime/.
 // Also the strict member reads of readers that turn exceptions into status
-// values (json_member, json_array_member: they throw std::invalid_argument
-// naming the field; call them only inside such a reader's try block).
+// values (json_member, json_array_member, require_integer_numbers: they throw
+// std::invalid_argument naming the field or the number; call them only
+// inside such a reader's try block).
+//
+// nlohmann converts a number written with a fraction or an exponent to an
+// integer type by a plain cast, which is undefined behaviour when the value
+// is out of the type's range (1e300 as int64_t). So no reader here takes an
+// integer from such a number: json_member refuses one, and readers of whole
+// documents that hold only integers (the state files) call
+// require_integer_numbers before converting.
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "runtime/core/status.hpp"
 
@@ -30,13 +39,28 @@ std::string dump_json(const json& value, int indent = -1);
 // Throws std::invalid_argument: `"key" <what>` (what: "is missing", ...).
 [[noreturn]] void throw_json_member_error(std::string_view key, std::string_view what);
 
+// Throws std::invalid_argument ("holds 1e+300 where an integer belongs") when
+// j holds, at any depth, a number written with a fraction or an exponent.
+void require_integer_numbers(const json& j);
+
 // The member `key` of object j as a T. Throws std::invalid_argument
-// ("\"key\" is missing", "\"key\" has the wrong type (array)").
+// ("\"key\" is missing", "\"key\" has the wrong type (array)", "\"key\"
+// holds 1.5 where an integer belongs"). Unless T is json or a floating-point
+// type, a number with a fraction or an exponent anywhere in the member is
+// refused: no type the product reads this way (integers, strings, its own
+// structs and containers of them) holds a floating-point field.
 template <class T>
 T json_member(const json& j, std::string_view key) {
   if (!j.is_object() || !j.contains(key))
     throw_json_member_error(key, "is missing");
   const auto& value = *j.find(key);
+  if constexpr (!std::is_same_v<T, json> && !std::is_floating_point_v<T>) {
+    try {
+      require_integer_numbers(value);
+    } catch (const std::invalid_argument& e) {
+      throw_json_member_error(key, e.what());
+    }
+  }
   try {
     return value.get<T>();
   } catch (const json::exception&) {

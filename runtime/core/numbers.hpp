@@ -17,15 +17,20 @@ inline std::optional<int64_t> to_int64(double d) {
   return static_cast<int64_t>(d);
 }
 
-// Seconds as whole milliseconds (rounded), saturated to [0, 2^62]; not a
-// number gives 0. 2^62 ms is longer than any wait and still leaves room to
-// add it to a time of day.
-inline int64_t seconds_to_ms(double seconds) {
-  constexpr double cap = 4611686018427387904.0; // 2^62
-  if (!(seconds > 0))
+// The longest wait, 100 years: longer than any wait meant, and a time of day
+// plus it is still a date every file and trace can write (and read back).
+inline constexpr int64_t longest_wait_ms = int64_t{3'155'760'000'000};
+
+// A duration in milliseconds as a whole number (rounded), saturated to
+// [0, longest_wait_ms]; not a number gives 0.
+inline int64_t whole_ms(double ms) {
+  if (!(ms > 0))
     return 0;
-  const double ms = seconds * 1000;
-  return ms >= cap ? static_cast<int64_t>(cap) : static_cast<int64_t>(std::llround(ms));
+  return ms >= static_cast<double>(longest_wait_ms) ? longest_wait_ms
+                                                    : static_cast<int64_t>(std::llround(ms));
 }
+
+// Seconds as whole milliseconds, as whole_ms.
+inline int64_t seconds_to_ms(double seconds) { return whole_ms(seconds * 1000); }
 
 } // namespace ad::runtime

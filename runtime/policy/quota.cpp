@@ -227,7 +227,7 @@ void target_cooldowns::mark_exhausted(const std::string& target_id, millis now,
                                       std::optional<millis> reset_at, double cooldown_s,
                                       std::string reason) {
   millis until = reset_at && *reset_at > now ? *reset_at
-                                             : now + static_cast<millis>(cooldown_s * 1000);
+                                             : now + seconds_to_ms(cooldown_s);
   auto& e = entries_[target_id];
   if (until > e.until) {
     e.until = until;

@@ -7,6 +7,7 @@
 #include "runtime/agents/cli_outcome.hpp"
 #include "runtime/agents/failure_classifier.hpp"
 #include "runtime/core/hash.hpp"
+#include "runtime/core/numbers.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::runtime {
@@ -186,7 +187,7 @@ private:
     int64_t waits = counter(task_, reset_wait_key(f_.stage));
     if (waits >= pol_.budgets.reset_waits)
       return std::nullopt;
-    millis cap = now_ + static_cast<millis>(pol_.timeouts.reset_wait_max_s * 1000);
+    millis cap = now_ + seconds_to_ms(pol_.timeouts.reset_wait_max_s);
     wait_until w;
     w.until = std::min(*reset_at_, cap);
     w.target = target_id_;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "runtime/core/exception_text.hpp"
+#include "runtime/core/numbers.hpp"
 #include "runtime/agents/reset_time.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/state/model_json.hpp"
@@ -43,7 +44,7 @@ millis backoff_delay(const policy_backoff& b, int64_t n) {
     n = 0;
   double s = b.initial_s * std::pow(b.coefficient, static_cast<double>(std::min<int64_t>(n, 5)));
   s = std::min(b.max_s, s);
-  return static_cast<millis>(std::llround(s * 1000));
+  return seconds_to_ms(s);
 }
 
 std::string prompt_path(std::string_view path) {
@@ -359,6 +360,7 @@ result<supervisor_request> supervisor_request_from_json(const json& j) {
     if (!j["write_set_now"].is_array())
       return status::invalid_argument("supervisor request: write_set_now is not an array");
     try {
+      require_integer_numbers(j["write_set_now"]);
       for (const auto& x : j["write_set_now"])
         r.write_set_now.push_back(x.get<file_snapshot>());
     } catch (const std::exception& e) {
@@ -369,6 +371,7 @@ result<supervisor_request> supervisor_request_from_json(const json& j) {
     if (!j["named_files"].is_array())
       return status::invalid_argument("supervisor request: named_files is not an array");
     try {
+      require_integer_numbers(j["named_files"]);
       for (const auto& x : j["named_files"])
         r.named_files.push_back(x.get<named_file>());
     } catch (const std::exception& e) {

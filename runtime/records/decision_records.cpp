@@ -50,7 +50,7 @@ result<reconcile_input> reconcile_input_from_json(const json& j) {
     in.scope = json_member<std::string>(j, "scope");
     if (!j.contains("record") || !j.at("record").is_object())
       throw_json_member_error("record", "must be an orchestration record");
-    in.record = j.at("record").get<orchestration_record>();
+    in.record = json_member<orchestration_record>(j, "record");
     in.live = json_member<std::set<std::string>>(j, "live");
     in.archives = json_member<std::map<std::string, std::vector<std::string>>>(j, "archives");
     return in;
@@ -307,8 +307,8 @@ result<run_observation> run_observation_from_json(const json& j) {
     obs.reconciliation_pending = j.at("reconciliation_pending").get<std::vector<std::string>>();
     obs.capacity_held_externally = j.at("capacity_held_externally").get<std::vector<std::string>>();
     obs.task_group_requested = j.at("task_group_requested").get<bool>();
-    obs.observed = j.at("observed").get<int>();
-    obs.complete = j.at("complete").get<int>();
+    obs.observed = json_member<int>(j, "observed");
+    obs.complete = json_member<int>(j, "complete");
     obs.not_complete = j.at("not_complete").get<std::vector<std::string>>();
     return obs;
   } catch (const std::exception& e) {

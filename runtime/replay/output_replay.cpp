@@ -15,9 +15,10 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
       return status::invalid_argument("attempt.line: channel \"" + channel + "\"");
     auto guard = json_member<std::string>(body, "role") == "review" ? review_guard::codex_review
                                                                     : review_guard::off;
+    const int64_t at = body.contains("at") ? json_member<int64_t>(body, "at") : 0;
     if (body.contains("at"))
       if (auto clock = clocks_.find(identity); clock != clocks_.end())
-        clock->second.on_output(json_member<int64_t>(body, "at"));
+        clock->second.on_output(at);
     auto it = outputs_.find(identity);
     if (it == outputs_.end()) {
       auto rule = progress_.find(identity);
@@ -30,7 +31,7 @@ result<std::vector<replayed_decision>> output_replay::line(const json& body) {
     }
     auto step = it->second.feed(channel == "out" ? output_channel::out : output_channel::err,
                                 json_member<std::string>(body, "text"),
-                                body.value("at", int64_t{0}));
+                                at);
     std::vector<replayed_decision> out;
     if (step.collaboration_tool)
       out.push_back({std::string(trace_kinds::attempt_review_control),

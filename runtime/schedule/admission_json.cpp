@@ -41,6 +41,7 @@ write_claim claim_from(const json& j, std::string_view key) {
   if (!j.is_object() || !j.contains(key))
     throw_json_member_error(key, "is missing");
   try {
+    require_integer_numbers(j.at(key));
     return j.at(key).get<write_claim>();
   } catch (const std::exception& e) {
     throw_json_member_error(key, std::string("is not a write claim: ") + exception_text(e));

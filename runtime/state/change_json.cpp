@@ -332,6 +332,7 @@ json change_to_json(const state_change& change) {
 
 result<state_change> change_from_json(const json& j, std::string_view source) {
   try {
+    require_integer_numbers(j);
     const auto& name = j.at("op").get_ref<const std::string&>();
     state_change out;
     if (!decode_by_name(name, j, out, std::make_index_sequence<std::variant_size_v<state_change>>{}))

@@ -93,7 +93,8 @@ status durable_store::load() {
       return status::corruption(parsed.error().message() + ". The snapshot is damaged. "
                                 + what_to_do);
     const json& j = *parsed;
-    if (!j.is_object() || j.value("format", 0) != state_format_version)
+    if (!j.is_object() || !j.contains("format") || !j["format"].is_number_integer()
+        || j["format"].get<int64_t>() != state_format_version)
       return status::corruption(snap_path.string() + ": not a state snapshot of format "
                                 + std::to_string(state_format_version) + ". " + what_to_do);
     auto id = identity_from(j, snap_path);

@@ -318,6 +318,7 @@ json state_to_json(const state_model& x) {
 
 result<state_model> state_from_json(const json& j, std::string_view source) {
   try {
+    require_integer_numbers(j);
     return j.get<state_model>();
   } catch (const std::exception& e) {
     return status::corruption(std::string(source) + ": malformed state: " + exception_text(e));
@@ -331,6 +332,7 @@ result<task_state> task_from_json_text(std::string_view text, std::string_view s
   if (!parsed)
     return status::corruption(parsed.error().message());
   try {
+    require_integer_numbers(*parsed);
     return parsed->get<task_state>();
   } catch (const std::exception& e) {
     return status::corruption(std::string(source) + ": malformed task state: " + exception_text(e));

@@ -73,6 +73,7 @@ runtime::result<run_record> record_from_json(const json& j) {
   if (!j.is_object()) return status::invalid_argument("a registry line is a JSON object");
   run_record r;
   try {
+    runtime::require_integer_numbers(j);
     r.task = j.at("task").get<std::string>();
     r.role = j.value("role", "");
     r.attempt = j.value("attempt", 0);
@@ -90,7 +91,7 @@ runtime::result<run_record> record_from_json(const json& j) {
     const json& exit = j.at("exit");
     r.exit_code = exit.value("code", 0);
     r.exit_signal = exit.value("signal", "");
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) { // json's, and require_integer_numbers' invalid_argument
     return status::invalid_argument(std::string("bad registry record: ") + e.what());
   }
   if (r.end_ms < r.start_ms) return status::invalid_argument("bad registry record: end_ms before start_ms");

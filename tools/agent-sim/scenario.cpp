@@ -119,10 +119,13 @@ status read_failure(const json& doc, const pointer& where, action& a) {
                                     (known.empty() ? " (it has none)" : " (expected " + known + ")"));
 }
 
+// At most 1,000,000 s (11.6 days): longer than any test waits, and short
+// enough that every conversion of it to an integer fits.
 status read_seconds(const json& obj, const pointer& where, const char* key, double& out) {
   if (!obj.contains(key)) return status::ok();
   const json& v = obj.at(key);
-  if (!v.is_number() || v.get<double>() < 0) return bad(where / key, "expected seconds >= 0");
+  if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1e6))
+    return bad(where / key, "expected seconds in 0..1000000");
   out = v.get<double>();
   return status::ok();
 }

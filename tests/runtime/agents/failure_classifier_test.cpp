@@ -7,6 +7,7 @@
 #include "runtime/agents/reset_time.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/numbers.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -243,6 +244,19 @@ TEST(reset_time, understands_the_provider_forms) {
   EXPECT_EQ(iso("HTTP 429 Too Many Requests"), "none");
   EXPECT_EQ(iso("try again in a moment"), "none");
   EXPECT_EQ(iso(std::string(100000, '\xff')), "none");
+}
+
+// Numbers past int64_t milliseconds were cast as doubles, undefined
+// behaviour (UBSan: float-cast-overflow): an absolute time that far out is no
+// reset time, and a wait that long is the longest wait (100 years).
+TEST(reset_time, numbers_beyond_any_time_are_no_time_or_the_longest_wait) {
+  millis now = *parse_utc_iso("2026-11-29T13:00:00Z");
+  const std::string huge = "1" + std::string(300, '0');
+  EXPECT_EQ(extract_reset_at(R"({"resetsAt": )" + huge + "}", now), std::nullopt);
+  EXPECT_EQ(extract_reset_at(R"({"resets_at": 9223372036854775808})", now), std::nullopt);
+  EXPECT_EQ(extract_reset_at("Retry-After: " + huge, now), now + longest_wait_ms);
+  EXPECT_EQ(extract_reset_at("try again in " + huge + " days and 5 minutes", now),
+            now + longest_wait_ms);
 }
 
 TEST(reset_time, reads_clock_times_in_the_agents_time_zone) {

@@ -276,6 +276,23 @@ TEST_F(attempt_run_test, AnAdoptedAttemptWithoutItsRowWritesIt) {
             std::string::npos);
 }
 
+// The count of silence inspections comes back from the locator on disk when
+// an attempt is adopted; 1e300 there was cast to int (undefined behaviour).
+TEST_F(attempt_run_test, ADamagedSilenceCountInAnAdoptedLocatorCountsAgain) {
+  auto s = setup();
+  s.kept = true;
+  auto opened = attempt_run::open(s, clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto loc = locator_on_disk(**opened);
+  loc["silence_inspections"] = 1e300;
+  ASSERT_TRUE(write_file_atomic((**opened).locator_path(), dump_json(loc)).is_ok());
+  auto adopted = attempt_run::adopt(setup(), (**opened).locator_path(), clk);
+  ASSERT_TRUE(adopted.is_ok()) << adopted.error().message();
+  clk.advance(180'000);
+  (**adopted).inspect_silence(180'000);
+  EXPECT_EQ(locator_on_disk(**adopted)["silence_inspections"], 1);
+}
+
 TEST_F(attempt_run_test, AdoptionRefusesTheLocatorOfAnotherAttempt) {
   auto opened = attempt_run::open(setup(), clk);
   ASSERT_TRUE(opened.is_ok());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/numbers.hpp"
 #include "tests/runtime/policy/test_policy.hpp"
 
 namespace ad::runtime {
@@ -98,6 +99,21 @@ TEST(run_quota_probe_batch, makes_one_snapshot_from_one_run_per_probe) {
   EXPECT_TRUE(cool.active("claude", now + 59000).has_value());
   EXPECT_FALSE(cool.active("claude", now + 60000).has_value());
   EXPECT_FALSE(cool.active("agy", now).has_value()); // available again
+}
+
+// A cool-down of 1e300 s (the policy bounds it below only) was cast to
+// milliseconds as a double, undefined behaviour: it is the longest wait, and
+// its end is still a time its JSON can hold.
+TEST(target_cooldowns, a_cooldown_beyond_any_time_is_the_longest_wait_and_round_trips) {
+  const millis now = at("2026-11-29T12:00:00Z");
+  target_cooldowns c;
+  c.mark_exhausted("pi", now, std::nullopt, 1e300, "forever");
+  ASSERT_TRUE(c.active("pi", now).has_value());
+  EXPECT_EQ(c.active("pi", now)->until, now + longest_wait_ms);
+  auto back = target_cooldowns_from_json(to_json(c));
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  ASSERT_TRUE(back->active("pi", now).has_value());
+  EXPECT_EQ(back->active("pi", now)->until, now + longest_wait_ms);
 }
 
 TEST(target_cooldowns, last_until_the_reset_or_the_policy_cooldown_and_round_trip) {

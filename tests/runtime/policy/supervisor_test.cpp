@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/numbers.hpp"
 #include "runtime/state/model_json.hpp"
 #include "tests/runtime/policy/test_policy.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -346,6 +347,10 @@ TEST(backoff, reproduces_min_30_two_to_the_min_n_5) {
   EXPECT_EQ(backoff_delay(fast, 0), 10);
   EXPECT_EQ(backoff_delay(fast, 3), 80);
   EXPECT_EQ(backoff_delay(fast, 4), 100);
+  // The policy bounds these below only: 1e300 s was rounded by llround out
+  // of range, a negative delay here. The longest wait is 100 years.
+  policy_backoff huge{1e300, 2, 1e300};
+  EXPECT_EQ(backoff_delay(huge, 3), longest_wait_ms);
 }
 
 TEST(supervisor, each_kind_of_retry_backs_off_on_its_own) {
@@ -355,6 +360,19 @@ TEST(supervisor, each_kind_of_retry_backs_off_on_its_own) {
   EXPECT_EQ(std::get<retry_same>(w.fail(w.request("worker", "generic-error")).step).delay, 4000);
   EXPECT_EQ(std::get<retry_same>(w.fail(w.request("worker", "process-terminated")).step).delay, 2000);
   EXPECT_EQ(std::get<retry_same>(w.fail(w.request("worker", "generic-error")).step).delay, 8000);
+}
+
+// reset_wait_max_s has no upper bound in the policy; 1e300 s was cast to
+// milliseconds as a double, undefined behaviour (UBSan: float-cast-overflow).
+TEST(supervisor, a_reset_wait_cap_beyond_any_time_caps_nothing) {
+  world w;
+  w.prepare(setup::chain_end);
+  w.pol.timeouts.reset_wait_max_s = 1e300;
+  auto req = w.request("worker", "provider-quota");
+  req.failure.reset_at = w.now + 5 * 3600 * 1000;
+  auto out = w.fail(req);
+  ASSERT_EQ(step_name(out.step), "wait_until") << dump_json(to_json(out.step));
+  EXPECT_EQ(std::get<wait_until>(out.step).until, w.now + 5 * 3600 * 1000);
 }
 
 TEST(supervisor, quota_reset_time_waits_without_spending_budget) {

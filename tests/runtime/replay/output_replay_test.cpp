@@ -96,6 +96,19 @@ TEST(output_replay, a_bad_line_is_an_error_naming_the_member) {
   EXPECT_NE(bad.error().message().find("text"), std::string::npos);
 }
 
+// A line's "at" was read with a default as an int64_t: 1e300 there was an
+// undefined cast.
+TEST(output_replay, a_line_time_with_an_exponent_is_an_error) {
+  output_replay replay;
+  auto j = codex_line("x");
+  j["at"] = 1e300;
+  auto bad = replay.line(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("\"at\" holds 1e+300 where an integer belongs"),
+            std::string::npos)
+    << bad.error().message();
+}
+
 TEST(output_replay, the_silence_clock_decides_again_from_line_times_and_timer_firings) {
   output_replay replay;
   silence_settings settings{1'000, 2'500, 4'000};

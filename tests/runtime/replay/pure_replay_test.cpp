@@ -31,6 +31,15 @@ TEST(decision_records, run_observation_round_trips) {
   EXPECT_TRUE(bad.error().is_invalid_argument());
 }
 
+// "observed" read as an int from 1e300 was undefined behaviour.
+TEST(decision_records, a_run_observation_count_with_an_exponent_is_an_error) {
+  auto body = run_end_body(sample_observation());
+  body["observed"] = 1e300;
+  auto bad = run_observation_from_json(body);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.error().message(), "run.end: \"observed\" holds 1e+300 where an integer belongs");
+}
+
 TEST(decision_records, json_text_becomes_a_value_or_stays_text) {
   EXPECT_EQ(json_or_text(R"({"a":1})"), (json{{"a", 1}}));
   EXPECT_EQ(json_or_text("{broken"), json("{broken"));

@@ -207,6 +207,25 @@ TEST(state_change, unknown_or_malformed_change_is_corruption) {
   EXPECT_FALSE(changes_from_json_text("{}", "x"));
 }
 
+// Found by the journal fuzz target: nlohmann cast 1e300 to int64_t, which is
+// undefined behaviour (UBSan: float-cast-overflow).
+TEST(state_change, a_number_with_a_fraction_or_an_exponent_is_corruption_naming_it) {
+  for (const char* text :
+       {R"({"op":"set_counter","task":"a","name":"n","value":1e300})",
+        R"({"op":"set_counter","task":"a","name":"n","value":2.5})",
+        R"({"op":"start_attempt","task":"a","stage":"worker","plan":-1e30,"role":"worker",)"
+        R"("attempt":1,"locator":"/l"})"}) {
+    auto c = change_from_json(json::parse(text), "journal.log at byte offset 7");
+    ASSERT_FALSE(c) << text;
+    EXPECT_TRUE(c.error().is_corruption());
+    EXPECT_NE(c.error().message().find("journal.log at byte offset 7: malformed state change: holds "),
+              std::string::npos)
+      << c.error().message();
+    EXPECT_NE(c.error().message().find(" where an integer belongs"), std::string::npos)
+      << c.error().message();
+  }
+}
+
 TEST(state_change, replaying_the_same_changes_gives_the_same_state) {
   state_model a, b;
   for (int i = 0; i < 20; ++i)

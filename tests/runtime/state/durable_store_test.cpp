@@ -208,6 +208,57 @@ TEST_F(durable_store_test, a_snapshot_seq_beyond_any_count_of_entries_is_corrupt
     << s.error().message();
 }
 
+// Found by the journal fuzz target: an entry's change holding 1e300 where an
+// integer belongs reached nlohmann's cast to int64_t, undefined behaviour.
+TEST_F(durable_store_test, a_journal_entry_with_a_fractional_number_is_corruption_at_its_offset) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
+  auto text = *read_file(root_ / journal_file_name);
+  auto scan = scan_journal(text, "j");
+  ASSERT_TRUE(scan);
+  ASSERT_EQ(scan->records.size(), 2u);
+  const auto offset = scan->records[1].offset;
+  nlohmann::json entry = nlohmann::json::parse(scan->records[1].payload);
+  entry["changes"] = nlohmann::json::parse(
+    R"([{"op":"set_counter","task":"a","name":"n","value":1e300}])");
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name,
+                                text.substr(0, offset)
+                                  + encode_record(journal_record_type::entry, entry.dump())));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find(journal_file_name + std::string(" at byte offset ")
+                                     + std::to_string(offset)
+                                     + ": malformed state change: holds 1e+300 where an "
+                                       "integer belongs"),
+            std::string::npos)
+    << s.error().message();
+}
+
+// The snapshot's "format" was read as an int with a default: 1e300 there
+// was the same undefined cast.
+TEST_F(durable_store_test, a_snapshot_format_or_state_with_a_fractional_number_is_corruption) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); ASSERT_TRUE(s->compact()); }
+  auto good = nlohmann::json::parse(*read_file(root_ / snapshot_file_name));
+  auto format = good;
+  format["format"] = 1e300;
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, format.dump()));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find("not a state snapshot of format 1"), std::string::npos)
+    << s.error().message();
+
+  auto counter = good;
+  counter["state"]["attempt_counters"] = nlohmann::json::parse(
+    R"([{"task":"a","plan":1,"role":"worker","count":-1e300}])");
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, counter.dump()));
+  s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find("holds -1e+300 where an integer belongs"), std::string::npos)
+    << s.error().message();
+}
+
 TEST_F(durable_store_test, a_journal_header_of_another_format_is_corruption) {
   { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
   auto text = *read_file(root_ / journal_file_name);

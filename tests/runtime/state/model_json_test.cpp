@@ -58,6 +58,26 @@ TEST(state_model_json, malformed_input_is_corruption_not_exception) {
   EXPECT_TRUE(not_json.error().is_corruption());
 }
 
+// An integer field written as 1e300 was cast by nlohmann, undefined
+// behaviour (UBSan: float-cast-overflow); a fraction was cut silently.
+TEST(state_model_json, a_number_with_a_fraction_is_corruption_naming_it) {
+  auto huge = state_from_json_text(
+    R"({"tasks":{"a":{"work_unit_id":"w","counters":{"rounds":1e300}}}})", "snap.json");
+  ASSERT_FALSE(huge);
+  EXPECT_TRUE(huge.error().is_corruption());
+  EXPECT_EQ(huge.error().message(),
+            "snap.json: malformed state: holds 1e+300 where an integer belongs");
+  auto cut = state_from_json_text(
+    R"({"attempt_counters":[{"task":"a","plan":1,"role":"worker","count":2.5}]})", "snap.json");
+  ASSERT_FALSE(cut);
+  EXPECT_NE(cut.error().message().find("holds 2.5 where"), std::string::npos);
+  auto task = task_from_json_text(R"({"work_unit_id":"w","failure_budgets":{"worker":-1e19}})",
+                                  "task");
+  ASSERT_FALSE(task);
+  EXPECT_TRUE(task.error().is_corruption());
+  EXPECT_NE(task.error().message().find("holds -1e+19 where"), std::string::npos);
+}
+
 TEST(state_model_json, enum_names_parse_back) {
   for (auto t : {route_transition::initial, route_transition::resume, route_transition::failover,
                  route_transition::promotion})

@@ -78,6 +78,15 @@ TEST(registry_file, round_trips_and_reports_bad_lines) {
   auto err = read_registry(bad);
   ASSERT_FALSE(err.is_ok());
   EXPECT_NE(err.error().message().find("bad.jsonl:2"), std::string::npos) << err.error().message();
+
+  // 1e300 as an int was undefined behaviour (UBSan: float-cast-overflow).
+  auto huge = tmp.write("huge.jsonl",
+                        "{\"task\":\"a\",\"pid\":1e300,\"start_ms\":1,\"end_ms\":2,\"exit\":{}}\n");
+  auto refused = read_registry(huge);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.error().message().find("holds 1e+300 where an integer belongs"),
+            std::string::npos)
+    << refused.error().message();
 }
 
 TEST(registry_file, concurrent_appends_never_interleave) {

@@ -96,6 +96,11 @@ TEST(scenario, bad_values_name_their_pointer) {
             "s.json: /tasks/t/worker/1/0/failure: unknown failure \"meteor\"");
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "silence"}]}}}})"),
             "s.json: /tasks/t/worker/1/0/seconds: missing");
+  // 1e300 s reached a cast to time_t when the child was spawned.
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "spawn_child", "seconds": 1e300}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/seconds: expected seconds in 0..1000000");
+  EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "silence", "seconds": -1}]}}}})"),
+            "s.json: /tasks/t/worker/1/0/seconds: expected seconds in 0..1000000");
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "events", "cont": 3}]}}}})"),
             "s.json: /tasks/t/worker/1/0/cont: unknown key \"cont\"");
   EXPECT_EQ(error_of(R"({"tasks": {"t": {"worker": {"1": [{"kind": "fail", "signal": "SIGNOPE"}]}}}})"),
