@@ -1,7 +1,8 @@
 #pragma once
 // Internal to runtime/process: the state of the process reactor's thread
 // (children, pipes, timers, the command queue) shared by reactor.cpp (the
-// public, thread-safe API) and reactor_loop.cpp (the epoll loop). Only the
+// public, thread-safe API), reactor_loop.cpp (the epoll loop) and
+// reactor_kept.cpp (children under a keeper). Only the
 // reactor thread touches anything here except `queue` and `stop_requested`,
 // which are guarded by `mu`. Not for use outside the reactor.
 
@@ -97,6 +98,16 @@ struct command {
   std::filesystem::path attempt_dir;
   std::string keeper_token; // adopt
 };
+
+// Calls a sink: a sink must not throw, and if one does the reactor keeps
+// serving the other children.
+template <class F>
+void guarded(F&& f) {
+  try {
+    f();
+  } catch (...) {
+  }
+}
 
 } // namespace reactor_detail
 

@@ -22,7 +22,8 @@
 
 // The reactor thread: one epoll loop over every child's pipes and pidfd (or
 // the SIGCHLD signalfd and sweep), the command queue's eventfd and the
-// timers (silence ticks, kill deadlines, orphan drain).
+// timers (silence ticks, kill deadlines, orphan drain). Kept children (an
+// agent under ad-keeper) are followed in reactor_kept.cpp.
 
 namespace ad::runtime {
 
@@ -54,19 +55,7 @@ constexpr uint64_t tag_stderr = 1;
 constexpr uint64_t tag_pidfd = 2;
 constexpr uint64_t tag_control = 3; // id 0: eventfd, id 1: signalfd, id 2: inotify
 
-// The most bytes of lines one read of a kept child's spool delivers.
-constexpr std::size_t kept_batch_bytes = 256 << 10;
-
 uint64_t key(child_id id, uint64_t tag) { return (id << 2) | tag; }
-
-template <class F>
-void guarded(F&& f) {
-  try {
-    f();
-  } catch (...) {
-    // A sink must not throw; the reactor keeps serving the other children.
-  }
-}
 
 } // namespace
 
@@ -220,148 +209,6 @@ void process_reactor::impl::resume(child_record& c, int64_t now) {
   // Time spent paused was not silence.
   c.last_activity = now;
   c.next_tick = now + c.silence_ms;
-}
-
-// --- kept children --------------------------------------------------------
-
-void process_reactor::impl::start_kept(child_record& c, int64_t now) {
-  auto& k = *c.kept;
-  if (infd >= 0) {
-    k.wd = ::inotify_add_watch(infd, k.attempt_dir.c_str(),
-                               IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO);
-    if (k.wd >= 0)
-      watched_dirs[k.wd] = c.id;
-  }
-  if (k.adopted && probe_process(c.pid, k.keeper_token) == process_presence::gone)
-    mark_reaped(c, 0, now); // gone before we came: its spool and exit record remain
-  poll_kept(c, now);
-}
-
-void process_reactor::impl::poll_kept(child_record& c, int64_t now) {
-  if (!c.kept || c.paused || c.kept->drained)
-    return;
-  auto& k = *c.kept;
-  if (!k.have_record) {
-    if (auto rec = read_keeper_record(k.attempt_dir); rec.is_ok()) {
-      k.record = std::move(*rec);
-      k.have_record = true;
-    }
-  }
-  if (k.have_record && !k.agent_reported) {
-    k.agent_reported = true;
-    process_agent agent{c.id, k.record.agent_pid, k.record.agent_start_token};
-    guarded([&] { c.sink->on_agent(agent); });
-  }
-  // The keeper has written its spool when it exits: read after its end, caught
-  // up means read to the end.
-  const bool ended = c.reaped;
-  for (int i = 0; i < 64; ++i) {
-    auto batch = k.follower.poll(kept_batch_bytes);
-    if (!batch.is_ok()) {
-      if (ended)
-        k.drained = true; // nothing more can be read: end with what was delivered
-      return;
-    }
-    if (!batch->lines.empty()) {
-      c.last_activity = now;
-      c.next_tick = now + c.silence_ms;
-    }
-    for (auto& l : batch->lines) {
-      c.unacked += l.text.size() + 1;
-      process_line line{c.id,
-                        l.channel == spool_channel::out ? output_stream::stdout_stream
-                                                        : output_stream::stderr_stream,
-                        std::move(l.text),
-                        l.cut == spool_cut::truncated ? line_cut::truncated : line_cut::whole,
-                        l.dropped_bytes};
-      guarded([&] { c.sink->on_line(std::move(line)); });
-    }
-    if (c.flow_window > 0 && c.unacked >= c.flow_window) {
-      pause(c);
-      return;
-    }
-    if (batch->progress == follow_progress::caught_up) {
-      if (ended)
-        k.drained = true;
-      return;
-    }
-  }
-}
-
-void process_reactor::impl::read_notifications(int64_t now) {
-  alignas(inotify_event) char events[4096];
-  std::vector<child_id> touched;
-  for (;;) {
-    ssize_t n = ::read(infd, events, sizeof events);
-    if (n <= 0)
-      break;
-    for (ssize_t at = 0; at < n;) {
-      const auto* e = reinterpret_cast<const inotify_event*>(events + at);
-      if (auto it = watched_dirs.find(e->wd); it != watched_dirs.end())
-        touched.push_back(it->second);
-      at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
-    }
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (child_id id : touched)
-    if (auto it = children.find(id); it != children.end())
-      poll_kept(*it->second, now);
-}
-
-void process_reactor::impl::kill_kept_agent(child_record& c) {
-  auto& k = *c.kept;
-  if (!k.have_record) {
-    auto rec = read_keeper_record(k.attempt_dir);
-    if (!rec.is_ok())
-      return; // the keeper never started an agent
-    k.record = std::move(*rec);
-    k.have_record = true;
-  }
-  if (k.record.agent_pgid <= 0)
-    return;
-  // The agent may be gone already (its parent-death signal) while a process
-  // it started lives on in its group: a live member carrying the marker
-  // shows that the group is still the agent's (a pid in use as a group id
-  // is not given to a new process).
-  bool ours = probe_agent(k.record) == process_presence::alive;
-  if (!ours && !k.record.marker.empty())
-    for (int pid : processes_with_marker(k.record.marker))
-      if (::getpgid(pid) == k.record.agent_pgid) {
-        ours = true;
-        break;
-      }
-  if (ours)
-    ::kill(-k.record.agent_pgid, SIGKILL);
-}
-
-process_exit process_reactor::impl::kept_exit(child_record& c) {
-  auto& k = *c.kept;
-  process_exit ex;
-  ex.id = c.id;
-  ex.pid = k.have_record ? k.record.agent_pid : c.pid;
-  auto exit = read_exit_record(k.attempt_dir);
-  if (exit.is_ok() && exit->state == keeper_exit_state::ended) {
-    const auto& r = exit->record;
-    ex.exit_code = r.exit_code;
-    ex.signal = r.signal;
-    ex.reason = r.reason;
-    ex.kind = r.end == keeper_end::signaled        ? exit_kind::signaled
-              : r.end == keeper_end::launch_failed ? exit_kind::launch_failed
-                                                   : exit_kind::exited;
-    if (ex.kind == exit_kind::launch_failed)
-      ex.pid = 0;
-    return ex;
-  }
-  // The keeper ended without saying how its agent did (it was killed, or
-  // its record cannot be read): the agent must not outlive it.
-  kill_kept_agent(c);
-  ex.kind = exit_kind::signaled;
-  ex.signal = SIGKILL;
-  ex.exit_code = 128 + SIGKILL;
-  ex.reason = "the agent's keeper ended before it recorded the agent's end" +
-              (exit.is_ok() ? std::string() : " (" + exit.error().message() + ")");
-  return ex;
 }
 
 // --- exits ----------------------------------------------------------------
