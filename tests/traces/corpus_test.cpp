@@ -716,7 +716,8 @@ TEST(trace_corpus_cover, a_restart_finishes_a_stage_whose_agent_ended_well_witho
       for (const auto& reading : s.edge->body["readings"]["readings"]) {
         auto task = reading.value("task", "");
         auto stage = reading["state"].value("active_stage", "");
-        if (!reading.value("locator_read", false))
+        // A review is only cleared: its outcome is read from the folders.
+        if (!reading.value("locator_read", false) || stage == "review")
           continue;
         EXPECT_EQ(reading["probe"]["locator_status"], "succeeded");
         auto durable = commands_in(s, "make_durable");
@@ -834,7 +835,7 @@ TEST(trace_corpus_cover, a_restart_adopts_every_surviving_agent_and_starts_none_
     for (const auto& s : scheduler_steps(t)) {
       for (const auto& c : commands_in(s, "start_task")) {
         const auto& spec = c["spec"];
-        if (!spec.value("adopting", false))
+        if (!spec.contains("adopt") || spec["adopt"].is_null())
           continue;
         auto task = spec.value("name", "");
         auto stage = spec.value("stage", "");
@@ -1258,8 +1259,16 @@ TEST(scheduler_replay, a_write_set_lost_from_the_scan_diverges_at_that_pass) {
           break;
         }
   ASSERT_NE(scan, nullptr);
+  // The pass plans on that scan once the archive folders of its first
+  // sightings are found: the next event's commands differ.
+  const runtime::trace_record* planned = nullptr;
+  for (const auto& r : trace.records)
+    if (!planned && r.seq > scan->seq && r.kind == "scheduler.event")
+      planned = &r;
+  ASSERT_NE(planned, nullptr);
+  ASSERT_EQ(planned->body.value("event", ""), "archives_found");
   const auto d = first_divergence(trace, *pol);
-  EXPECT_EQ(d.cause, scan->seq);
+  EXPECT_EQ(d.cause, planned->seq);
   EXPECT_EQ(d.kind, "scheduler.commands");
   EXPECT_NE(d.actual.dump().find("no valid write set"), std::string::npos) << d.actual.dump();
 }
@@ -1334,11 +1343,14 @@ TEST(trace_mutation, a_busy_group_is_not_closed) {
         r.body.value("event", "") == "scan_read")
       scan = &r;
   ASSERT_NE(scan, nullptr);
-  auto& tasks = scan->body["reading"]["tasks"];
-  ASSERT_FALSE(tasks.empty());
-  auto extra = tasks[0];
+  // One more task of that group, made from a task the first scan read.
+  const auto* first = first_record(trace, "scheduler.event", [](const json& b) {
+    return b.value("event", "") == "scan_read" && !b["reading"]["tasks"].empty();
+  });
+  ASSERT_NE(first, nullptr);
+  auto extra = first->body["reading"]["tasks"][0];
   extra["name"] = group + "/99_late";
-  tasks.push_back(extra);
+  scan->body["reading"]["tasks"].push_back(extra);
   scan->body["reading"]["changed"].push_back(group + "/99_late");
 
   const auto d = first_divergence(trace, *pol);
@@ -1777,7 +1789,13 @@ TEST(trace_mutation, a_member_of_the_wrong_type_is_an_error_in_plain_words) {
       if (++members > 3) // a few members of each kind keep the test fast
         break;
       auto trace = whole;
-      trace.records.resize(i + 1); // the damaged record last: nothing after it is compared
+      // The damaged record last, with the decision it caused when that came
+      // right after it (an edge cut from its decision may have lost it, and
+      // is not compared): nothing after it is compared.
+      bool answered = i + 1 < whole.records.size() &&
+                      whole.records[i + 1].dir == runtime::trace_direction::decision &&
+                      whole.records[i + 1].cause == r.seq;
+      trace.records.resize(answered ? i + 2 : i + 1);
       trace.records[i].body[key] = other_type(value);
       auto report = replay_recorded_run(trace, *pol);
       ++mutated;
@@ -1795,7 +1813,7 @@ TEST(trace_mutation, a_member_of_the_wrong_type_is_an_error_in_plain_words) {
       }
     }
   }
-  EXPECT_GT(mutated, 40);
+  EXPECT_GT(mutated, 25);
   EXPECT_GT(errors, 5) << "damaged records should be reported as errors";
 }
 

@@ -82,15 +82,15 @@ TEST(replay_command, another_policy_prints_the_first_divergence_and_exits_1) {
 
 TEST(replay_command, a_policy_that_would_read_what_the_run_never_read_says_so) {
   // Merged over the default policy, the budget file brings the default
-  // targets and their quota probes: the replayed scheduler would run an
-  // admission quota batch the recorded run never ran, whose answer no
-  // trace can hold. Replay stops there and says why.
+  // targets and their quota probes: the replayed scheduler machine asks for
+  // an admission quota batch the recorded run never ran, whose answer no
+  // trace can hold. Replay reports that command as the divergence.
   test::temp_dir dir;
   auto pol = dir.write("policy.json", R"({"budgets": {"recovery_failures": 1}})");
   auto r = run_replay(corpus("failure-classes") + " --policy " + pol.string());
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("the scheduler waits for an admission quota batch"), std::string::npos)
-    << r.out;
+  EXPECT_NE(r.out.find("(scheduler.commands)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"command\":\"run_quota_probes\""), std::string::npos) << r.out;
 }
 
 TEST(replay_command, a_broken_trace_exits_2_naming_the_line) {
