@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -55,7 +56,8 @@ protected:
       auto next = std::move(queue.front());
       queue.pop_front();
       for (auto& c : machine->step(now, next))
-        carry_out(std::move(c));
+        if (!intercept || !intercept(c))
+          carry_out(std::move(c));
     }
   }
 
@@ -240,6 +242,8 @@ protected:
   std::map<std::string, active_stage_reading> reading;
   bool work_log_writable = true;
   std::optional<probe_snapshot> quota_answer; // none: every batch fails
+  // Sees each command first; true: the test carries it out itself.
+  std::function<bool(scheduler_command&)> intercept;
   // What the machine asked for.
   std::vector<std::string> commands;
   std::vector<std::string> started;
@@ -426,27 +430,16 @@ TEST_F(scheduler_machine_test, shutdown_stops_every_running_task_and_ends_with_1
 TEST_F(scheduler_machine_test, a_stop_while_admitting_starts_nothing_and_ends_with_130) {
   test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
   test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
-  ctx.pol = &pol;
   // The quota batch is under way when the signal comes.
   quota_answer = probe_snapshot{};
-  ctx.task_root = (ws.path() / "agent-task").string();
-  ctx.zone = &zone;
-  ctx.max_parallel = 4;
-  scanner.emplace(ws.path(), std::nullopt, watch);
-  machine.emplace(ctx);
   std::vector<scheduler_command> held;
-  // Run the machine by hand up to its quota request.
-  queue.push_back(sched_ev::begun{});
-  while (!queue.empty()) {
-    auto next = std::move(queue.front());
-    queue.pop_front();
-    for (auto& c : machine->step(now, next)) {
-      if (std::holds_alternative<sched_cmd::run_quota_probes>(c))
-        held.push_back(std::move(c));
-      else
-        carry_out(std::move(c));
-    }
-  }
+  intercept = [&](scheduler_command& c) {
+    if (!std::holds_alternative<sched_cmd::run_quota_probes>(c))
+      return false;
+    held.push_back(std::move(c));
+    return true;
+  };
+  start(4);
   ASSERT_EQ(held.size(), 1u);
   EXPECT_EQ(machine->phase(), scheduler_phase::probing_quota);
   feed(sched_ev::shutdown{});
@@ -565,27 +558,17 @@ TEST_F(scheduler_machine_test, a_work_log_that_cannot_move_keeps_the_group_open_
   two_observed_tasks();
   archive("g/01_a");
   archive("g/02_b");
-  scanner.emplace(ws.path(), std::nullopt, watch);
-  ctx.pol = &pol;
-  ctx.zone = &zone;
-  ctx.task_root = (ws.path() / "agent-task").string();
-  ctx.max_parallel = 4;
-  machine.emplace(ctx);
-  queue.push_back(sched_ev::begun{});
-  while (!queue.empty()) {
-    auto next = std::move(queue.front());
-    queue.pop_front();
-    for (auto& c : machine->step(now, next)) {
-      if (auto* a = std::get_if<sched_cmd::archive_work_logs>(&c)) {
-        sched_ev::work_logs_archived r;
-        for (const auto& g : a->groups)
-          r.moved[g] = {true, false, false, "read-only file system"};
-        queue.push_back(std::move(r));
-        continue;
-      }
-      carry_out(std::move(c));
-    }
-  }
+  intercept = [&](scheduler_command& c) {
+    auto* a = std::get_if<sched_cmd::archive_work_logs>(&c);
+    if (!a)
+      return false;
+    sched_ev::work_logs_archived r;
+    for (const auto& g : a->groups)
+      r.moved[g] = {true, false, false, "read-only file system"};
+    queue.push_back(std::move(r));
+    return true;
+  };
+  start(4);
   EXPECT_NE(model.orchestrations["g"].status, orchestration_status::complete);
   ASSERT_TRUE(finished.has_value());
   EXPECT_EQ(exit_code(), 3) << summary();
