@@ -289,6 +289,7 @@ int run_loop(const run_loop_options& opt) {
   claims_cfg.clock = clk;
   auto claims = sys.spawn(actors::claim_watcher_impl, std::move(claims_cfg));
   attempt_cfg.claims = claims;
+  ctx->claims = claims;
   auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
   ctx->host = host;
   messages::node_pool_actor pool;
