@@ -33,6 +33,7 @@
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/scheduler_setup.hpp"
 #include "tools/cli/trace_setup.hpp"
 
 namespace ad::cli {
@@ -242,7 +243,7 @@ int run_loop(const run_loop_options& opt) {
     configure_middleman(cfg, terms.lease_ms, opt.tls);
   // Attempt and state actors block on fsync; with only two workers they
   // starve the scheduler and the task actors (docs/bench.md).
-  cfg.set("scheduler.max-threads", 8);
+  configure_scheduler(cfg, 8);
   caf::actor_system sys{cfg};
   auto state = actors::spawn_state_actors(sys, std::move(*store));
   auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
