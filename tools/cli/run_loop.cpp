@@ -158,6 +158,12 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
     return exit_blocked;
   }
+  // Compiled once for every attempt of the run.
+  auto patterns = runtime::compile_failure_patterns(pol->value.failure_patterns);
+  if (!patterns.is_ok()) {
+    std::cerr << "run: policy failure patterns: " << patterns.error().message() << "\n";
+    return exit_blocked;
+  }
   // Without --node, the policy's nodes.
   if (nodes.empty())
     for (std::size_t i = 0; i < pol->value.nodes.size(); ++i) {
@@ -250,7 +256,8 @@ int run_loop(const run_loop_options& opt) {
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
   auto attempt_cfg = actors::make_attempt_config(process, trace);
   attempt_cfg.keeper = keeper->string();
-  attempt_cfg.failure_patterns = pol->value.failure_patterns;
+  attempt_cfg.failure_patterns =
+    std::make_shared<const runtime::compiled_failure_patterns>(std::move(*patterns));
 
   auto ctx = std::make_shared<actors::run_context>();
   ctx->workspace = identity->path;
