@@ -29,10 +29,13 @@
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/report/logging.hpp"
+#include "runtime/report/output_tail.hpp"
+#include "runtime/report/terminal_text.hpp"
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/retry_command.hpp"
 #include "tools/cli/trace_setup.hpp"
 
 namespace ad::cli {
@@ -275,6 +278,12 @@ int run_loop(const run_loop_options& opt) {
   out_cfg.stream = std::shared_ptr<std::ostream>(&std::cout, [](std::ostream*) {});
   out_cfg.clock = clk;
   out_cfg.colours = runtime::colour_mode_from_env(std::getenv("NO_COLOR"));
+  out_cfg.terminal = [] { return runtime::read_terminal_size(STDOUT_FILENO); };
+  out_cfg.last_output = [](const std::string& locator) {
+    return runtime::last_rendered_line(locator);
+  };
+  out_cfg.board.utc_offset = runtime::system_utc_offset;
+  out_cfg.board.retry_command = retry_command(identity->path);
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 

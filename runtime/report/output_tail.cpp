@@ -1,0 +1,41 @@
+#include "runtime/report/output_tail.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/report/event_render.hpp"
+
+namespace ad::runtime {
+
+std::string last_rendered_line(const std::string& locator, size_t max_bytes) {
+  if (locator.empty())
+    return "";
+  auto path = std::filesystem::path(locator).parent_path() / "normalized-output.log";
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return "";
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0));
+  size_t from = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string tail(size - from, '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  // Complete lines only: the last one may still be written.
+  auto end = tail.rfind('\n');
+  while (end != std::string::npos) {
+    auto start = end == 0 ? std::string::npos : tail.rfind('\n', end - 1);
+    size_t begin = start == std::string::npos ? 0 : start + 1;
+    if (start == std::string::npos && from > 0)
+      return "";  // a line longer than the window: not shown in part
+    auto line = one_line(tail.substr(begin, end - begin));
+    if (!line.empty())
+      return line;
+    if (start == std::string::npos)
+      break;
+    end = start;
+  }
+  return "";
+}
+
+} // namespace ad::runtime
