@@ -8,11 +8,13 @@
 
 #include "runtime/core/exception_text.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/number_option.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"agent-dispatch: run fleets of AI coding agents over a repository's task folders"};
   app.set_version_flag("--version", AD_VERSION);
   app.require_subcommand(1);
+  app.failure_message(ad::cli::plain_failure_message);
   app.footer("Exit codes: 0 done or something ready, 2 blocked or bad usage, "
              "3 waiting on work outside this process, 130 interrupted.");
 
