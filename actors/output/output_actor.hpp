@@ -36,9 +36,10 @@ struct output_config {
   // The board's terminal, read at every frame (a resize is seen at the next
   // tick); null: unknown, nothing is cut to fit.
   std::function<runtime::terminal_size()> terminal;
-  // The last rendered output line of a running attempt from its locator
-  // path, read at every frame (runtime::last_rendered_line); null: none.
-  std::function<std::string(const std::string& locator)> last_output;
+  // The last rendered output line of a running attempt from its identity
+  // and locator path ("" before its folder exists), read at every frame
+  // (runtime::attempt_output_reader); null: none.
+  std::function<std::string(const std::string& identity, const std::string& locator)> last_output;
 };
 
 // lines when stdout is not a terminal, board when it is; json_lines wins.

@@ -38,4 +38,32 @@ std::string last_rendered_line(const std::string& locator, size_t max_bytes) {
   return "";
 }
 
+std::string find_attempt_folder(const std::string& runs_dir, const std::string& identity) {
+  if (runs_dir.empty() || identity.empty())
+    return "";
+  std::string suffix = "__" + identity;
+  std::string newest;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(runs_dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (name.size() > suffix.size() && name.ends_with(suffix) && name > newest)
+      newest = name;  // the stamp leads: the newest sorts last
+  }
+  return newest.empty() ? "" : (std::filesystem::path(runs_dir) / newest).string();
+}
+
+std::string attempt_output_reader::operator()(const std::string& identity,
+                                              const std::string& locator) {
+  if (!locator.empty())
+    return last_rendered_line(locator);
+  auto& known = locators_[identity];
+  if (known.empty())
+    if (auto folder = find_attempt_folder(runs_dir_, identity); !folder.empty())
+      known = (std::filesystem::path(folder) / "locator.json").string();
+  if (locators_.size() > 4096)  // attempts long gone
+    locators_.clear();
+  return known.empty() ? "" : last_rendered_line(known);
+}
+
 } // namespace ad::runtime

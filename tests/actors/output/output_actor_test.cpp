@@ -191,8 +191,8 @@ TEST_F(output_actor_test, board_fits_the_terminal_read_at_each_frame_and_redraws
   auto locators = std::make_shared<std::vector<std::string>>();
   output_config config;
   config.terminal = [size] { return *size; };
-  config.last_output = [locators](const std::string& locator) {
-    locators->push_back(locator);
+  config.last_output = [locators](const std::string& identity, const std::string& locator) {
+    locators->push_back(identity + " " + locator);
     return std::string("tool: Write src/") + std::string(100, 'x') + ".cpp";
   };
   start(output_format::board, runtime::colour_mode::plain, config);
@@ -204,7 +204,7 @@ TEST_F(output_actor_test, board_fits_the_terminal_read_at_each_frame_and_redraws
   sched_.run();
   auto first = out_->str();
   ASSERT_FALSE(locators->empty());
-  EXPECT_EQ(locators->back(), "/state/runs/x/locator.json");
+  EXPECT_EQ(locators->back(), "id1 /state/runs/x/locator.json");
   EXPECT_NE(first.find("tool: Write src/xxx"), std::string::npos) << first;
   auto frame = first.substr(0, first.rfind("\x1b[J"));  // the lines, cleared ones included
   for (size_t start = 0, nl = frame.find('\n'); nl != std::string::npos;

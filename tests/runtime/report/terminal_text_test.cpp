@@ -77,5 +77,23 @@ TEST(last_rendered_line, is_the_last_complete_non_empty_line) {
   EXPECT_EQ(last_rendered_line(""), "");
 }
 
+TEST(attempt_output_reader, finds_a_new_attempt_by_its_identity_before_its_locator_is_known) {
+  test::temp_dir runs;
+  attempt_output_reader read(runs.path().string());
+  EXPECT_EQ(read("g__01_a__p1__worker__a01", ""), "");  // no folder yet
+  runs.write("20270115T080000Z__g__01_a__p1__worker__a01/normalized-output.log", "old\n");
+  runs.write("20270115T090000Z__g__01_a__p1__worker__a01/normalized-output.log",
+             "tool: Write src/x.cpp\n");
+  runs.write("20270115T090000Z__g__01_a__p1__worker__a011/normalized-output.log", "other\n");
+  EXPECT_EQ(find_attempt_folder(runs.path().string(), "g__01_a__p1__worker__a01"),
+            (runs.path() / "20270115T090000Z__g__01_a__p1__worker__a01").string());
+  EXPECT_EQ(read("g__01_a__p1__worker__a01", ""), "tool: Write src/x.cpp");
+  runs.write("20270115T090000Z__g__01_a__p1__worker__a01/normalized-output.log",
+             "tool: Write src/x.cpp\nassistant: done\n");
+  EXPECT_EQ(read("g__01_a__p1__worker__a01", ""), "assistant: done");
+  EXPECT_EQ(read("g__02_b__p1__worker__a01", ""), "");
+  EXPECT_EQ(find_attempt_folder("/nonexistent", "x"), "");
+}
+
 } // namespace
 } // namespace ad::runtime
