@@ -5,7 +5,8 @@
 # Usage: tools/setup.sh [--fuzz | --test]
 #   --fuzz  also clang and its libFuzzer runtime (tools/fuzz.sh)
 #   --test  also what the tests look through as a person would: tmux (the
-#           terminal board, tests/e2e/board_tmux_test.sh)
+#           terminal board, tests/e2e/board_tmux_test.sh) and chromium (the
+#           dashboard page in headless Chromium, tests/e2e/dashboard_test.cpp)
 set -euo pipefail
 
 packages=(
@@ -17,7 +18,7 @@ if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
 if [ "${1:-}" = "--test" ]; then
-  packages+=(tmux)
+  packages+=(tmux chromium)
 fi
 
 missing=()

@@ -40,6 +40,8 @@ void draw_board(output_state& st) {
 
 void take(output_state& st, const runtime::run_event& event) {
   ++st.events_written;
+  if (st.config.observer)
+    st.config.observer(event);
   switch (st.config.format) {
     case output_format::lines:
       *st.config.stream << runtime::render_event_line(event);

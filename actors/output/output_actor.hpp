@@ -40,6 +40,10 @@ struct output_config {
   // and locator path ("" before its folder exists), read at every frame
   // (runtime::attempt_output_reader); null: none.
   std::function<std::string(const std::string& identity, const std::string& locator)> last_output;
+  // Called with every event before it is written, on the actor's thread
+  // (`run --web`: the dashboard's view and event streams); it must not
+  // wait. Null: none.
+  std::function<void(const runtime::run_event&)> observer;
 };
 
 // lines when stdout is not a terminal, board when it is; json_lines wins.

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   ad::cli::add_replay_command(app, chosen);
   ad::cli::add_doctor_command(app, chosen);
   ad::cli::add_node_command(app, chosen);
+  ad::cli::add_serve_command(app, chosen);
 
   try {
     app.parse(argc, argv);

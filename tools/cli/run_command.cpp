@@ -37,6 +37,8 @@ struct run_options {
   int64_t lease_ms = 0;
   int64_t lease_margin_ms = 0;
   tls_files tls;
+  std::string web;
+  std::string token_file;
 };
 
 int run_run(const run_options& opt) {
@@ -57,6 +59,8 @@ int run_run(const run_options& opt) {
     loop.lease_ms = opt.lease_ms;
     loop.lease_margin_ms = opt.lease_margin_ms;
     loop.tls = opt.tls;
+    loop.web = opt.web;
+    loop.web_token_file = opt.token_file;
     return run_loop(loop);
   }
   std::optional<std::string> group;
@@ -126,6 +130,12 @@ void add_run_command(CLI::App& app, handler& out) {
                     "(default 10000)",
                     int64_t{0});
   add_tls_options(*cmd, opt->tls);
+  cmd->add_option("--web", opt->web,
+                  "serve this run's live dashboard on HOST:PORT (port 0: any free port; the "
+                  "address is printed on stderr); beyond loopback only with --token "
+                  "(docs/dashboard.md)");
+  cmd->add_option("--token", opt->token_file,
+                  "with --web: a file holding the token the page and the API ask for");
   cmd->footer("Every agent runs under ad-keeper ($AD_KEEPER, else beside agent-dispatch, else "
               "on PATH), so it outlives a dispatcher crash or upgrade: a restarted run adopts "
               "it (docs/restart.md).");

@@ -36,6 +36,7 @@
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/retry_command.hpp"
+#include "tools/cli/run_dashboard.hpp"
 #include "tools/cli/trace_setup.hpp"
 
 namespace ad::cli {
@@ -131,6 +132,22 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
   auto clk = std::make_shared<runtime::system_clock>();
+  // The dashboard first: a bad --web stops the run before it takes the lock.
+  std::unique_ptr<run_dashboard> web;
+  if (!opt.web.empty()) {
+    runtime::dashboard_options web_options;
+    web_options.board.retry_command = retry_command(identity->path);
+    auto started =
+      run_dashboard::start({opt.web, opt.web_token_file, "--web"}, web_options, clk, runs.string());
+    if (!started) {
+      std::cerr << "run: " << started.error().message() << "\n";
+      return exit_blocked;
+    }
+    web = std::move(*started);
+    std::cerr << "run: dashboard at " << web->server().url()
+              << (web->server().needs_token() ? " (the page and the API ask for the --token)" : "")
+              << std::endl;
+  }
   auto lock = runtime::state_lock::acquire(*root, runtime::current_lock_owner(*clk));
   if (!lock.is_ok()) {
     std::cerr << "run: " << lock.error().message() << "\n";
@@ -285,6 +302,8 @@ int run_loop(const run_loop_options& opt) {
   };
   out_cfg.board.utc_offset = runtime::system_utc_offset;
   out_cfg.board.retry_command = retry_command(identity->path);
+  if (web)
+    out_cfg.observer = [w = web.get()](const runtime::run_event& e) { w->observe(e); };
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 
