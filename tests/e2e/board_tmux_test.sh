@@ -35,7 +35,7 @@ export PATH="$build/sim-bin:\$PATH"
 export XDG_STATE_HOME="$work/xdg"
 export AGENT_SIM_SCENARIO="$work/scenario.json"
 export AGENT_SIM_REGISTRY="$work/registry.jsonl"
-export AGENT_SIM_TIME_SCALE=0.4
+export AGENT_SIM_TIME_SCALE=1
 export TZ=Asia/Seoul
 cd "$work"
 "$build/agent-dispatch" run --workspace ws --max-parallel 4
@@ -53,14 +53,14 @@ for _ in $(seq 1 200); do
   sleep 0.1
 done
 capture | grep -q '^agent-dispatch: ' || fail "no board after 20 s"
-sleep 2
+sleep 1.5
 tmux -L "$sock" resize-window -t board -x 60 -y 24
-sleep 2
+sleep 1.5
 capture >"$out/after-narrowing.txt"
-[ -s "$work/exit" ] && fail "the run ended before the second resize; make it longer"
 tmux -L "$sock" resize-window -t board -x 100 -y 30
-sleep 2
+sleep 1.5
 capture >"$out/after-widening.txt"
+[ -s "$work/exit" ] && fail "the run ended before the second resize was drawn; make it longer"
 
 for _ in $(seq 1 1800); do
   [ -s "$work/exit" ] && break
