@@ -182,6 +182,8 @@ TEST_F(dashboard, serve_answers_the_state_a_task_and_bad_paths_in_json) {
 
   serve.signal(SIGTERM);
   EXPECT_EQ(serve.wait(std::chrono::seconds(10)), 0);
+  // It read the state root and wrote nothing: no state root was made.
+  EXPECT_FALSE(fs::exists(state_.path() / "xdg"));
 }
 
 TEST_F(dashboard, beyond_loopback_a_token_is_required_and_checked) {
