@@ -26,6 +26,15 @@
 
 namespace ad::runtime {
 
+// The longest string the policy accepts (docs/limits.md), in bytes: ids,
+// names, models, the time zone, node addresses, environment variable
+// names and promotion keys; then prompts, instructions, argv elements and
+// environment values. Patterns have their own limit (user_regex_max_chars).
+// Every field is checked without recursion, so no length can exhaust the
+// stack.
+inline constexpr std::size_t policy_max_name_chars = 256;
+inline constexpr std::size_t policy_max_text_chars = 64 << 10;
+
 enum class execution_class : uint8_t { local_model, cloud_model };
 std::string_view to_string(execution_class c);
 
