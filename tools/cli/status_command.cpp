@@ -3,7 +3,8 @@
 // budget used and its live attempt with the locator, read from the durable
 // state WITHOUT taking the lock, so it works while a dispatcher runs. Writes
 // nothing. Exit 0 when shown, 2 when the workspace or the state cannot be
-// read.
+// read: a damaged state root (open_state_root) is an error naming the path
+// and the fix, never shown as an empty state.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -46,7 +47,7 @@ int run_status(const status_options& opt) {
   auto identity = runtime::identify_workspace(scan->workspace);
   if (!identity)
     return fail(identity.error().message());
-  auto root = runtime::resolve_state_root(*identity, runtime::state_env::from_process());
+  auto root = runtime::open_state_root(*identity, runtime::state_env::from_process());
   if (!root)
     return fail(root.error().message());
   std::optional<fs::path> policy_file;
@@ -66,8 +67,8 @@ int run_status(const status_options& opt) {
   in.pol = &pol->value;
   in.where.workspace = identity->path;
   in.where.workspace_id = identity->id;
-  in.where.runs_dir = *root / "runs";
-  in.state_root = root->string();
+  in.where.runs_dir = root->path / "runs";
+  in.state_root = root->path.string();
   in.group = group;
   auto report = runtime::build_status_report(in, clk);
   if (opt.json)
