@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/attempt/attempt_convert.hpp"
 #include "actors/attempt/pi_watcher.hpp"
 #include "runtime/agents/failure_record.hpp"
@@ -226,6 +228,8 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
             const runtime::failure_verdict& verdict) {
   watch_end(self);
   const auto& run = *self->state.run;
+  for (const auto& warning : run.work_log_warnings())
+    spdlog::warn("attempt {}: {}", run.identity(), warning);
   auto result = to_attempt_result(run, verdict);
   record_classification(self->state);
   rp.deliver(std::move(result));

@@ -264,10 +264,21 @@ void attempt_run::write_locator() {
 status attempt_run::write_start_row() {
   work_log_event ev{"START", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, "running", locator_path_.string()};
-  auto row = append_work_log(setup_.work_log, ev, *clock_);
+  if (auto st = append_row(ev); !st)
+    return st;
+  rows_written_.push_back(std::move(ev));
+  return status::ok();
+}
+
+status attempt_run::append_row(const work_log_event& event) {
+  auto row = append_work_log(setup_.work_log, event, *clock_);
   if (!row)
     return row.error();
-  rows_written_.push_back(std::move(ev));
+  if (row->healed) {
+    std::string note = row->healed->message();
+    heartbeat_line(format_utc_iso(clock_->now()) + " [work-log] " + note);
+    work_log_warnings_.push_back(std::move(note));
+  }
   return status::ok();
 }
 
@@ -460,11 +471,11 @@ failure_verdict attempt_run::fail_before_start(std::string failure_class,
   if (v.failure_class != work_log_failure_class) {
     work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                       locator_.model, "failed:" + v.failure_class, locator_path_.string()};
-    if (auto row = append_work_log(setup_.work_log, ev, *clock_); !row) {
+    if (auto row = append_row(ev); !row) {
       locator_.extra["prior_failure_class"] = v.failure_class;
       v.failure_class = std::string{work_log_failure_class};
       v.failure_source = "work-log";
-      v.evidence = row.error().to_string();
+      v.evidence = row.to_string();
     } else {
       rows_written_.push_back(std::move(ev));
     }
@@ -550,16 +561,16 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   if (earlier) {
     heartbeat_line(format_utc_iso(clock_->now()) + " [adopted] FINISH row " +
                    std::to_string(earlier->seq) + " was written before the restart");
-  } else if (auto row = append_work_log(setup_.work_log, ev, *clock_); row) {
+  } else if (auto row = append_row(ev); row) {
     rows_written_.push_back(std::move(ev));
   } else {
     if (v.failed())
       locator_.extra["prior_failure_class"] = v.failure_class;
-    locator_.extra["work_log_error"] = row.error().to_string();
+    locator_.extra["work_log_error"] = row.to_string();
     failure_verdict w;
     w.failure_class = std::string{work_log_failure_class};
     w.failure_source = "work-log";
-    w.evidence = row.error().to_string();
+    w.evidence = row.to_string();
     w.evidence_origin = "dispatcher:work-log";
     w.termination_signal = v.termination_signal;
     w.termination_signal_name = v.termination_signal_name;

@@ -192,6 +192,9 @@ public:
 
   // The work-log rows this attempt appended, in order (START, FINISH).
   const std::vector<work_log_event>& rows_written() const noexcept { return rows_written_; }
+  // Warnings about the work log for a person: torn rows an append moved
+  // aside (work_log_heal::message), in order.
+  const std::vector<std::string>& work_log_warnings() const noexcept { return work_log_warnings_; }
 
 private:
   attempt_run() = default;
@@ -218,6 +221,7 @@ private:
   bool classified_ = false;
   bool adopted_ = false; // followed from a keeper another dispatcher started
   std::vector<work_log_event> rows_written_;
+  std::vector<std::string> work_log_warnings_;
   failure_inputs classification_inputs_;
   failure_verdict classification_;
   // Native session files (SPEC section 6): claude's projects folder, codex's

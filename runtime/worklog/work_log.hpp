@@ -6,11 +6,14 @@
 // locked append: an exclusive flock on the log file, the last seq read under
 // the lock, the header written when the file is new, one write per row,
 // fdatasync. Several processes may append at once; seq stays unique and
-// increasing. Safe from any thread (no shared state). Error contract: an
-// append that cannot open, lock, read or write the log returns io_error
-// naming the path; the caller records its own failure class
-// (`work-log-write-failed`). Parsing never fails: lines that are not rows
-// are reported as foreign lines.
+// increasing. A row cut short (a full disk, a crash mid-write) is a torn
+// row, not foreign text: an append that fails cuts the log back to where
+// it began, and an append that finds a torn last line moves it to the side
+// file (<log>.torn) and reports that. Safe from any thread (no shared
+// state). Error contract: an append that cannot open, lock, read or write
+// the log returns io_error naming the path; the caller records its own
+// failure class (`work-log-write-failed`). Parsing never fails: lines that
+// are not rows are reported as torn or foreign lines.
 
 #include <cstdint>
 #include <filesystem>
@@ -62,6 +65,10 @@ struct work_log_foreign_line {
 struct work_log_document {
   std::vector<work_log_row> rows;
   std::vector<work_log_foreign_line> foreign; // not a row, header, blank or known note
+  // Rows cut short by a write that did not finish: the last line, when it
+  // lacks its newline and starts a table line it does not complete, and any
+  // line that starts a row ("| <seq>") without completing it.
+  std::vector<work_log_foreign_line> torn;
 };
 
 work_log_document parse_work_log(std::string_view text);
