@@ -287,6 +287,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
     spawn.grace_ms = req.timing.terminate_grace_ms;
     spawn.lease_file = st.cfg.keeper_lease_file;
     spawn.lease_ms = st.cfg.keeper_lease_ms;
+    spawn.keep_alive = req.keep_alive;
   }
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));

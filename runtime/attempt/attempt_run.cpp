@@ -270,6 +270,36 @@ status attempt_run::write_start_row() {
   return status::ok();
 }
 
+void attempt_run::note_containment() {
+  if (!setup_.kept)
+    return;
+  auto exit = read_exit_record(attempt_dir_);
+  if (!exit || exit->state != keeper_exit_state::ended)
+    return;
+  const containment_report& c = exit->record.containment;
+  json processes = json::array();
+  for (const auto& p : c.ended)
+    processes.push_back(p.name + " (pid " + std::to_string(p.pid) + ")");
+  json note{{"mechanism", to_string(c.kind)}, {"ended", processes}};
+  if (!c.kept.empty())
+    note["kept_alive"] = c.kept.size();
+  if (c.usage.cpu_usec)
+    note["cpu_usec"] = *c.usage.cpu_usec;
+  if (c.usage.memory_peak_bytes)
+    note["memory_peak_bytes"] = *c.usage.memory_peak_bytes;
+  locator_.extra["containment"] = std::move(note);
+  // Each process the agent left and its keeper had to end is named in the
+  // work log, once (an adopting dispatcher may find it written).
+  for (const auto& p : c.ended) {
+    work_log_event kill{"KILL", locator_.task, locator_.role, static_cast<int>(locator_.attempt), "",
+                        p.name + " (pid " + std::to_string(p.pid) + ")", locator_path_.string()};
+    if (adopted_ && find_work_log_row(setup_.work_log, kill))
+      continue;
+    if (auto st = append_row(kill); !st)
+      heartbeat_line(format_utc_iso(clock_->now()) + " [work-log] " + st.to_string());
+  }
+}
+
 status attempt_run::append_row(const work_log_event& event) {
   auto row = append_work_log(setup_.work_log, event, *clock_);
   if (!row)
@@ -551,6 +581,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
                 reading.state.reason, reading.state.pending_tool_call_ids);
   }
 
+  note_containment();
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, finish_row_result(v, in), locator_path_.string()};
   // The dispatcher that started an adopted attempt may have died between

@@ -202,6 +202,12 @@ private:
   status start_output(const attempt_setup& setup);
   void find_agent_homes(const attempt_setup& setup);
   void heartbeat_line(std::string_view text);
+  // Appends a row to the task's work log; a torn row moved aside on the way
+  // is noted in heartbeat.log and work_log_warnings().
+  status append_row(const work_log_event& event);
+  // A kept attempt's end: what its keeper's containment did (exit.json)
+  // goes into the locator, and a KILL row per process the agent left.
+  void note_containment();
   void finish_line(const failure_verdict& v);
   // The kept tails of stream.log and normalized-output.log go into them.
   void seal_logs();

@@ -117,6 +117,14 @@ struct policy_claims {
   claim_watch_mode watch = claim_watch_mode::automatic;
 };
 
+// What an agent may leave running past its attempt (docs/keeper.md,
+// "Containment"): processes whose name is listed here are kept alive (a
+// build server such as sccache); every other process the agent started ends
+// with the attempt. Empty, the default: none is kept.
+struct policy_processes {
+  std::vector<std::string> keep_alive;
+};
+
 struct tactical_pattern {
   std::string id;
   std::vector<std::string> regexes;
@@ -146,6 +154,7 @@ struct policy {
   policy_timeouts timeouts;
   policy_no_progress no_progress;
   policy_claims claims;
+  policy_processes processes;
   std::vector<failure_pattern> failure_patterns;
   std::vector<tactical_pattern> tactical_patterns;
   policy_prompts prompts;

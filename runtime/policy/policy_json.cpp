@@ -447,6 +447,17 @@ void parse_claims(checker& c, const json& v, const std::string& p, policy_claims
   }
 }
 
+void parse_processes(checker& c, const json& v, const std::string& p, policy_processes& out) {
+  if (!c.object(v, p, {"keep_alive"}, {}))
+    return;
+  if (v.contains("keep_alive") && c.strings(v["keep_alive"], p + "/keep_alive", out.keep_alive, true))
+    for (std::size_t i = 0; i < out.keep_alive.size(); ++i)
+      if (out.keep_alive[i].find('/') != std::string::npos)
+        c.fail(p + "/keep_alive/" + std::to_string(i),
+               "a process name (the name ps shows, or argv[0]'s file name), without '/'",
+               &v["keep_alive"][i]);
+}
+
 void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
   if (!c.object(v, p, {"heartbeat_s", "silence_inspection_s", "stall_limit_s", "reset_wait_max_s",
                        "quota_cooldown_s"},
@@ -536,7 +547,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   policy pol;
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
-                 "backoff", "timeouts", "no_progress", "claims", "failure_patterns",
+                 "backoff", "timeouts", "no_progress", "claims", "processes", "failure_patterns",
                  "tactical_patterns", "prompts", "nodes"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
@@ -588,11 +599,12 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
     parse_no_progress(c, doc["no_progress"], "/no_progress", pol.no_progress);
   if (doc.contains("claims"))
     parse_claims(c, doc["claims"], "/claims", pol.claims);
+  if (doc.contains("processes"))
+    parse_processes(c, doc["processes"], "/processes", pol.processes);
   if (doc.contains("nodes") && c.strings(doc["nodes"], "/nodes", pol.nodes, true)) {
     // The shape only; `run` parses each address when it connects.
-    static const std::regex node_re(R"(^(\[[0-9A-Fa-f:.]+\]|[^:\[\]\s]+):[0-9]{1,5}$)");
     for (std::size_t i = 0; i < pol.nodes.size(); ++i)
-      if (!std::regex_match(pol.nodes[i], node_re))
+      if (!is_node_address(pol.nodes[i]))
         c.fail("/nodes/" + std::to_string(i), "a node address HOST:PORT such as \"10.0.0.7:7300\"",
                &doc["nodes"][i]);
   }

@@ -222,6 +222,8 @@ work_log_document parse_work_log(std::string_view text) {
   return doc;
 }
 
+bool row_has_own_result(std::string_view event) { return event == "CLAIM" || event == "KILL"; }
+
 fs::path work_log_path(const fs::path& workspace, std::string_view group) {
   return workspace / "agent-task" / std::string(group) / work_log_file_name;
 }
@@ -239,13 +241,90 @@ std::optional<work_log_row> find_work_log_row(const fs::path& log_path,
     return std::nullopt;
   for (auto& row : parse_work_log(*text).rows)
     if (row.event == event.event && row.task == event.task && row.role == event.role &&
-        row.attempt == event.attempt && row.locator == event.locator)
+        row.attempt == event.attempt && row.locator == event.locator &&
+        (!row_has_own_result(row.event) || row.result == event.result))
       return std::move(row);
   return std::nullopt;
 }
 
-result<work_log_row> append_work_log(const fs::path& log_path, const work_log_event& event,
-                                     const clock& clk) {
+fs::path work_log_torn_path(const fs::path& log_path) {
+  fs::path side = log_path;
+  side += ".torn";
+  return side;
+}
+
+std::string work_log_heal::message() const {
+  return "work log " + log.string() + " line " + std::to_string(line_number) +
+         " was cut short by a write that did not finish (a full disk or a crash): moved to " +
+         side_file.string();
+}
+
+status keep_torn_lines(const fs::path& side_file, const fs::path& log,
+                       const std::vector<work_log_foreign_line>& lines, const clock& clk) {
+  std::string out;
+  for (const auto& l : lines)
+    out += format_utc_iso(clk.now()) + " " + log.string() + " line " +
+           std::to_string(l.line_number) + ": " + l.text + "\n";
+  locked_fd f;
+  f.fd = ::open(side_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (f.fd < 0)
+    return status::from_errno("open " + side_file.string(), errno);
+  if (auto st = write_all(f.fd, out, side_file); !st)
+    return st;
+  if (::fdatasync(f.fd) != 0)
+    return status::from_errno("sync " + side_file.string(), errno);
+  return status::ok();
+}
+
+namespace {
+
+// Reads the whole locked log.
+result<std::string> read_locked(int fd, std::size_t size, const fs::path& log_path) {
+  std::string text;
+  text.resize(size);
+  std::size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return status::from_errno("work log read " + log_path.string(), errno);
+    if (n == 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+// A torn last line of the locked log goes to the side file and is cut off
+// the log; text loses it too. Nothing happens (and nothing is reported)
+// when the side file cannot be written: the line then stays where it is.
+std::optional<work_log_heal> heal_torn_tail(int fd, std::string& text, const fs::path& log_path,
+                                            const clock& clk) {
+  if (text.empty() || text.back() == '\n')
+    return std::nullopt;
+  work_log_document doc = parse_work_log(text);
+  if (doc.torn.empty())
+    return std::nullopt;
+  const work_log_foreign_line& last = doc.torn.back();
+  std::size_t begin = text.rfind('\n');
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  if (std::string_view(text).substr(begin) != last.text)
+    return std::nullopt; // torn, but not the last line
+  work_log_heal heal{log_path, last.line_number, last.text, work_log_torn_path(log_path)};
+  if (!keep_torn_lines(heal.side_file, log_path, {last}, clk))
+    return std::nullopt;
+  if (::ftruncate(fd, static_cast<off_t>(begin)) != 0 || ::fdatasync(fd) != 0)
+    return std::nullopt;
+  text.resize(begin);
+  return heal;
+}
+
+} // namespace
+
+result<work_log_appended> append_work_log(const fs::path& log_path, const work_log_event& event,
+                                        const clock& clk) {
   if (auto st = make_directories(log_path.parent_path()); !st)
     return st.with_context("work log " + log_path.string());
   // The log may be archived (unlinked) while we wait for its lock: then the

@@ -87,13 +87,13 @@ result<std::vector<work_log_row>> merge_work_log_sources(
                               " is not a timeline row and cannot be merged safely: " + f.text);
     }
     for (const auto& row : src.document.rows) {
-      if (row.event != "START" && row.event != "FINISH" && row.event != "CLAIM")
+      if (row.event != "START" && row.event != "FINISH" && !row_has_own_result(row.event))
         return status::conflict("work log " + src.name + " row " + std::to_string(row.seq) +
                                 " has an unknown event: " + row.event);
-      // One attempt may write several paths outside its claim: a CLAIM row
-      // is told apart by its path (the result) too.
+      // One attempt may write several paths outside its claim, or leave
+      // several processes: a CLAIM or KILL row is told apart by its result.
       identity id{row.event, row.task, row.role, row.attempt, row.locator,
-                  row.event == "CLAIM" ? row.result : std::string()};
+                  row_has_own_result(row.event) ? row.result : std::string()};
       auto it = seen.find(id);
       if (it != seen.end()) {
         const work_log_row& prev = *it->second.row;

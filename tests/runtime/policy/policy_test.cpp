@@ -130,6 +130,21 @@ TEST(policy_nodes, worker_nodes_come_from_the_policy_and_are_written_back_only_w
   EXPECT_NE(bad.error().message().find("HOST:PORT"), std::string::npos) << bad.error().message();
 }
 
+TEST(policy_processes, none_is_kept_alive_by_default_and_named_ones_are_written_back) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok());
+  EXPECT_TRUE(pol->processes.keep_alive.empty());
+  EXPECT_FALSE(policy_to_json(*pol).contains("processes"));
+  auto loaded = parse_policy_text(R"({"processes": {"keep_alive": ["sccache", "gradle-daemon"]}})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.processes.keep_alive, (std::vector<std::string>{"sccache", "gradle-daemon"}));
+  EXPECT_EQ(policy_to_json(loaded->value)["processes"]["keep_alive"][1], "gradle-daemon");
+  auto bad = parse_policy_text(R"({"processes": {"keep_alive": ["/usr/bin/sccache"]}})", "f.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("/processes/keep_alive/0: expected a process name"), std::string::npos)
+    << bad.error().message();
+}
+
 struct bad_case {
   const char* name;
   const char* text;
