@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "runtime/core/files.hpp"
 #include "runtime/keeper/containment.hpp"
@@ -59,7 +61,7 @@ struct process_watch {
     for (auto& p : scan_marked_processes(f.registry)) {
       auto [it, fresh] = seen.try_emplace(p.pid, seen_process{p.marker, p.cmdline, now, now});
       it->second.last = now;
-      if (!is_child(it->second.cmdline))
+      if (!is_child(it->second.cmdline) && !p.cmdline.empty())
         it->second.cmdline = p.cmdline; // the agent's sh becomes the simulator
     }
   }
@@ -128,27 +130,30 @@ protected:
   // while the attempt runs: a completed task's attempt folders go).
   void check_mechanism() {
     std::string marker;
-    for (const auto& [pid, p] : watch_.seen)
+    for (const auto& p : scan_marked_processes(f_.registry))
       if (is_child(p.cmdline))
         marker = p.marker;
+    ASSERT_FALSE(marker.empty()) << "the children are gone";
     const char* forced = std::getenv("AD_KEEPER_CONTAINMENT");
     auto expected = forced != nullptr || !runtime::writable_cgroup2_parent().is_ok()
                       ? runtime::containment_kind::subreaper
                       : runtime::containment_kind::cgroup;
-    int records = 0;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(f_.state_home, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->path().filename() != "keeper.json")
-        continue;
-      auto rec = runtime::read_keeper_record(it->path().parent_path());
-      if (rec.is_ok() && rec->marker == marker) {
-        ++records;
-        EXPECT_EQ(rec->containment, expected) << it->path();
-        EXPECT_EQ(rec->cgroup.empty(), expected == runtime::containment_kind::subreaper);
-      }
+    // The keeper writes keeper.json once the agent runs, which may be after
+    // the agent's children started.
+    std::optional<runtime::keeper_record> found;
+    for (auto until = clock_type::now() + 30s; !found && clock_type::now() < until;
+         std::this_thread::sleep_for(5ms)) {
+      std::error_code ec;
+      for (auto it = fs::recursive_directory_iterator(f_.state_home, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->path().filename() == "keeper.json")
+          if (auto rec = runtime::read_keeper_record(it->path().parent_path());
+              rec.is_ok() && rec->marker == marker)
+            found = *rec;
     }
-    EXPECT_EQ(records, 1) << "no keeper.json of the worker";
+    ASSERT_TRUE(found.has_value()) << "no keeper.json of the worker";
+    EXPECT_EQ(found->containment, expected);
+    EXPECT_EQ(found->cgroup.empty(), expected == runtime::containment_kind::subreaper);
   }
 
   void run_case(const std::string& label, bool kill_dispatcher) {
@@ -159,6 +164,7 @@ protected:
     ASSERT_TRUE(watch_until([&] { return watch_.children_alive(f_) == 3; }, 60s))
       << "the worker's three children never ran\n" << run->tail();
     check_mechanism();
+    ASSERT_FALSE(HasFatalFailure());
     if (kill_dispatcher) {
       run->send(SIGKILL);
       ASSERT_TRUE(run->wait(10s).has_value());
@@ -183,8 +189,10 @@ protected:
     ASSERT_FALSE(worker_marker.empty());
     clock_type::time_point agent_end{};
     int children = 0;
+    // The sh that becomes the simulator (its pid stays), seen as either;
+    // not the children, nor the `sleep 0.02` of its wait.
     for (const auto& [pid, p] : watch_.seen)
-      if (p.marker == worker_marker && p.cmdline.find("agent-sim") != std::string::npos)
+      if (p.marker == worker_marker && !is_child(p.cmdline) && !p.cmdline.starts_with("sleep "))
         agent_end = std::max(agent_end, p.last);
     ASSERT_NE(agent_end, clock_type::time_point{}) << "the worker's agent was never seen";
     int64_t slowest = 0;
