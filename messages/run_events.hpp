@@ -2,8 +2,10 @@
 // Run events and the typed interface of the output actor (actors/output):
 // the scheduler and task actors tell it what happened during `run` (a task
 // started, waits, is blocked, finished; an attempt started or finished; the
-// supervisor failed over, promoted, matched a tactical pattern or waits) and
-// the output actor renders them as plain lines, JSON Lines or a live board
+// supervisor failed over, promoted, matched a tactical pattern or waits; the
+// run's summary) as runtime::run_event values, the one event type of a run
+// (runtime/report/run_event.hpp: their machines' `show` commands), and the
+// output actor renders them as plain lines, JSON Lines or a live board
 // (runtime/report). Events are past tense, fire-and-forget (`reacts_to`), and
 // carry the sender's clock reading in `time` (ms since the epoch, UTC) so a
 // recorded trace renders the same output. The output actor writes nothing
@@ -32,7 +34,7 @@
 namespace ad::runtime {
 
 // A run event as the output renders it (runtime/report/run_event.hpp): what
-// the task actors send for their task machine's `show` commands.
+// the scheduler and task actors send for their machines' `show` commands.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, report_task_entry& x) {
   return f(caf::meta::type_name("report_task_entry"), x.task, x.stage, x.status, x.reason);
@@ -66,239 +68,6 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
 
 namespace ad::messages {
 
-// ---- task events -----------------------------------------------------------
-// `stage` is worker | selfcheck | review (or "" when not known);
-// `reason` is one line meant for people.
-
-// A stage of the task was admitted and its attempt is about to start.
-struct task_started {
-  int64_t time = 0;
-  std::string task;
-  std::string stage;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_started& x) {
-  return f(caf::meta::type_name("task_started"), x.time, x.task, x.stage);
-}
-
-// The task is complete (archived with complete.log) or one of its stages
-// succeeded. `outcome`: complete | stage-done | user-review | follow-up ...
-struct task_finished {
-  int64_t time = 0;
-  std::string task;
-  std::string stage;
-  std::string outcome;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_finished& x) {
-  return f(caf::meta::type_name("task_finished"), x.time, x.task, x.stage, x.outcome, x.reason);
-}
-
-// A stage failed (the supervisor decides what next; a block follows as
-// task_blocked).
-struct task_failed {
-  int64_t time = 0;
-  std::string task;
-  std::string stage;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_failed& x) {
-  return f(caf::meta::type_name("task_failed"), x.time, x.task, x.stage, x.reason);
-}
-
-// The task is blocked until a person acts (`reason` says why).
-struct task_blocked {
-  int64_t time = 0;
-  std::string task;
-  std::string stage;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_blocked& x) {
-  return f(caf::meta::type_name("task_blocked"), x.time, x.task, x.stage, x.reason);
-}
-
-// The task cannot be admitted now: dependency, write-claim conflict, running
-// elsewhere, parallel limit, quota cool-down... (`reason` says which).
-struct task_waiting {
-  int64_t time = 0;
-  std::string task;
-  std::string stage;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_waiting& x) {
-  return f(caf::meta::type_name("task_waiting"), x.time, x.task, x.stage, x.reason);
-}
-
-// One task's status as the scheduler sees it after a scan. `status`:
-// pending | running | waiting | blocked | complete | failed.
-struct task_status_entry {
-  std::string task;
-  std::string stage;
-  std::string status;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, task_status_entry& x) {
-  return f(caf::meta::type_name("task_status_entry"), x.task, x.stage, x.status, x.reason);
-}
-
-// The scheduler (re)scanned the workspace: every observed task and its
-// status on the first pass (and after a full rescan), afterwards only the
-// tasks whose entry changed. The board's counts start from here; later
-// events update them.
-struct tasks_scanned {
-  int64_t time = 0;
-  std::vector<task_status_entry> tasks;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, tasks_scanned& x) {
-  return f(caf::meta::type_name("tasks_scanned"), x.time, x.tasks);
-}
-
-// ---- attempt events --------------------------------------------------------
-
-// An agent process is about to run (its locator is already durable).
-struct attempt_began {
-  int64_t time = 0;
-  std::string task;
-  std::string role;          // worker | selfcheck | review
-  std::string target;        // target id (policy)
-  std::string cli;           // codex | claude | agy | pi | command
-  std::string model;
-  int64_t attempt = 0;       // the per (task, plan, role) counter
-  std::string identity;      // <safe task>__p<plan>__<role>__a<NN>
-  std::string locator_path;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, attempt_began& x) {
-  return f(caf::meta::type_name("attempt_began"), x.time, x.task, x.role, x.target, x.cli,
-           x.model, x.attempt, x.identity, x.locator_path);
-}
-
-// The agent process ended and was classified (attempt_result's facts).
-struct attempt_ended {
-  int64_t time = 0;
-  std::string task;
-  std::string role;
-  std::string target;
-  std::string identity;
-  std::string status;         // succeeded | failed | cancelled
-  int32_t exit_code = 0;
-  std::string failure_class;  // "" on success
-  std::string evidence;       // one line
-  std::string locator_path;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, attempt_ended& x) {
-  return f(caf::meta::type_name("attempt_ended"), x.time, x.task, x.role, x.target, x.identity,
-           x.status, x.exit_code, x.failure_class, x.evidence, x.locator_path);
-}
-
-// ---- supervisor events -----------------------------------------------------
-
-// The next attempt moves to another target of the same tier.
-struct failover_done {
-  int64_t time = 0;
-  std::string task;
-  std::string role;
-  std::string from_target;
-  std::string to_target;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, failover_done& x) {
-  return f(caf::meta::type_name("failover_done"), x.time, x.task, x.role, x.from_target,
-           x.to_target, x.reason);
-}
-
-// The next attempt moves up to a stronger target.
-struct promotion_done {
-  int64_t time = 0;
-  std::string task;
-  std::string role;
-  std::string from_target;
-  std::string to_target;
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, promotion_done& x) {
-  return f(caf::meta::type_name("promotion_done"), x.time, x.task, x.role, x.from_target,
-           x.to_target, x.reason);
-}
-
-// A failure matched tactical escalation patterns.
-struct tactical_matched {
-  int64_t time = 0;
-  std::string task;
-  std::string role;
-  std::string target;
-  std::vector<std::string> pattern_ids;
-  std::string action;  // what the supervisor does about it ("" if nothing)
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, tactical_matched& x) {
-  return f(caf::meta::type_name("tactical_matched"), x.time, x.task, x.role, x.target,
-           x.pattern_ids, x.action);
-}
-
-// The supervisor holds the task until `until` (quota reset, back-off).
-struct supervisor_waiting {
-  int64_t time = 0;
-  std::string task;
-  std::string role;
-  std::string target;
-  int64_t until = 0;  // ms since the epoch, UTC
-  std::string reason;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, supervisor_waiting& x) {
-  return f(caf::meta::type_name("supervisor_waiting"), x.time, x.task, x.role, x.target,
-           x.until, x.reason);
-}
-
-// ---- the end of a run ------------------------------------------------------
-
-struct status_count {
-  std::string status;  // as in task_status_entry
-  int64_t count = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, status_count& x) {
-  return f(caf::meta::type_name("status_count"), x.status, x.count);
-}
-
-// The last event of a run: counts by status and the process exit code
-// (SPEC section 10: 0, 2, 3, 130). Send flush_output or stop_output after it.
-struct run_summary {
-  int64_t time = 0;
-  std::vector<status_count> counts;
-  int32_t exit_code = 0;
-  std::string reason;  // one line: why this exit code
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, run_summary& x) {
-  return f(caf::meta::type_name("run_summary"), x.time, x.counts, x.exit_code, x.reason);
-}
-
 // ---- output control --------------------------------------------------------
 
 // Write everything received so far (and redraw the board once); replies
@@ -329,13 +98,7 @@ typename Inspector::result_type inspect(Inspector& f, output_flushed& x) {
 }
 
 using output_actor =
-  caf::typed_actor<caf::reacts_to<tasks_scanned>, caf::reacts_to<task_started>,
-                   caf::reacts_to<task_finished>, caf::reacts_to<task_failed>,
-                   caf::reacts_to<task_blocked>, caf::reacts_to<task_waiting>,
-                   caf::reacts_to<attempt_began>, caf::reacts_to<attempt_ended>,
-                   caf::reacts_to<failover_done>, caf::reacts_to<promotion_done>,
-                   caf::reacts_to<tactical_matched>, caf::reacts_to<supervisor_waiting>,
-                   caf::reacts_to<run_summary>, caf::reacts_to<runtime::run_event>,
+  caf::typed_actor<caf::reacts_to<runtime::run_event>,
                    caf::replies_to<flush_output>::with<output_flushed>,
                    caf::replies_to<stop_output>::with<output_flushed>>;
 

@@ -62,66 +62,6 @@ typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
            x.events);
 }
 
-// Attempt -> supervisor: the stage succeeded; its budget starts over.
-struct stage_succeeded {
-  std::string task;
-  std::string stage;
-  runtime::task_state state;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, stage_succeeded& x) {
-  return f(caf::meta::type_name("stage_succeeded"), x.task, x.stage, x.state);
-}
-
-// A list of changes to make durable (reply to stage_succeeded).
-struct supervision_changes {
-  std::vector<state_change> changes;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, supervision_changes& x) {
-  return detail::inspect_changes(f, "supervision_changes", x.changes);
-}
-
-// Scheduler -> supervisor: `run --retry-blocked` clears this task.
-struct retry_blocked_task {
-  std::string task;
-  runtime::task_state state;
-  int64_t now = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, retry_blocked_task& x) {
-  return f(caf::meta::type_name("retry_blocked_task"), x.task, x.state, x.now);
-}
-
-struct retry_cleared {
-  std::vector<state_change> changes;
-  bool has_handoff = false;
-  std::string handoff_id;
-  std::string failed_target;
-  std::string locator;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, retry_cleared& x) {
-  std::string changes_json;
-  return f(caf::meta::type_name("retry_cleared"),
-           caf::meta::save_callback([&]() -> caf::error {
-             changes_json = runtime::changes_to_json_text(x.changes);
-             return caf::none;
-           }),
-           changes_json, caf::meta::load_callback([&]() -> caf::error {
-             auto parsed = runtime::changes_from_json_text(changes_json, "retry_cleared");
-             if (!parsed)
-               return caf::make_error(errc::invalid_request, parsed.error().message());
-             x.changes = std::move(*parsed);
-             return caf::none;
-           }),
-           x.has_handoff, x.handoff_id, x.failed_target, x.locator);
-}
-
 // Scheduler -> supervisor: an admission quota batch; exhausted targets cool
 // down for every task, available ones are released.
 struct quota_batch_taken {
@@ -152,18 +92,12 @@ typename Inspector::result_type inspect(Inspector& f, target_cooldowns_reply& x)
 
 using supervisor_actor =
   caf::typed_actor<caf::replies_to<supervise_failure>::with<supervision_decided>,
-                   caf::replies_to<stage_succeeded>::with<supervision_changes>,
-                   caf::replies_to<retry_blocked_task>::with<retry_cleared>,
                    caf::replies_to<get_target_cooldowns>::with<target_cooldowns_reply>,
                    caf::reacts_to<quota_batch_taken>>;
 
 inline void add_supervisor_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<supervise_failure>("supervise_failure");
   cfg.add_message_type<supervision_decided>("supervision_decided");
-  cfg.add_message_type<stage_succeeded>("stage_succeeded");
-  cfg.add_message_type<supervision_changes>("supervision_changes");
-  cfg.add_message_type<retry_blocked_task>("retry_blocked_task");
-  cfg.add_message_type<retry_cleared>("retry_cleared");
   cfg.add_message_type<quota_batch_taken>("quota_batch_taken");
   cfg.add_message_type<get_target_cooldowns>("get_target_cooldowns");
   cfg.add_message_type<target_cooldowns_reply>("target_cooldowns_reply");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when two headers of one namespace folder define a type of the same
-# name (everything under runtime/ is namespace ad::runtime; messages/ is
-# ad::messages). Each folder given is checked on its own. Such a pair is an ODR violation once both
+# name in the same namespace (everything under runtime/ is namespace
+# ad::runtime; messages/ is ad::messages; a nested namespace such as
+# task_ev or sched_ev is its own). Each folder given is checked on its own. Such a pair is an ODR violation once both
 # land in one binary: the linker keeps one inline constructor for both types
 # and the other type's members are never built.
 # Usage: tools/check-type-names.sh [DIR...]   (default: runtime messages)
@@ -14,9 +15,17 @@ for dir in "${dirs[@]}"; do
 # Definitions at the start of a line (namespace scope in this code base):
 # "struct x {", "class x final : ...", "enum class x : uint8_t {". Forward
 # declarations ("struct x;") are not definitions.
-defs=$(grep -rHnE '^(struct|class|enum class|enum struct|union) [a-z_][a-z0-9_]*( final)?( *:[^:].*)? *\{' \
-         --include='*.hpp' "$dir" |
-       sed -E 's/^([^:]+):([0-9]+):(enum class|enum struct|struct|class|union) ([a-z_][a-z0-9_]*).*/\1:\2 \4/')
+defs=$(find "$dir" -name '*.hpp' -print0 | sort -z | xargs -0 awk '
+  FNR == 1 { depth = 0 }
+  /^namespace [a-z_][a-z0-9_:]* \{/ { stack[++depth] = $2; next }
+  /^\} \/\/ namespace/ { if (depth > 0) depth--; next }
+  /^(struct|class|enum class|enum struct|union) [a-z_][a-z0-9_]*( final)?( *:[^:].*)? *\{/ {
+    name = ($1 == "enum") ? $3 : $2
+    sub(/[^a-z0-9_].*/, "", name)
+    inner = ""
+    for (i = 2; i <= depth; i++) inner = inner stack[i] "::"
+    print FILENAME ":" FNR " " inner name
+  }')
 dups=$(printf '%s\n' "$defs" | awk 'NF == 2 {print $2}' | sort | uniq -d)
 if [ -n "$dups" ]; then
   echo "$dir: type names defined in more than one header:"

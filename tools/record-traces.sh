@@ -160,7 +160,7 @@ for c in "${cases[@]}"; do
       # The same single candidate: its rate limit (retry after 3 s) is decided
       # as a wait for the reset, made durable, and the dispatcher crashes
       # right after (hook after-decision). The crashed run's trace is kept as
-      # reset-wait-crash: it ends at that decision, with no run.end. The
+      # reset-wait-crash: it ends at that decision, with no finish_run. The
       # traced restart resumes the durable wait (task.reset_wait) instead of
       # choosing a target, then runs the worker once the reset time passed.
       gen "$work/rr" 1 chain 1

@@ -14,6 +14,7 @@
 #include "runtime/attempt/attempt_run.hpp"
 #include "runtime/attempt/silence_clock.hpp"
 #include "runtime/process/liveness.hpp"
+#include "runtime/process/spawn.hpp"
 #include "runtime/records/attempt_records.hpp"
 #include "runtime/trace/trace_kinds.hpp"
 #include "runtime/trace/trace_writer.hpp"
@@ -299,7 +300,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   } else if (spawned->outcome == messages::process_start::launch_failed) {
     end.launch = runtime::launch_outcome::failed_to_start;
     end.launch_error = spawned->reason;
-    end.exit_code = 127;
+    end.exit_code = runtime::launch_failure_exit_code;
   } else {
     st.child = spawned->child;
     st.child_running = true;

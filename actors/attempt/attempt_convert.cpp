@@ -1,6 +1,7 @@
 #include "actors/attempt/attempt_convert.hpp"
 
 #include "runtime/core/json.hpp"
+#include "runtime/process/spawn.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::actors {
@@ -89,7 +90,7 @@ void record_exit(const messages::process_exit& exit, runtime::attempt_end& end) 
     case messages::process_end::launch_failed:
       end.launch = runtime::launch_outcome::failed_to_start;
       end.launch_error = exit.reason;
-      end.exit_code = 127;
+      end.exit_code = runtime::launch_failure_exit_code;
       break;
   }
 }

@@ -2,7 +2,6 @@
 
 #include <caf/all.hpp>
 
-#include "actors/output/event_convert.hpp"
 #include "runtime/report/event_render.hpp"
 
 namespace ad::actors {
@@ -63,21 +62,7 @@ output_impl::behavior_type output_behavior(output_self self, output_config confi
   self->state.board = runtime::run_board(self->state.config.board);
   if (self->state.config.format == output_format::board)
     self->delayed_send(self, self->state.config.redraw_interval, redraw_atom::value);
-  auto on = [self](const auto& msg) { take(self->state, to_run_event(msg)); };
   return {
-    [on](const messages::tasks_scanned& x) { on(x); },
-    [on](const messages::task_started& x) { on(x); },
-    [on](const messages::task_finished& x) { on(x); },
-    [on](const messages::task_failed& x) { on(x); },
-    [on](const messages::task_blocked& x) { on(x); },
-    [on](const messages::task_waiting& x) { on(x); },
-    [on](const messages::attempt_began& x) { on(x); },
-    [on](const messages::attempt_ended& x) { on(x); },
-    [on](const messages::failover_done& x) { on(x); },
-    [on](const messages::promotion_done& x) { on(x); },
-    [on](const messages::tactical_matched& x) { on(x); },
-    [on](const messages::supervisor_waiting& x) { on(x); },
-    [on](const messages::run_summary& x) { on(x); },
     [self](const runtime::run_event& x) { take(self->state, x); },
     [self](const messages::flush_output&) { return flush_all(self->state); },
     [self](const messages::stop_output&) {

@@ -3,7 +3,7 @@
 // messages/run_events.hpp): receives run events and writes them to an
 // injected stream (stdout in the CLI, a string stream in tests) as plain
 // lines, JSON Lines, or a live board redrawn in place on a timer. All
-// rendering is runtime/report; this actor only converts, orders and writes.
+// rendering is runtime/report; this actor only orders and writes.
 // It is the only writer of its stream while it lives. It never fails a
 // message: a write error sets the stream's state and later writes are
 // dropped by the stream itself. flush_output / stop_output reply once every

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "messages/errc.hpp"
+#include "runtime/process/spawn.hpp"
 
 namespace ad::actors {
 
@@ -104,7 +105,7 @@ msg::process_actor::behavior_type process_actor_impl(
       reply.start_token = out->start_token;
       if (out->kind == rt::spawn_result_kind::launch_failed) {
         reply.outcome = msg::process_start::launch_failed;
-        reply.exit_code = 127;
+        reply.exit_code = rt::launch_failure_exit_code;
         reply.reason = out->reason;
       }
       return reply;

@@ -1,283 +1,190 @@
 #include "actors/scheduler/scheduler_actor.hpp"
 
 #include <algorithm>
+#include <chrono>
 
-#include "actors/scheduler/claim_notes.hpp"
-#include "actors/scheduler/quota_batch.hpp"
-#include "actors/scheduler/scheduler_steps.hpp"
-#include "actors/scheduler/task_actor.hpp"
-#include "actors/scheduler/trace_points.hpp"
+#include "runtime/core/overload.hpp"
+#include "runtime/records/scheduler_records.hpp"
 #include "runtime/run/crash_point.hpp"
-#include "runtime/records/decision_records.hpp"
-#include "runtime/state/model_json.hpp"
+#include "runtime/trace/trace_kinds.hpp"
 
 namespace ad::actors {
 
 namespace {
 
 using self_ptr = messages::scheduler_actor::stateful_pointer<scheduler_state>;
+namespace ev = runtime::sched_ev;
+namespace cmd = runtime::sched_cmd;
 
-void request_pass(self_ptr self);
+void carry_out(self_ptr self, runtime::scheduler_command c);
 
-// Every message the scheduler handles reads the clock once, and its steps
-// use that reading; when tracing, the message enters the trace as
-// scheduler.inbound in the order the actor handles it.
-void inbound(self_ptr self, std::string_view message,
-             const std::function<runtime::json()>& detail = {}) {
+// Feeds one event to the machine at the clock reading of the message being
+// handled, records both sides when tracing, and carries out the commands;
+// reads answered at once are fed next, in order, at the same reading.
+void feed(self_ptr self, runtime::scheduler_event e) {
   auto& s = self->state;
+  s.answered.push_back(std::move(e));
+  if (s.feeding)
+    return;
+  s.feeding = true;
   s.now = s.ctx->clk->now();
-  s.inbound_seq = trace_scheduler_inbound(*s.ctx, message, s.now, detail);
-}
-
-runtime::json error_detail(self_ptr self, const caf::error& err) {
-  return runtime::json{{"error", self->system().render(err)}};
-}
-
-void finish_if_idle(self_ptr self) {
-  auto& s = self->state;
-  if (s.finished || s.pass_in_flight || !s.running.empty())
-    return;
-  if (!s.stopping && s.terminal_error.empty() && (!s.survivors.empty() || !s.paused.empty()))
-    return;
-  s.finished = true;
-  auto done = finish_run(s);
-  self->send(s.waiter, std::move(done));
-  self->quit();
-}
-
-void apply(self_ptr self, std::vector<runtime::state_change> changes, std::function<void()> k) {
-  if (changes.empty()) {
-    k();
-    return;
-  }
-  self->request(self->state.ctx->store, self->state.ctx->state_timeout,
-                messages::apply_state_changes{std::move(changes)})
-    .then(
-      [self, k](const messages::state_changes_applied& r) {
-        inbound(self, "applied", [&r] { return runtime::json{{"seq", r.seq}}; });
-        self->state.applied_seq = std::max(self->state.applied_seq, r.seq);
-        k();
-      },
-      [self](caf::error& err) {
-        inbound(self, "applied", [&] { return error_detail(self, err); });
-        auto& s = self->state;
-        s.terminal_error = "state store refused a change: " + self->system().render(err);
-        s.pass_in_flight = false;
-        finish_if_idle(self);
-      });
-}
-
-void run_pass(self_ptr self);
-
-// The admission quota batch (SPEC section 5): runs the planned probes once on
-// the detached prober, tells the supervisor, and hands the snapshot to the
-// admitted workers; without probes (or when they fail) starts them as they are.
-void with_admission_quota(self_ptr self, const std::vector<runtime::planned_probe>& probes,
-                          std::vector<task_spec> start,
-                          std::function<void(std::vector<task_spec>)> k) {
-  auto& s = self->state;
-  if (probes.empty() || start.empty()) {
-    k(std::move(start));
-    return;
-  }
-  if (!s.prober)
-    s.prober = s.io->start_quota_prober(self);
-  auto now = s.now;
-  auto id = "admission-" + std::to_string(now) + "-" + std::to_string(++s.quota_batches);
-  self->request(s.prober, std::chrono::seconds(120),
-                messages::run_quota_probes{probes, s.ctx->workspace, id, now})
-    .then(
-      [self, start, k](const messages::quota_probes_done& done) mutable {
-        inbound(self, "quota",
-                [&] { return runtime::json{{"snapshot", runtime::to_json(done.snapshot)}}; });
-        self->send(self->state.ctx->supervisor, messages::quota_batch_taken{done.snapshot});
-        attach_admission_quota(start, done.snapshot);
-        k(std::move(start));
-      },
-      [self, start, k](caf::error& err) mutable {
-        inbound(self, "quota", [&] { return error_detail(self, err); });
-        k(std::move(start));
-      });
-}
-
-// The pass proper, over the state mirror.
-void pass_over_mirror(self_ptr self) {
-  auto& s = self->state;
-  if (s.mirror_seq < s.applied_seq) {
-    // Our own changes are not in the mirror yet: their publication comes
-    // first, and runs the pass.
-    s.pass_in_flight = false;
-    s.pass_deferred = true;
-    return;
-  }
-  if (s.first_pass) {
-    s.first_pass = false;
-    auto changes = startup_changes(s, s.mirror);
-    bool handoff = std::any_of(changes.begin(), changes.end(), [](const auto& c) {
-      return std::holds_alternative<runtime::set_retry_handoff>(c);
-    });
-    apply(self, std::move(changes), [self, handoff] {
-      if (handoff)
-        runtime::crash_point("after-handoff");
-      run_pass(self);
-    });
-    return;
-  }
-  auto decided = decide_pass(s, s.mirror);
-  auto probes = admission_probe_plan(*s.ctx, decided.start, s.mirror, s.now);
-  auto changes = std::move(decided.changes);
-  decided.changes.clear();
-  apply(self, std::move(changes), [self, decided, probes] {
-    // Only now that the pass's changes are durable: its effects, then the
-    // closing of finished groups, durable in turn before any start.
-    after_pass_durable(self->state, decided);
-    auto closing = close_groups(self->state, decided.closing);
-    apply(self, std::move(closing), [self, decided, probes] {
-    with_admission_quota(self, probes, decided.start, [self, decided](std::vector<task_spec> start) {
-    auto& s = self->state;
-    // Adopted attempts first: their tasks are followed here from now on.
-    for (const auto& spec : decided.adopt) {
-      if (s.stopping || !s.terminal_error.empty())
-        break;
-      auto handle = s.io->start_task(self, s.ctx, spec);
-      s.running.emplace(spec.name, handle);
-      s.touched.insert(spec.name);
+  while (!s.answered.empty() && !s.machine->finished()) {
+    auto next = std::move(s.answered.front());
+    s.answered.pop_front();
+    auto commands = s.machine->step(s.now, next);
+    if (const auto& trace = s.ctx->trace) {
+      auto body = runtime::to_json(next);
+      body["now"] = s.now;
+      trace->edge_and_decision(runtime::trace_kinds::scheduler_event, body,
+                               runtime::trace_kinds::scheduler_commands,
+                               runtime::json{{"commands", runtime::commands_to_json(commands)}});
     }
-    for (const auto& spec : start) {
-      if (s.stopping || !s.terminal_error.empty())
-        break;
-      auto handle = s.io->start_task(self, s.ctx, spec);
-      s.running.emplace(spec.name, handle);
-      s.touched.insert(spec.name); // now running here: re-examined next pass
-    }
-    s.pass_in_flight = false;
-    if ((!s.survivors.empty() || !s.paused.empty()) && !s.poll_scheduled) {
-      s.poll_scheduled = true;
-      self->delayed_send(self, s.ctx->survivor_poll, messages::sch_poll_atom::value);
-    }
-    if (s.pass_wanted && !s.stopping)
-      run_pass(self);
-    else
-      finish_if_idle(self);
-    });
-    });
-  });
+    for (auto& c : commands)
+      carry_out(self, std::move(c));
+  }
+  s.answered.clear();
+  s.feeding = false;
 }
 
-void run_pass(self_ptr self) {
+void fail(self_ptr self, runtime::scheduler_peer peer, const caf::error& err) {
+  feed(self, ev::request_failed{peer, self->system().render(err)});
+}
+
+void carry_out(self_ptr self, runtime::scheduler_command c) {
   auto& s = self->state;
-  s.pass_in_flight = true;
-  s.pass_wanted = false;
-  if (s.subscribed) {
-    pass_over_mirror(self);
-    return;
-  }
-  // Once: the state as of now, and from then on every durable entry.
-  self->request(s.ctx->store, s.ctx->state_timeout, messages::subscribe_state_changes{})
-    .then(
-      [self](messages::state_snapshot_reply& r) {
-        inbound(self, "snapshot", [&r] {
-          return runtime::json{{"seq", r.seq}, {"state", runtime::state_to_json(r.state)}};
-        });
-        auto& s = self->state;
-        s.mirror = std::move(r.state);
-        s.mirror_seq = r.seq;
-        s.subscribed = true;
-        pass_over_mirror(self);
+  const auto& ctx = *s.ctx;
+  auto& io = *s.io;
+  using runtime::scheduler_peer;
+  std::visit(
+    runtime::overload{
+      [&](cmd::subscribe_state&) {
+        self->request(ctx.store, ctx.state_timeout, messages::subscribe_state_changes{})
+          .then(
+            [self](messages::state_snapshot_reply& r) {
+              feed(self, ev::state_snapshot{r.seq, std::move(r.state)});
+            },
+            [self](caf::error& err) { fail(self, scheduler_peer::state_store, err); });
       },
-      [self](caf::error& err) {
-        inbound(self, "snapshot", [&] { return error_detail(self, err); });
-        auto& s = self->state;
-        s.terminal_error = "state store unavailable: " + self->system().render(err);
-        s.pass_in_flight = false;
-        finish_if_idle(self);
-      });
-}
-
-void request_pass(self_ptr self) {
-  auto& s = self->state;
-  if (s.stopping || !s.terminal_error.empty()) {
-    finish_if_idle(self);
-    return;
-  }
-  if (s.pass_in_flight) {
-    s.pass_wanted = true;
-    return;
-  }
-  run_pass(self);
+      [&](cmd::make_durable& x) {
+        self->request(ctx.store, ctx.state_timeout,
+                      messages::apply_state_changes{std::move(x.changes)})
+          .then(
+            [self](const messages::state_changes_applied& r) {
+              feed(self, ev::state_applied{r.seq});
+            },
+            [self](caf::error& err) { fail(self, scheduler_peer::state_store, err); });
+      },
+      [&](cmd::probe_work_logs& x) {
+        s.answered.push_back(ev::work_logs_probed{io.probe_work_logs(x.tasks)});
+      },
+      [&](cmd::read_active_stages& x) {
+        s.answered.push_back(ev::active_stages_read{io.read_active_stages(x.state)});
+      },
+      [&](cmd::refresh_scan& x) {
+        auto read = io.refresh_scan(x.also);
+        if (read)
+          s.answered.push_back(ev::scan_read{std::move(*read)});
+        else
+          s.answered.push_back(ev::scan_failed{read.error().message()});
+      },
+      [&](cmd::find_archives& x) {
+        ev::archives_found found;
+        for (const auto& task : x.tasks)
+          if (auto folders = io.archived_task_folders(task); !folders.empty())
+            found.folders[task] = std::move(folders);
+        s.answered.push_back(std::move(found));
+      },
+      [&](cmd::archive_work_logs& x) {
+        ev::work_logs_archived moved;
+        for (const auto& group : x.groups)
+          moved.moved[group] = io.archive_work_log(group);
+        s.answered.push_back(std::move(moved));
+      },
+      [&](cmd::remove_attempt_logs& x) { io.remove_attempt_logs(x.task); },
+      [&](cmd::run_quota_probes& x) {
+        if (!s.prober)
+          s.prober = io.start_quota_prober(self);
+        self->request(s.prober, std::chrono::seconds(120),
+                      messages::run_quota_probes{std::move(x.plan), ctx.workspace,
+                                                 std::move(x.id), s.now})
+          .then(
+            [self](messages::quota_probes_done& done) {
+              feed(self, ev::quota_probed{std::move(done.snapshot)});
+            },
+            [self](caf::error& err) { fail(self, scheduler_peer::quota_prober, err); });
+      },
+      [&](cmd::tell_supervisor& x) {
+        self->send(ctx.supervisor, messages::quota_batch_taken{std::move(x.snapshot)});
+      },
+      [&](cmd::start_task& x) {
+        auto name = x.spec.name;
+        s.tasks.insert_or_assign(std::move(name), io.start_task(self, s.ctx, x.spec));
+      },
+      [&](cmd::stop_task& x) {
+        if (auto t = s.tasks.find(x.task); t != s.tasks.end())
+          self->send(t->second, messages::stop_run{std::move(x.reason)});
+      },
+      [&](cmd::wake_at& x) {
+        self->delayed_send(self, std::chrono::milliseconds(std::max<int64_t>(0, x.at - s.now)),
+                           messages::sch_poll_atom::value);
+      },
+      [&](cmd::checkpoint& x) { runtime::crash_point(x.name); },
+      [&](cmd::show& x) {
+        if (ctx.out)
+          self->send(ctx.out, std::move(x.event));
+      },
+      [&](cmd::finish_run& x) {
+        self->send(s.waiter, messages::run_finished{x.exit_code, std::move(x.summary),
+                                                    std::move(x.details)});
+        self->quit();
+      },
+    },
+    c);
 }
 
 } // namespace
 
+runtime::scheduler_context scheduler_context_of(const run_context& ctx) {
+  runtime::scheduler_context c;
+  c.pol = &ctx.pol;
+  c.zone = &ctx.zone;
+  c.task_root = ctx.task_root;
+  c.task_group = ctx.task_group;
+  c.max_parallel = ctx.max_parallel;
+  c.retry_blocked = ctx.retry_blocked;
+  c.poll_every = ctx.survivor_poll.count();
+  return c;
+}
+
 messages::scheduler_actor::behavior_type scheduler_impl(self_ptr self, run_context_ptr ctx,
                                                         messages::run_waiter_actor waiter) {
-  self->state.ctx = std::move(ctx);
-  self->state.waiter = std::move(waiter);
-  const auto& c = *self->state.ctx;
-  self->state.io = c.scheduler_io_factory ? c.scheduler_io_factory(c) : make_file_scheduler_io(c);
+  auto& s = self->state;
+  s.ctx = std::move(ctx);
+  s.waiter = std::move(waiter);
+  const auto& c = *s.ctx;
+  s.io = c.scheduler_io_factory ? c.scheduler_io_factory(c) : make_file_scheduler_io(c);
+  s.machine = std::make_unique<runtime::scheduler_machine>(scheduler_context_of(c));
+  // The first pass runs as the actor's first message.
   self->send(self, messages::sch_pass_atom::value);
   return {
-    [self](messages::sch_pass_atom) {
-      inbound(self, "pass");
-      request_pass(self);
-    },
-    [self](messages::sch_poll_atom) {
-      inbound(self, "poll", [self] {
-        return runtime::json{{"survivors", self->state.survivors.size()},
-                             {"paused", self->state.paused.size()}};
-      });
-      self->state.poll_scheduled = false;
-      if (!self->state.survivors.empty() || !self->state.paused.empty())
-        request_pass(self);
-    },
-    [self](messages::task_ended& ended) {
-      inbound(self, "task_ended", [&ended] {
-        return runtime::json{{"task", ended.task},
-                             {"stage", ended.stage},
-                             {"outcome", ended.outcome},
-                             {"reason", ended.reason},
-                             {"pause_ms", ended.pause_ms}};
-      });
-      auto& s = self->state;
-      s.running.erase(ended.task);
-      note_task_ended(s, ended);
-      request_pass(self);
+    [self](messages::sch_pass_atom) { feed(self, ev::begun{}); },
+    [self](messages::sch_poll_atom) { feed(self, ev::poll{}); },
+    [self](messages::task_ended& e) {
+      self->state.tasks.erase(e.task);
+      feed(self, ev::task_ended{std::move(e.task), std::move(e.stage), std::move(e.outcome),
+                                std::move(e.reason), e.pause_ms});
     },
     [self](messages::state_changes_published& p) {
-      inbound(self, "published", [&p] {
-        return runtime::json{{"seq", p.seq}, {"changes", runtime::changes_body(p.changes)}};
-      });
-      auto& s = self->state;
-      note_state_published(s, p);
-      if (s.pass_deferred && s.mirror_seq >= s.applied_seq) {
-        s.pass_deferred = false;
-        request_pass(self);
-      }
+      feed(self, ev::state_published{p.seq, std::move(p.changes)});
     },
     [self](messages::claim_violation_noted& v) {
-      inbound(self, "claim_violation", [&v] { return claim_note_json(v); });
-      auto& s = self->state;
-      if (auto stop = note_claim_violation(s, v))
-        self->send(*stop, messages::stop_run{v.reason});
-      if (!v.stop_task.empty())
-        request_pass(self); // the block is durable: the task is seen blocked
+      feed(self, ev::claim_violation{std::move(v.live), std::move(v.task), std::move(v.stop_task),
+                                     std::move(v.reason)});
     },
     [self](messages::violating_attempt_ended& e) {
-      inbound(self, "violation_ended", [&e] { return violation_ended_json(e); });
-      if (note_violating_attempt_ended(self->state, e))
-        request_pass(self);
+      feed(self, ev::violation_ended{std::move(e.attempt)});
     },
-    [self](messages::shutdown_requested&) {
-      inbound(self, "shutdown");
-      auto& s = self->state;
-      if (s.stopping)
-        return;
-      s.stopping = true;
-      s.interrupted = true;
-      for (auto& [name, handle] : s.running)
-        self->send(handle, messages::stop_run{"interrupted"});
-      finish_if_idle(self);
-    },
+    [self](messages::shutdown_requested&) { feed(self, ev::shutdown{}); },
   };
 }
 

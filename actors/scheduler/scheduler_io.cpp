@@ -3,8 +3,9 @@
 #include <optional>
 
 #include "actors/scheduler/quota_prober.hpp"
+#include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/review_observe.hpp"
-#include "runtime/schedule/task_view.hpp"
+#include "runtime/workspace/workspace_scanner.hpp"
 #include "runtime/worklog/work_log.hpp"
 #include "runtime/worklog/work_log_archive.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -24,16 +25,19 @@ public:
   explicit file_scheduler_io(const run_context& ctx)
       : ctx_(ctx), scanner_(ctx.workspace, group_option(ctx)) {}
 
-  runtime::result<runtime::scan_refresh> refresh_scan(
-    const std::vector<std::filesystem::path>& also) override {
-    return scanner_.refresh(also);
+  runtime::result<runtime::scan_reading> refresh_scan(
+    const std::vector<std::string>& also) override {
+    auto refreshed = scanner_.refresh({also.begin(), also.end()});
+    if (!refreshed)
+      return refreshed.error();
+    return scanner_.reading(*refreshed);
   }
 
-  const runtime::task_scan_view& scan() const override { return scanner_; }
-
-  std::vector<std::filesystem::path> archived_task_folders(
-    const std::string& task) const override {
-    return runtime::find_archived_task_folders(ctx_.task_root, task);
+  std::vector<std::string> archived_task_folders(const std::string& task) const override {
+    std::vector<std::string> out;
+    for (const auto& p : runtime::find_archived_task_folders(ctx_.task_root, task))
+      out.push_back(p.string());
+    return out;
   }
 
   std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {
@@ -45,12 +49,13 @@ public:
     return out;
   }
 
-  work_log_move archive_work_log(const std::string& group) override {
+  runtime::work_log_archive_outcome archive_work_log(const std::string& group) override {
     runtime::work_log_archive_request req;
     req.workspace = ctx_.workspace;
     req.group = group;
     auto moved = runtime::archive_work_log(req, *ctx_.clk);
-    work_log_move out;
+    runtime::work_log_archive_outcome out;
+    out.attempted = true;
     out.ok = moved.is_ok();
     out.not_found = !out.ok && moved.error().is_not_found();
     out.error = out.ok ? "" : moved.error().message();

@@ -1,36 +1,26 @@
 #pragma once
-// What the scheduler actor takes from outside its messages: the workspace
-// scan, the archive lookups of first sightings and vanished tasks, the move
-// of a finished group's work log, the removal of a completed task's attempt
-// logs, the probes of active stages (/proc, locators, review files), and
-// the actors it starts: task actors and the admission quota prober. In a
-// run these are the files, /proc and real actors (file_scheduler_io); tests
-// give the scheduler their own (tests/actors/scheduler). Every call runs
-// inside one of the scheduler's steps, on its thread; none may block long.
-// Owned by one scheduler; not thread-safe.
+// What the scheduler actor reads, moves and starts for its machine's
+// commands (runtime/run/scheduler_machine.hpp): the workspace scan, the
+// archive folders of tasks, the probes of active stages (/proc, locators,
+// review files) and of work logs, the move of a finished group's work log,
+// the removal of a completed task's attempt logs, and the actors it
+// starts: task actors and the admission quota prober. In a run these are
+// the files, /proc and real actors (make_file_scheduler_io); tests give
+// their own. Every call answers at once, on the scheduler's thread; none
+// may block long. Owned by one scheduler; not thread-safe.
 
 #include <map>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "actors/scheduler/run_context.hpp"
-#include "actors/scheduler/task_actor.hpp"
+#include "actors/core/run_context.hpp"
+#include "actors/task/task_actor.hpp"
 #include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
-#include "runtime/run/active_probe.hpp"
-#include "runtime/workspace/task_scan_view.hpp"
-#include "runtime/workspace/workspace_scanner.hpp"
+#include "runtime/run/scheduler_machine.hpp"
 
 namespace ad::actors {
-
-// How a finished group's work log move ended.
-struct work_log_move {
-  bool ok = false;
-  bool not_found = false; // there was no work log to move
-  std::string error;      // when not ok
-};
 
 class scheduler_io {
 public:
@@ -39,14 +29,11 @@ public:
   // Reads what changed in the workspace since the last refresh (`also`:
   // folders known to have changed); the first refresh reads everything.
   // On an error the tasks of the last refresh stay.
-  virtual runtime::result<runtime::scan_refresh> refresh_scan(
-    const std::vector<std::filesystem::path>& also) = 0;
-  // The tasks as of the last refresh (none before the first).
-  virtual const runtime::task_scan_view& scan() const = 0;
+  virtual runtime::result<runtime::scan_reading> refresh_scan(
+    const std::vector<std::string>& also) = 0;
   // Archive folders of `task` that hold complete.log, sorted.
-  virtual std::vector<std::filesystem::path> archived_task_folders(
-    const std::string& task) const = 0;
-  virtual work_log_move archive_work_log(const std::string& group) = 0;
+  virtual std::vector<std::string> archived_task_folders(const std::string& task) const = 0;
+  virtual runtime::work_log_archive_outcome archive_work_log(const std::string& group) = 0;
   virtual void remove_attempt_logs(const std::string& task) = 0;
   // For each task, whether its group's work log could be written now
   // (runtime::probe_work_log_writable).

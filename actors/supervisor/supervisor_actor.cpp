@@ -29,21 +29,6 @@ supervisor_actor::behavior_type supervisor(
           runtime::trace_kinds::supervisor_step, runtime::supervisor_step_body(out));
       return {std::move(out.step), std::move(out.changes), std::move(out.events)};
     },
-    [](stage_succeeded& msg) -> supervision_changes {
-      return supervision_changes{runtime::on_attempt_succeeded(msg.task, msg.state, msg.stage)};
-    },
-    [](retry_blocked_task& msg) -> retry_cleared {
-      auto cleared = runtime::clear_for_retry(msg.task, msg.state, msg.now);
-      retry_cleared reply;
-      reply.changes = std::move(cleared.changes);
-      if (cleared.handoff) {
-        reply.has_handoff = true;
-        reply.handoff_id = cleared.handoff->id;
-        reply.failed_target = cleared.handoff->failed_target;
-        reply.locator = cleared.handoff->locator;
-      }
-      return reply;
-    },
     [self](get_target_cooldowns&) -> target_cooldowns_reply {
       return {self->state.cooldowns};
     },

@@ -6,6 +6,7 @@
 
 #include "runtime/agents/reset_time.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/process/spawn.hpp"
 
 namespace ad::runtime {
 
@@ -148,7 +149,7 @@ failure_verdict classify_attempt(const failure_inputs& in,
     v.failure_source = "process-termination";
     return v;
   }
-  if (in.exit.ended == agent_exit_status::how::exited && in.exit.code == 127) {
+  if (in.exit.ended == agent_exit_status::how::exited && in.exit.code == launch_failure_exit_code) {
     v.failure_class = std::string(launch_failure_class);
     v.failure_source = "cli-launch";
     for (const auto& d : diags)

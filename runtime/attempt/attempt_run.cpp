@@ -12,6 +12,7 @@
 #include "runtime/keeper/keeper_records.hpp"
 #include "runtime/keeper/stream_seal.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/process/spawn.hpp"
 #include "runtime/worklog/work_log.hpp"
 #include "runtime/workspace/task_name.hpp"
 
@@ -57,7 +58,7 @@ std::string finish_row_result(const failure_verdict& v, const failure_inputs& in
   bool signaled = in.exit.ended == agent_exit_status::how::signaled;
   int code = signaled ? 128 + in.exit.signal : in.exit.code;
   if (in.launch == launch_outcome::failed_to_start)
-    code = 127;
+    code = launch_failure_exit_code;
   return "failed:" + v.failure_class + ":" + std::to_string(code);
 }
 
@@ -612,7 +613,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   locator_.status = v.failed() ? attempt_status::failed : attempt_status::succeeded;
   locator_.finished_at = clock_->now();
   if (end.launch == launch_outcome::failed_to_start)
-    locator_.exit_code = 127;
+    locator_.exit_code = launch_failure_exit_code;
   else if (end.how == exit_how::signaled)
     locator_.exit_code = 128 + end.exit_signal;
   else

@@ -8,43 +8,27 @@
 
 #include "runtime/claims/process_lineage.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/core/proc_stat.hpp"
 
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
 
 bool parse_stat_fields(std::string_view text, stat_fields& out) {
-  auto close = text.rfind(')');
-  if (close == std::string_view::npos)
+  auto fields = stat_fields_after_name(text);
+  // Element k is field k + 3: ppid is field 4, the start token field 22.
+  if (!fields || fields->size() < 20)
     return false;
-  std::string_view rest = text.substr(close + 1);
-  int field = 2; // fields after the name start at 3 (state)
-  bool have_ppid = false;
-  std::size_t i = 0;
-  while (i < rest.size()) {
-    while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i])))
-      ++i;
-    if (i >= rest.size())
-      break;
-    std::size_t start = i;
-    while (i < rest.size() && !std::isspace(static_cast<unsigned char>(rest[i])))
-      ++i;
-    std::string_view token = rest.substr(start, i - start);
-    ++field;
-    if (field == 4) {
-      auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), out.ppid);
-      if (ec != std::errc() || end != token.data() + token.size())
-        return false;
-      have_ppid = true;
-    } else if (field == 22) {
-      for (char c : token)
-        if (!std::isdigit(static_cast<unsigned char>(c)))
-          return false;
-      out.start_token.assign(token);
-      return have_ppid && !token.empty();
-    }
-  }
-  return false;
+  auto ppid = (*fields)[4 - 3];
+  auto [end, ec] = std::from_chars(ppid.data(), ppid.data() + ppid.size(), out.ppid);
+  if (ec != std::errc() || end != ppid.data() + ppid.size())
+    return false;
+  auto token = (*fields)[22 - 3];
+  for (char c : token)
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
+  out.start_token.assign(token);
+  return !token.empty();
 }
 
 std::string_view marker_in_environ(std::string_view env) {

@@ -9,13 +9,12 @@ namespace ad::runtime {
 
 namespace fs = std::filesystem;
 
-result<std::string> parse_start_token(std::string_view stat_text) {
+std::optional<std::vector<std::string_view>> stat_fields_after_name(std::string_view stat_text) {
   auto close = stat_text.rfind(')');
   if (close == std::string_view::npos)
-    return status::invalid_argument("process stat text has no ')'");
+    return std::nullopt;
   std::string_view rest = stat_text.substr(close + 1);
-  // Fields after the name start at field 3 (state); starttime is field 22.
-  int field = 2;
+  std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < rest.size()) {
     while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i])))
@@ -25,17 +24,24 @@ result<std::string> parse_start_token(std::string_view stat_text) {
     std::size_t start = i;
     while (i < rest.size() && !std::isspace(static_cast<unsigned char>(rest[i])))
       ++i;
-    ++field;
-    if (field == 22) {
-      std::string token(rest.substr(start, i - start));
-      if (token.empty() || !std::all_of(token.begin(), token.end(), [](unsigned char c) {
-            return std::isdigit(c) != 0;
-          }))
-        return status::invalid_argument("process start time field is not a number: " + token);
-      return token;
-    }
+    out.push_back(rest.substr(start, i - start));
   }
-  return status::invalid_argument("process stat text has fewer than 22 fields");
+  return out;
+}
+
+result<std::string> parse_start_token(std::string_view stat_text) {
+  auto fields = stat_fields_after_name(stat_text);
+  if (!fields)
+    return status::invalid_argument("process stat text has no ')'");
+  // Fields after the name start at field 3 (state); starttime is field 22.
+  if (fields->size() < 20)
+    return status::invalid_argument("process stat text has fewer than 22 fields");
+  std::string token((*fields)[22 - 3]);
+  if (token.empty() || !std::all_of(token.begin(), token.end(), [](unsigned char c) {
+        return std::isdigit(c) != 0;
+      }))
+    return status::invalid_argument("process start time field is not a number: " + token);
+  return token;
 }
 
 result<std::string> process_start_token(int pid, const fs::path& proc_root) {

@@ -6,12 +6,20 @@
 // /proc only; never throws; no state.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/core/status.hpp"
 
 namespace ad::runtime {
+
+// The fields of a /proc/<pid>/stat line after the command name, found
+// after the last ')' so a command name holding spaces or ')' cannot shift
+// them: element 0 is field 3 (state), element k field k + 3. None when the
+// text has no ')'. The views point into stat_text.
+std::optional<std::vector<std::string_view>> stat_fields_after_name(std::string_view stat_text);
 
 // Field 22 (starttime, in clock ticks since boot) of a /proc/<pid>/stat
 // line, found after the last ')' so a command name holding spaces or ')'

@@ -383,7 +383,7 @@ void process_reactor::impl::run_command(command& cmd, int64_t now) {
       process_exit ex;
       ex.id = cmd.id;
       ex.kind = exit_kind::launch_failed;
-      ex.exit_code = 127;
+      ex.exit_code = launch_failure_exit_code;
       ex.reason = std::move(cmd.reason);
       guarded([&] { cmd.sink->on_exit(ex); });
       break;

@@ -18,7 +18,7 @@ captured_run run_captured(const std::vector<std::string>& argv, const capture_op
   req.env_additions = options.env_additions;
   auto spawned = spawn_child(req);
   if (auto* failed = std::get_if<launch_failure>(&spawned)) {
-    out.exit_code = 127;
+    out.exit_code = launch_failure_exit_code;
     out.stderr_text = failed->reason;
     return out;
   }

@@ -24,6 +24,11 @@ struct spawned_child {
   int stderr_fd = -1;
 };
 
+// The exit code an attempt whose command could not start is recorded with
+// (the shell's "command not found"), in its locator, its work-log row and
+// its end; the failure classifier reads it back as a launch failure.
+inline constexpr int launch_failure_exit_code = 127;
+
 struct launch_failure {
   int error = 0;      // errno value
   std::string reason; // "command not found: foo", ...

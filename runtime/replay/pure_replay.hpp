@@ -1,19 +1,12 @@
 #pragma once
-// Replay handlers for the decisions that live entirely in runtime/ and take
-// every input from their edge: the supervisor (supervisor.failure ->
+// Replay handlers for the supervisor's decisions, which live entirely in
+// runtime/ and take every input from their edge (supervisor.failure ->
 // supervisor.step, with the shared quota cool-downs carried from one edge
 // to the next exactly as the supervisor actor carries them, and
-// supervisor.quota_batch updating them), the admission of a scheduler pass
-// (scheduler.admission -> scheduler.admitted), the orchestration
-// reconciliation of a scope (scheduler.reconcile -> scheduler.reconciled),
-// the new work units and first sightings of a pass (scheduler.sightings ->
-// scheduler.sighted), the closing of a finished group (scheduler.group ->
-// scheduler.group_close), the `--retry-blocked` clears at start-up
-// (scheduler.retry_blocked -> scheduler.retry_cleared), the settling of
-// probed active stages (scheduler.liveness -> scheduler.active_stages) and
-// the exit code (run.end -> run.exit). The handlers share state, so one set
-// replays one trace, in order. Pure: no files, no clock; errors are handler
-// results.
+// supervisor.quota_batch updating them). The handlers share state, so one
+// set replays one trace, in order. Pure: no files, no clock; errors are
+// handler results. (The scheduler's decisions are replayed by its machine:
+// runtime/replay/scheduler_replay.hpp.)
 
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/supervisor.hpp"

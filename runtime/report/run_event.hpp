@@ -1,8 +1,8 @@
 #pragma once
-// The event model of a run as plain values: what the output renderers
-// (event_render.hpp, board.hpp) consume. The output actor converts each
-// message of messages/run_events.hpp into one run_event; nothing here knows
-// about actors. One flat struct for every kind keeps the renderers simple:
+// The event model of a run as plain values, its one event type: the
+// scheduler and task machines show them (their `show` commands), the output
+// actor receives them as they are, and the renderers (event_render.hpp,
+// board.hpp) consume them; nothing here knows about actors. One flat struct for every kind keeps the renderers simple:
 // each kind uses the fields its comment names and leaves the rest empty.
 // Pure data plus name tables; no I/O, no threads, never throws.
 

@@ -88,4 +88,32 @@ quota_probe_runner::output process_probe_runner::run(const std::vector<std::stri
   return {run.exit_code, std::move(run.stdout_text)};
 }
 
+std::vector<planned_probe> admission_probe_plan(const policy& pol, const time_zone& zone,
+                                                const std::vector<task_spec>& specs,
+                                                const state_model& model, millis now) {
+  std::vector<admitted_worker> workers;
+  for (const auto& spec : specs) {
+    if (spec.stage != task_stage::worker)
+      continue;
+    admitted_worker w{spec.name, spec.lane, spec.grade, nullptr};
+    if (auto it = model.tasks.find(spec.name);
+        it != model.tasks.end() && it->second.work_unit_id == spec.work_unit_id)
+      w.state = &it->second;
+    workers.push_back(w);
+  }
+  if (workers.empty())
+    return {};
+  return plan_quota_probes(pol, admission_probe_requests(pol, zone, workers, now));
+}
+
+void attach_admission_quota(std::vector<task_spec>& specs, const probe_snapshot& snap) {
+  auto quota = to_quota_snapshot(snap);
+  for (auto& spec : specs) {
+    if (spec.stage != task_stage::worker)
+      continue;
+    spec.has_admission_quota = true;
+    spec.admission_quota = quota;
+  }
+}
+
 } // namespace ad::runtime

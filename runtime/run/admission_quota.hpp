@@ -17,6 +17,7 @@
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/quota.hpp"
 #include "runtime/policy/time_zone.hpp"
+#include "runtime/run/task_spec.hpp"
 #include "runtime/state/model.hpp"
 
 namespace ad::runtime {
@@ -36,6 +37,16 @@ struct admitted_worker {
 std::vector<probe_request> admission_probe_requests(const policy& pol, const time_zone& zone,
                                                     const std::vector<admitted_worker>& workers,
                                                     millis now);
+
+// The distinct probes the worker stages among `specs` (the tasks a pass is
+// about to start) need, empty when none; `now`: the pass's clock reading.
+// State of an older work unit than a spec's counts as none.
+std::vector<planned_probe> admission_probe_plan(const policy& pol, const time_zone& zone,
+                                                const std::vector<task_spec>& specs,
+                                                const state_model& model, millis now);
+
+// Every worker spec gets the batch's snapshot as its admission quota.
+void attach_admission_quota(std::vector<task_spec>& specs, const probe_snapshot& snap);
 
 // The quota knowledge a selection uses: the admission snapshot's statuses,
 // with the marks the task recorded itself (a provider-quota failure during

@@ -94,20 +94,15 @@ void pass_planner::record(const admission_entry& e) {
   }
 }
 
-planner_result pass_planner::plan(const planner_input& in) {
-  planner_result out;
+std::set<std::string> pass_planner::scope_of(const planner_input& in) const {
   const auto& scanner = *in.scanner;
-  const auto& state = *in.state;
-
   std::set<std::string> scope;
   if (in.full) {
     for (const auto& [name, t] : scanner.tasks())
       scope.insert(name);
-    std::vector<std::string> gone;
     for (const auto& [name, v] : views_)
       if (!scanner.find(name))
-        gone.push_back(name);
-    scope.insert(gone.begin(), gone.end());
+        scope.insert(name);
   } else {
     for (const auto& name : in.touched) {
       scope.insert(name);
@@ -119,6 +114,30 @@ planner_result pass_planner::plan(const planner_input& in) {
     if (in.violations_changed)
       scope.insert(violation_waiters_.begin(), violation_waiters_.end());
   }
+  return scope;
+}
+
+static bool orchestration_knows(const state_model& state, const std::string& name) {
+  auto rec = state.orchestrations.find(task_group(name));
+  return rec != state.orchestrations.end() &&
+         rec->second.status != orchestration_status::complete &&
+         rec->second.tasks.count(name) != 0;
+}
+
+std::vector<std::string> pass_planner::first_sightings(const planner_input& in) const {
+  std::vector<std::string> out;
+  for (const auto& name : scope_of(in))
+    if (in.scanner->find(name) && !orchestration_knows(*in.state, name))
+      out.push_back(name);
+  return out;
+}
+
+planner_result pass_planner::plan(const planner_input& in) {
+  planner_result out;
+  const auto& scanner = *in.scanner;
+  const auto& state = *in.state;
+
+  auto scope = scope_of(in);
 
   auto completed = [&](std::string_view group, std::string_view dep) {
     return scanner.completed_folders(group, dep);
@@ -140,15 +159,10 @@ planner_result pass_planner::plan(const planner_input& in) {
       seen.state_known = true;
       seen.state_work_unit = st_it->second.work_unit_id;
     }
-    auto rec = state.orchestrations.find(task_group(name));
-    seen.orchestration_known = rec != state.orchestrations.end() &&
-                               rec->second.status != orchestration_status::complete &&
-                               rec->second.tasks.count(name) != 0;
-    if (!seen.orchestration_known)
-      for (const auto& p : in.archived_folders
-                             ? in.archived_folders(name)
-                             : find_archived_task_folders(scanner.task_root(), name))
-        seen.archive_baseline.push_back(p.string());
+    seen.orchestration_known = orchestration_knows(state, name);
+    if (!seen.orchestration_known && in.archives)
+      if (auto a = in.archives->find(name); a != in.archives->end())
+        seen.archive_baseline = a->second;
     out.sightings.push_back(std::move(seen));
     const task_state* st = current_task_state(state, *t);
     auto live = in.live.find(name);

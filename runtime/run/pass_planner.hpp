@@ -11,11 +11,11 @@
 // which is what a full pass would decide for it again. A full pass (first
 // one, a full rescan by the scanner) examines everything.
 //
-// Pure apart from what it reads through the scan view (the scanner's cached
-// folders) and the archive lookup of first sightings; single owner; never throws.
+// Pure: the scan view (the scheduler's copy of the scan) and the archive
+// folders of first sightings (asked for beforehand: first_sightings) come
+// with the input. Single owner; never throws.
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -30,9 +30,9 @@ namespace ad::runtime {
 
 struct planner_input {
   const task_scan_view* scanner = nullptr;
-  // The archive folders (with complete.log) of a task at its first sighting;
-  // null: find_archived_task_folders under the scan's task root.
-  std::function<std::vector<std::filesystem::path>(const std::string& task)> archived_folders;
+  // The archive folders (with complete.log) of the tasks first_sightings
+  // names, by task; a task missing or a null map: none.
+  const std::map<std::string, std::vector<std::string>>* archives = nullptr;
   const state_model* state = nullptr;
   const policy* pol = nullptr;
   std::map<std::string, live_info> live; // every live task, by name
@@ -55,8 +55,7 @@ struct planner_result {
   std::vector<task_sighting> sightings;
   // The last admission call of the pass: what it decided on (the views of
   // the examined tasks and of the capacity waiters taken, the claims, the
-  // live tasks) and the parts of its plan not listed above. The message
-  // trace records them (scheduler.admission -> scheduler.admitted).
+  // live tasks) and the parts of its plan not listed above.
   admission_input input;
   std::map<std::string, write_claim> claims_taken;
   std::vector<std::string> capacity_waiters;
@@ -66,6 +65,10 @@ struct planner_result {
 class pass_planner {
 public:
   planner_result plan(const planner_input& in);
+  // The tasks plan(in) would examine that are scanned and unknown to their
+  // orchestration record (first sightings): their archive folders are the
+  // sighting's baseline (planner_input::archives).
+  std::vector<std::string> first_sightings(const planner_input& in) const;
 
   const std::map<std::string, admission_entry>& entries() const { return entries_; }
   const std::map<std::string, task_view>& views() const { return views_; }
@@ -80,6 +83,7 @@ public:
 private:
   using order_key = std::tuple<int, int, std::string>; // (not review, index, name)
 
+  std::set<std::string> scope_of(const planner_input& in) const;
   void drop(const std::string& name);
   void put_view(task_view v);
   void record(const admission_entry& e);

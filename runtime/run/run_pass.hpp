@@ -16,7 +16,7 @@
 
 #include "runtime/policy/policy.hpp"
 #include "runtime/schedule/admission.hpp"
-#include "runtime/schedule/exit_code.hpp"
+#include "runtime/run/exit_code.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model.hpp"
 #include "runtime/workspace/task_scan.hpp"

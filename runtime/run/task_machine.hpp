@@ -15,7 +15,7 @@
 //
 // Everything it reads arrives in events: the task state (task_state_read),
 // the files it asks for (launch_read, attempt_read), the supervisor's step.
-// The task actor (actors/scheduler/task_actor) is its interpreter; the
+// The task actor (actors/task/task_actor) is its interpreter; the
 // message trace records each event and the commands it produced
 // (task.event -> task.commands), and replay feeds the recorded events to a
 // new machine and compares its commands. Single owner, no I/O, no clock of

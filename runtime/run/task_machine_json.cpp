@@ -1,6 +1,7 @@
 // The message trace's JSON forms of the task machine's events and commands
 // (task.event -> task.commands, docs/traces.md).
 
+#include "runtime/core/overload.hpp"
 #include "runtime/run/task_machine.hpp"
 
 #include "runtime/core/exception_text.hpp"
@@ -10,13 +11,6 @@
 namespace ad::runtime {
 
 namespace {
-
-template <class... F>
-struct overload : F... {
-  using F::operator()...;
-};
-template <class... F>
-overload(F...) -> overload<F...>;
 
 json changes_json(const std::vector<state_change>& changes) {
   json out = json::array();

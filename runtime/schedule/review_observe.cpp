@@ -6,6 +6,7 @@
 
 #include "runtime/core/hash.hpp"
 #include "runtime/workspace/review_verdict.hpp"
+#include "runtime/workspace/subfolders.hpp"
 #include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
@@ -27,18 +28,6 @@ bool matches_archived_leaf(std::string_view candidate, std::string_view leaf) {
       candidate[leaf.size()] != '_')
     return false;
   return all_digits(candidate.substr(leaf.size() + 1));
-}
-
-std::vector<fs::path> sorted_subdirs(const fs::path& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code kind_ec;
-    if (it->is_directory(kind_ec))
-      out.push_back(it->path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 result<review_folder> observe_folder(const fs::path& dir, review_folder_place place,
@@ -153,10 +142,10 @@ std::vector<fs::path> find_archived_task_folders(const fs::path& agent_task_root
   std::string group = task_group(task_name);
   std::string_view leaf =
       slash == std::string_view::npos ? task_name : task_name.substr(slash + 1);
-  for (const auto& year : sorted_subdirs(agent_task_root / "archive")) {
-    for (const auto& month : sorted_subdirs(year)) {
+  for (const auto& year : subfolders(agent_task_root / "archive")) {
+    for (const auto& month : subfolders(year)) {
       auto parent = slash == std::string_view::npos ? month : month / group;
-      for (const auto& candidate : sorted_subdirs(parent)) {
+      for (const auto& candidate : subfolders(parent)) {
         std::error_code ec;
         if (matches_archived_leaf(candidate.filename().string(), leaf) &&
             fs::is_regular_file(candidate / "complete.log", ec))

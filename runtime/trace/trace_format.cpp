@@ -1,5 +1,7 @@
 #include "runtime/trace/trace_format.hpp"
 
+#include <algorithm>
+
 #include "runtime/core/hash.hpp"
 
 namespace ad::runtime {
@@ -105,6 +107,17 @@ result<trace_record> trace_record_from_json(const json& j) {
     return bad("record: \"body\" must be a JSON object");
   r.body = j["body"];
   return r;
+}
+
+bool ends_run(const trace_record& decision) {
+  if (decision.dir != trace_direction::decision || decision.kind != "scheduler.commands" ||
+      !decision.body.is_object() || !decision.body.contains("commands") ||
+      !decision.body["commands"].is_array())
+    return false;
+  const auto& commands = decision.body["commands"];
+  return std::any_of(commands.begin(), commands.end(), [](const json& c) {
+    return c.is_object() && c.value("command", std::string()) == "finish_run";
+  });
 }
 
 } // namespace ad::runtime

@@ -39,10 +39,6 @@ struct trace_header {
 enum class trace_direction : uint8_t { edge, decision };
 std::string_view to_string(trace_direction d);
 
-// The edge a run records last (the final run observation, followed by its
-// run.exit decision); a trace without it was cut off (the run crashed or was
-// killed).
-inline constexpr std::string_view trace_final_edge = "run.end";
 
 struct trace_record {
   int64_t seq = 0;
@@ -51,6 +47,11 @@ struct trace_record {
   int64_t cause = 0; // decisions: seq of the edge that led to it; 0 = none
   json body = json::object();
 };
+
+// Whether `decision` ends the run: the scheduler's commands that finish it
+// (finish_run), the last thing a run records. A trace without one was cut
+// off (the run crashed or was killed).
+bool ends_run(const trace_record& decision);
 
 // The canonical hash of a policy document (sha256 of its compact dump).
 std::string trace_policy_hash(const json& policy);

@@ -53,22 +53,23 @@ replay_report replay_trace(const trace_file& trace, const replay_handlers& handl
         ++out.not_replayed[d->kind];
     }
 
-  // A trace cut off before run.end: its last edge, and every edge after its
+  // A trace cut off before the run's end (the scheduler's finish_run): its last edge, and every edge after its
   // last decision (other actors' edges can come between an edge and its
-  // decisions), may have lost decisions in the cut. Without run.end the run
+  // decisions), may have lost decisions in the cut. Without it the run
   // stopped somewhere: records are written in order, so a lost decision
   // would have come after every record the trace holds, and so can an
   // edge's whose every later decision is its own (the run stopped while
   // they were being written).
   const trace_record* last_edge = nullptr;
   int64_t last_decision = 0;
+  bool ended = false;
   for (const auto& r : trace.records) {
     if (r.dir == trace_direction::edge)
       last_edge = &r;
     else
       last_decision = r.seq;
+    ended = ended || ends_run(r);
   }
-  bool ended = last_edge && last_edge->kind == trace_final_edge;
   bool cut = last_edge && (!ended || last_edge == &trace.records.back());
   std::set<int64_t> open_at_cut; // edges whose decisions may run past the cut
   if (cut && !ended) {

@@ -11,7 +11,7 @@
 // called in edge order, one at a time. Decisions of kinds no handler
 // produces, and those of edges a handler does not decide (its `decides`),
 // are counted as not replayed. In a trace cut off before its final edge
-// (run.end: the run crashed or was killed), the last edge and every edge
+// (no finish_run: the run crashed or was killed), the last edge and every edge
 // after the last decision are compared on the decisions the trace holds
 // only: the rest were lost in the cut. Pure
 // over its inputs; a handler error is a divergence whose actual value is

@@ -2,17 +2,19 @@
 
 #include <algorithm>
 
+#include "runtime/workspace/subfolders.hpp"
+
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Folder names "<pred>_*" or "<pred>+*".
 bool names_predecessor(std::string_view folder, std::string_view predecessor) {
-  return folder.size() > predecessor.size() && folder.starts_with(predecessor) &&
+  return !folder.starts_with(".") && folder.size() > predecessor.size() &&
+         folder.starts_with(predecessor) &&
          (folder[predecessor.size()] == '_' || folder[predecessor.size()] == '+');
 }
+
+namespace {
 
 void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
   std::error_code ec;
@@ -23,7 +25,7 @@ void collect(const fs::path& group_dir, std::string_view predecessor, std::set<f
     if (ec)
       return;
     auto name = it->path().filename().string();
-    if (name.starts_with(".") || !names_predecessor(name, predecessor))
+    if (!names_predecessor(name, predecessor))
       continue;
     auto log = it->path() / "complete.log";
     std::error_code ec2;
@@ -32,22 +34,6 @@ void collect(const fs::path& group_dir, std::string_view predecessor, std::set<f
     auto canonical = fs::canonical(log, ec2);
     found.insert(ec2 ? log : canonical);
   }
-}
-
-std::vector<fs::path> subfolders(const fs::path& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    return out;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec)
-      break;
-    std::error_code ec2;
-    if (fs::is_directory(it->path(), ec2))
-      out.push_back(it->path());
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {

@@ -41,6 +41,10 @@ struct dependency_report {
   std::string reason() const;
 };
 
+// Whether a folder name names `predecessor`: "<pred>_*" or "<pred>+*", not
+// hidden.
+bool names_predecessor(std::string_view folder, std::string_view predecessor);
+
 // Completed folders (their complete.log, canonical) for predecessor index
 // `predecessor` of a task in `group`, in the group and its archive months.
 std::vector<std::filesystem::path> dependency_candidates(const std::filesystem::path& task_root,

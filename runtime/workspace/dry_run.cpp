@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "runtime/workspace/subfolders.hpp"
+
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
@@ -16,23 +18,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
       out += sep;
     out += item;
   }
-  return out;
-}
-
-std::vector<fs::path> subfolders(const fs::path& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    return out;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec)
-      break;
-    std::error_code ec2;
-    if (fs::is_directory(it->path(), ec2))
-      out.push_back(it->path());
-  }
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -47,13 +47,6 @@ fs::path canonical_or_same(const fs::path& p) {
   return ec ? p : c;
 }
 
-// Folder names "<pred>_*" or "<pred>+*" (as dependency_candidates matches them).
-bool names_predecessor(std::string_view folder, std::string_view predecessor) {
-  return !folder.starts_with(".") && folder.size() > predecessor.size() &&
-         folder.starts_with(predecessor) &&
-         (folder[predecessor.size()] == '_' || folder[predecessor.size()] == '+');
-}
-
 } // namespace
 
 workspace_scanner::workspace_scanner(fs::path workspace, std::optional<std::string> group,
@@ -439,34 +432,58 @@ result<scan_refresh> workspace_scanner::refresh(const std::vector<fs::path>& als
   return out;
 }
 
-std::vector<fs::path> workspace_scanner::completed_folders(std::string_view group,
-                                                           std::string_view predecessor) const {
-  std::set<fs::path> found;
-  std::string g(group);
-  if (auto it = subfolders_.find(g); it != subfolders_.end()) {
+std::vector<completed_folder> workspace_scanner::completed_in(const std::string& group) const {
+  std::vector<completed_folder> out;
+  if (auto it = subfolders_.find(group); it != subfolders_.end()) {
     for (const auto& sub : it->second) {
-      if (!names_predecessor(sub, predecessor))
-        continue;
-      auto dir = task_root_ / g / sub;
+      auto dir = task_root_ / group / sub;
       auto named = by_dir_.find(dir.string());
       if (named == by_dir_.end())
         continue;
       auto t = tasks_.find(named->second);
       if (t != tasks_.end() && t->second.has_complete_log)
-        found.insert(canonical_or_same(dir / "complete.log"));
+        out.push_back({sub, canonical_or_same(dir / "complete.log").string()});
     }
   }
-  if (auto it = archive_by_group_.find(g); it != archive_by_group_.end()) {
+  if (auto it = archive_by_group_.find(group); it != archive_by_group_.end()) {
     for (const auto& month_group : it->second) {
       auto logs = archive_logs_.find(month_group);
       if (logs == archive_logs_.end())
         continue;
       for (const auto& [folder, log] : logs->second)
-        if (names_predecessor(folder, predecessor))
-          found.insert(log);
+        out.push_back({folder, log.string()});
     }
   }
-  return {found.begin(), found.end()};
+  return out;
+}
+
+std::vector<fs::path> workspace_scanner::completed_folders(std::string_view group,
+                                                           std::string_view predecessor) const {
+  return matching_folders(completed_in(std::string(group)), predecessor);
+}
+
+scan_reading workspace_scanner::reading(const scan_refresh& refreshed) const {
+  scan_reading out;
+  out.full = refreshed.full;
+  out.changed = refreshed.changed;
+  std::set<std::string> groups;
+  if (refreshed.full) {
+    for (const auto& [name, t] : tasks_)
+      out.tasks.push_back(t);
+    for (const auto& [group, subs] : subfolders_)
+      groups.insert(group);
+    for (const auto& [group, folders] : archive_by_group_)
+      groups.insert(group);
+  } else {
+    for (const auto& name : refreshed.changed) {
+      if (auto t = tasks_.find(name); t != tasks_.end())
+        out.tasks.push_back(t->second);
+      groups.insert(task_group(name));
+    }
+  }
+  for (const auto& g : groups)
+    out.completed[g] = completed_in(g);
+  return out;
 }
 
 } // namespace ad::runtime

@@ -26,6 +26,7 @@
 
 #include "runtime/core/status.hpp"
 #include "runtime/workspace/folder_watch.hpp"
+#include "runtime/workspace/scan_copy.hpp"
 #include "runtime/workspace/task_scan.hpp"
 #include "runtime/workspace/task_scan_view.hpp"
 
@@ -59,6 +60,12 @@ public:
   // The same answer as dependency_candidates(task_root, group, predecessor).
   std::vector<std::filesystem::path> completed_folders(std::string_view group,
                                                        std::string_view predecessor) const override;
+  // Every completed folder of `group` (in agent-task/ and the archive).
+  std::vector<completed_folder> completed_in(const std::string& group) const;
+  // What `refreshed` (this scanner's last refresh) read, for a copy of the
+  // scan (scan_copy): the tasks it read and the completed folders of the
+  // groups it names.
+  scan_reading reading(const scan_refresh& refreshed) const;
   // Full scans done so far (the first refresh is one).
   int full_scans() const { return full_scans_; }
   // Folders read by the last refresh.

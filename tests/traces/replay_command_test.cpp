@@ -82,15 +82,15 @@ TEST(replay_command, another_policy_prints_the_first_divergence_and_exits_1) {
 
 TEST(replay_command, a_policy_that_would_read_what_the_run_never_read_says_so) {
   // Merged over the default policy, the budget file brings the default
-  // targets and their quota probes: the replayed scheduler would run an
-  // admission quota batch the recorded run never ran, whose answer no
-  // trace can hold. Replay stops there and says why.
+  // targets and their quota probes: the replayed scheduler machine asks for
+  // an admission quota batch the recorded run never ran, whose answer no
+  // trace can hold. Replay reports that command as the divergence.
   test::temp_dir dir;
   auto pol = dir.write("policy.json", R"({"budgets": {"recovery_failures": 1}})");
   auto r = run_replay(corpus("failure-classes") + " --policy " + pol.string());
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("the scheduler waits for an admission quota batch"), std::string::npos)
-    << r.out;
+  EXPECT_NE(r.out.find("(scheduler.commands)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"command\":\"run_quota_probes\""), std::string::npos) << r.out;
 }
 
 TEST(replay_command, a_broken_trace_exits_2_naming_the_line) {
@@ -159,7 +159,7 @@ TEST(replay_command, an_inbound_record_whose_body_is_not_an_object_exits_2_namin
     auto end = text->find('\n', start);
     auto one = text->substr(start, end - start);
     ++line;
-    if (damaged == 0 && one.find("\"kind\":\"scheduler.inbound\"") != std::string::npos) {
+    if (damaged == 0 && one.find("\"kind\":\"scheduler.event\"") != std::string::npos) {
       auto j = nlohmann::json::parse(one);
       j["body"] = "x";
       one = j.dump();
@@ -178,9 +178,9 @@ TEST(replay_command, an_inbound_record_whose_body_is_not_an_object_exits_2_namin
 }
 
 TEST(replay_command, a_record_of_the_wrong_shape_is_reported_in_plain_words) {
-  // A scheduler.group record whose "archive" is text: the replayed
-  // scheduler reads it inside the actor, and the damage is a divergence
-  // naming the record, not an exception's text on the terminal.
+  // A scheduler.event record whose scan reading's "changed" is text: the
+  // replayed scheduler machine cannot read it, and the damage is a
+  // divergence naming the record, not an exception's text on the terminal.
   test::temp_dir dir;
   auto text = runtime::read_file(corpus("clean"));
   ASSERT_TRUE(text.is_ok());
@@ -190,9 +190,9 @@ TEST(replay_command, a_record_of_the_wrong_shape_is_reported_in_plain_words) {
   while (start < text->size()) {
     auto end = text->find('\n', start);
     auto one = text->substr(start, end - start);
-    if (!damaged && one.find("\"kind\":\"scheduler.group\"") != std::string::npos) {
+    if (!damaged && one.find("\"event\":\"scan_read\"") != std::string::npos) {
       auto j = nlohmann::json::parse(one);
-      j["body"]["archive"] = "moved";
+      j["body"]["reading"]["changed"] = "moved";
       one = j.dump();
       damaged = true;
     }
@@ -203,7 +203,7 @@ TEST(replay_command, a_record_of_the_wrong_shape_is_reported_in_plain_words) {
   auto bad = dir.write("bad.jsonl", out);
   auto r = run_replay(bad.string());
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("scheduler.group: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scheduler.event: "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("json.exception"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("unhandled exception"), std::string::npos) << r.out;
 }

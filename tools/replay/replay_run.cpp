@@ -4,12 +4,13 @@
 
 #include <memory>
 
-#include "actors/scheduler/task_actor.hpp"
+#include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/task/task_actor.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/replay/attempt_replay.hpp"
 #include "runtime/replay/pure_replay.hpp"
+#include "runtime/replay/scheduler_replay.hpp"
 #include "runtime/replay/task_replay.hpp"
-#include "tools/replay/scheduler_replay.hpp"
 #include "tools/replay/supervisor_replay.hpp"
 
 namespace ad::tools {
@@ -36,7 +37,7 @@ runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trac
 
 runtime::result<runtime::replay_report> replay_recorded_run(
   const runtime::trace_file& trace, const runtime::policy& pol,
-  const std::function<void(runtime::replay_handlers&)>& customize, replay_by how) {
+  const std::function<void(runtime::replay_handlers&)>& customize) {
   // The zone recorded with the trace when the policy names it; another
   // policy's zone comes from this machine's tz database.
   bool recorded = pol.timezone == trace.header.time_zone && !trace.header.time_zone_tzif.empty();
@@ -76,9 +77,8 @@ runtime::result<runtime::replay_report> replay_recorded_run(
   add_supervisor_actor_replay(handlers, pol, *zone);
   runtime::add_attempt_replay_handlers(handlers, pol);
   runtime::add_task_machine_replay(handlers, pol, *zone, actors::task_context_of(ctx));
+  runtime::add_scheduler_machine_replay(handlers, pol, *zone, actors::scheduler_context_of(ctx));
   auto roots = replay_roots();
-  if (how == replay_by::actors && scheduler_replayable(trace))
-    add_scheduler_actor_replay(handlers, trace, ctx, roots);
   if (customize)
     customize(handlers);
   return runtime::replay_trace(trace, handlers, roots);

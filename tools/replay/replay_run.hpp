@@ -2,12 +2,13 @@
 // `agent-dispatch replay`: rebuilds the decision side of a recorded run and
 // compares its decisions with the trace (runtime/trace/trace_replay.hpp).
 // Every edge comes from the trace; the handlers are the dispatcher's own
-// code: the supervisor actor and the scheduler actor of the run, each on
-// CAF's deterministic scheduler (tools/replay/supervisor_replay.hpp,
-// scheduler_replay.hpp), every task's task machine (runtime/replay/
-// task_replay.hpp: the machine the task actor interprets), and the decision
-// functions of an attempt's reading of its output and its classification
-// (runtime/replay/pure_replay.hpp, actors/scheduler/decision_replay.hpp). Paths
+// code: the scheduler machine (runtime/replay/scheduler_replay.hpp: the
+// machine the scheduler actor interprets), every task's task machine
+// (runtime/replay/task_replay.hpp: the machine the task actor interprets),
+// the supervisor actor on CAF's deterministic scheduler (tools/replay/
+// supervisor_replay.hpp), and the decision functions of an attempt's
+// reading of its output and its classification (runtime/replay/
+// attempt_replay.hpp). Paths
 // are expanded to fixed replay roots that are never touched: no process
 // starts, nothing is written, time is the recorded clock readings. The
 // policy is the trace's unless an override is given (to see how another
@@ -28,19 +29,10 @@ runtime::trace_paths replay_roots();
 // The policy recorded in the trace's header.
 runtime::result<runtime::policy> recorded_policy(const runtime::trace_file& trace);
 
-// How the scheduler's decisions are replayed: by the actor itself (the
-// default; only in a trace that records its inbound messages, tools/replay/
-// scheduler_replay.hpp), or by calling the decision functions it calls on
-// the recorded readings (a second opinion the corpus tests keep equal; it
-// does not compare the scheduler's startup and pass records, which the
-// actor assembles). Task machines are replayed the same way in both.
-enum class replay_by : uint8_t { actors, functions };
-
 // Replays trace under pol (usually recorded_policy(trace)). customize, when
 // given, may replace or wrap handlers before the walk (mutation tests).
 runtime::result<runtime::replay_report> replay_recorded_run(
   const runtime::trace_file& trace, const runtime::policy& pol,
-  const std::function<void(runtime::replay_handlers&)>& customize = {},
-  replay_by how = replay_by::actors);
+  const std::function<void(runtime::replay_handlers&)>& customize = {});
 
 } // namespace ad::tools

@@ -67,9 +67,35 @@ protected:
     return *reply;
   }
 
-  attempt_began began(std::string task, std::string id) {
-    return attempt_began{t0, std::move(task), "worker", "codex-high", "codex", "gpt-5", 1,
-                         std::move(id), "/state/runs/x/locator.json"};
+  static runtime::run_event event(runtime::run_event_kind kind, int64_t time, std::string task,
+                                  std::string stage = "", std::string reason = "") {
+    runtime::run_event e;
+    e.kind = kind;
+    e.time = time;
+    e.task = std::move(task);
+    e.stage = std::move(stage);
+    e.reason = std::move(reason);
+    return e;
+  }
+
+  runtime::run_event began(std::string task, std::string id) {
+    auto e = event(runtime::run_event_kind::attempt_started, t0, std::move(task));
+    e.role = "worker";
+    e.target = "codex-high";
+    e.cli = "codex";
+    e.model = "gpt-5";
+    e.attempt = 1;
+    e.identity = std::move(id);
+    e.locator = "/state/runs/x/locator.json";
+    return e;
+  }
+
+  runtime::run_event summary(int64_t time, int64_t complete, std::string reason) {
+    auto e = event(runtime::run_event_kind::summary, time, "");
+    e.counts = {{"complete", complete}};
+    e.exit_code = 0;
+    e.reason = std::move(reason);
+    return e;
   }
 
   test_config cfg_;
@@ -82,8 +108,8 @@ protected:
 
 TEST_F(output_actor_test, plain_lines_in_arrival_order) {
   start(output_format::lines);
-  caf::anon_send(actor_, task_started{t0, "g/01_a", "worker"});
-  caf::anon_send(actor_, task_blocked{t0 + 1000, "g/02_b", "review", "no verdict"});
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_started, t0, "g/01_a", "worker"));
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_blocked, t0 + 1000, "g/02_b", "review", "no verdict"));
   sched_.run();
   EXPECT_EQ(out_->str(),
             "2027-01-15T08:00:00.000Z task_started g/01_a stage=worker\n"
@@ -96,11 +122,22 @@ TEST_F(output_actor_test, plain_lines_in_arrival_order) {
 TEST_F(output_actor_test, json_lines_end_with_the_summary) {
   start(output_format::json_lines);
   caf::anon_send(actor_, began("g/01_a", "g_01_a__p1__worker__a01"));
-  caf::anon_send(actor_, attempt_ended{t0 + 5, "g/01_a", "worker", "codex-high",
-                                       "g_01_a__p1__worker__a01", "failed", 1, "provider-quota",
-                                       "429", "/l.json"});
-  caf::anon_send(actor_, failover_done{t0 + 6, "g/01_a", "worker", "codex-high", "claude", "quota"});
-  caf::anon_send(actor_, run_summary{t0 + 7, {{"complete", 1}}, 0, "all complete"});
+  auto ended = event(runtime::run_event_kind::attempt_finished, t0 + 5, "g/01_a");
+  ended.role = "worker";
+  ended.target = "codex-high";
+  ended.identity = "g_01_a__p1__worker__a01";
+  ended.attempt_status = "failed";
+  ended.exit_code = 1;
+  ended.failure_class = "provider-quota";
+  ended.evidence = "429";
+  ended.locator = "/l.json";
+  caf::anon_send(actor_, ended);
+  auto failover = event(runtime::run_event_kind::failover, t0 + 6, "g/01_a", "", "quota");
+  failover.role = "worker";
+  failover.from_target = "codex-high";
+  failover.to_target = "claude";
+  caf::anon_send(actor_, failover);
+  caf::anon_send(actor_, summary(t0 + 7, 1, "all complete"));
   sched_.run();
   std::istringstream lines(out_->str());
   std::vector<runtime::json> events;
@@ -123,8 +160,9 @@ TEST_F(output_actor_test, json_lines_end_with_the_summary) {
 
 TEST_F(output_actor_test, board_redraws_in_place_on_the_timer) {
   start(output_format::board);
-  caf::anon_send(actor_, tasks_scanned{t0, {{"g/01_a", "worker", "pending", ""},
-                                            {"g/02_b", "worker", "pending", ""}}});
+  auto scanned = event(runtime::run_event_kind::tasks_scanned, t0, "");
+  scanned.tasks = {{"g/01_a", "worker", "pending", ""}, {"g/02_b", "worker", "pending", ""}};
+  caf::anon_send(actor_, scanned);
   caf::anon_send(actor_, began("g/01_a", "id1"));
   sched_.run();
   EXPECT_EQ(out_->str(), "");  // nothing before the first tick
@@ -148,7 +186,7 @@ TEST_F(output_actor_test, board_redraws_in_place_on_the_timer) {
 
 TEST_F(output_actor_test, board_idle_without_changes_does_not_redraw) {
   start(output_format::board);
-  caf::anon_send(actor_, task_waiting{t0, "g/01_a", "worker", "dependency g/00"});
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_waiting, t0, "g/01_a", "worker", "dependency g/00"));
   sched_.run();
   sched_.advance_time(std::chrono::milliseconds(500));
   sched_.run();
@@ -161,7 +199,7 @@ TEST_F(output_actor_test, board_idle_without_changes_does_not_redraw) {
 
 TEST_F(output_actor_test, board_colours_when_allowed) {
   start(output_format::board, runtime::colour_mode::ansi);
-  caf::anon_send(actor_, task_blocked{t0, "g/01_a", "review", "x"});
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_blocked, t0, "g/01_a", "review", "x"));
   sched_.run();
   ASSERT_TRUE(ask(flush_output{}));
   EXPECT_NE(out_->str().find("\x1b[31m1 blocked\x1b[0m"), std::string::npos);
@@ -169,7 +207,7 @@ TEST_F(output_actor_test, board_colours_when_allowed) {
 
 TEST_F(output_actor_test, summary_draws_the_final_frame_and_stop_quits) {
   start(output_format::board);
-  caf::anon_send(actor_, run_summary{t0, {{"complete", 2}}, 0, "done"});
+  caf::anon_send(actor_, summary(t0, 2, "done"));
   sched_.run();
   EXPECT_NE(out_->str().find("summary 2 tasks: 2 complete; exit 0 (done)"), std::string::npos);
   auto reply = ask(stop_output{});

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/policy/policy.hpp"
+#include "runtime/run/active_probe.hpp"
+#include "runtime/run/stage_steps.hpp"
+
 namespace ad::runtime {
 namespace {
 
@@ -243,6 +247,59 @@ TEST(decision_records, null_lists_are_errors_not_empty) {
   j = good;
   j["folders"][0]["sources"] = nullptr;
   expect_reading_rejected(j);
+}
+
+TEST(decision_records, json_text_becomes_a_value_or_stays_text) {
+  EXPECT_EQ(json_or_text(R"({"a":1})"), (json{{"a", 1}}));
+  EXPECT_EQ(json_or_text("{broken"), json("{broken"));
+}
+
+std::vector<active_stage_reading> sample_readings() {
+  active_stage_reading live;
+  live.task = "g/01_a";
+  live.state.active_stage = "worker";
+  live.probe = {active_probe_kind::live, "pid 7 alive", "/s/runs/a/locator.json", "running", true, {}};
+  active_stage_reading gone;
+  gone.task = "g/02_b";
+  gone.state.active_stage = "review";
+  gone.probe = {active_probe_kind::stale, "agent gone", "/s/runs/b/locator.json", "running", true, {}};
+  active_stage_reading done;
+  done.task = "g/03_c";
+  done.state.active_stage = "selfcheck";
+  done.probe = {active_probe_kind::stale, "locator status is succeeded", "/s/runs/c/locator.json",
+                "succeeded", true, {}};
+  done.locator_read = true;
+  done.locator_role = "selfcheck";
+  done.checklist_read = true;
+  done.checklist = {checklist_state::complete, 3, 0};
+  return {live, gone, done};
+}
+
+TEST(decision_records, readings_of_active_stages_round_trip_and_decide_alike) {
+  auto pol = parse_policy_text("{}", "test");
+  ASSERT_TRUE(pol.is_ok());
+  auto readings = sample_readings();
+  auto body = active_stage_readings_body(readings);
+  auto back = active_stage_readings_from_json(body);
+  ASSERT_TRUE(back.is_ok()) << back.error().message();
+  EXPECT_EQ(active_stage_readings_body(*back), body);
+  auto expected = decide_active_stages(readings, &pol->value);
+  EXPECT_EQ(expected.live.size(), 1u);
+  EXPECT_EQ(expected.cleared.size(), 1u);
+  EXPECT_EQ(expected.finished.size(), 1u); // the self-check finished from its locator
+  EXPECT_EQ(active_review_body(decide_active_stages(*back, &pol->value)),
+            active_review_body(expected));
+}
+
+TEST(decision_records, a_reading_of_an_unknown_probe_kind_is_an_error) {
+  auto body = active_stage_readings_body(sample_readings());
+  body["readings"][0]["probe"]["kind"] = "maybe";
+  auto back = active_stage_readings_from_json(body);
+  ASSERT_FALSE(back.is_ok());
+  EXPECT_NE(back.error().message().find("\"kind\""), std::string::npos) << back.error().message();
+  body = active_stage_readings_body(sample_readings());
+  body["readings"][2]["checklist"]["state"] = 9;
+  EXPECT_FALSE(active_stage_readings_from_json(body).is_ok());
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "runtime/run/pass_planner.hpp"
+#include "runtime/schedule/review_observe.hpp"
 #include "runtime/workspace/workspace_scanner.hpp"
 
 #include <algorithm>
@@ -50,6 +51,12 @@ protected:
     in.touched.insert(in.touched.end(), r->changed.begin(), r->changed.end());
     in.violations = violations;
     in.violations_changed = violations_changed;
+    // The archive folders of first sightings, as the scheduler finds them.
+    std::map<std::string, std::vector<std::string>> archives;
+    for (const auto& name : planner.first_sightings(in))
+      for (const auto& p : find_archived_task_folders(scanner.task_root(), name))
+        archives[name].push_back(p.string());
+    in.archives = &archives;
     return planner.plan(in);
   }
   temp_dir ws;

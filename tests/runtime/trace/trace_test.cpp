@@ -278,7 +278,7 @@ TEST(trace_reader, names_the_bad_line) {
 }
 
 // A trace of a counter: each "add" edge decides the running total. A whole
-// run's trace ends with its final edge (run.end, no handler here).
+// run's trace ends with the scheduler's finish_run (no handler here).
 trace_file counter_trace(const std::vector<int>& adds, const std::vector<int>& totals) {
   trace_file t;
   t.header = sample_header();
@@ -289,7 +289,10 @@ trace_file counter_trace(const std::vector<int>& adds, const std::vector<int>& t
     t.records.push_back({++seq, trace_direction::decision, "total", e, json{{"total", totals[i]}, {"path", "${workspace}/x"}}});
     t.records.push_back({++seq, trace_direction::decision, "launch", e, json{{"argv", "x"}}});
   }
-  t.records.push_back({++seq, trace_direction::edge, std::string(trace_final_edge), 0, json::object()});
+  auto last = ++seq;
+  t.records.push_back({last, trace_direction::edge, "scheduler.event", 0, json::object()});
+  t.records.push_back({++seq, trace_direction::decision, "scheduler.commands", last,
+                       json{{"commands", json::array({json{{"command", "finish_run"}}})}}});
   return t;
 }
 
@@ -315,7 +318,7 @@ TEST(trace_replay, matching_decisions_pass_and_unhandled_kinds_are_counted) {
   EXPECT_FALSE(report.divergence) << render_divergence(*report.divergence);
   EXPECT_EQ(report.compared, 3);
   EXPECT_EQ(report.edges_fed, 3);
-  EXPECT_EQ(report.decisions, 6);
+  EXPECT_EQ(report.decisions, 7);
   EXPECT_EQ(report.not_replayed["launch"], 3);
   EXPECT_NE(render_replay_summary(report).find("3 decisions compared"), std::string::npos);
 }
@@ -404,7 +407,7 @@ TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisio
   // The run crashed right after its second add: its total never reached
   // the trace. Replay compares what the trace holds.
   auto t = counter_trace({1, 2}, {1, 3});
-  t.records.resize(t.records.size() - 3); // the 2nd total, its launch, run.end
+  t.records.resize(t.records.size() - 4); // the 2nd total, its launch, the run's end
   ASSERT_EQ(t.records.back().kind, "add");
   int total = 0;
   auto cut = replay_trace(t, counter_handlers(total, 0), replay_roots());
@@ -413,7 +416,7 @@ TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisio
   // Only the last edge: an earlier edge that lost its total diverges.
   auto earlier = counter_trace({1, 2}, {1, 3});
   earlier.records.erase(earlier.records.begin() + 1);
-  earlier.records.resize(earlier.records.size() - 1); // no run.end
+  earlier.records.resize(earlier.records.size() - 2); // no end of the run
   total = 0;
   auto missing = replay_trace(earlier, counter_handlers(total, 0), replay_roots());
   ASSERT_TRUE(missing.divergence);
@@ -423,7 +426,7 @@ TEST(trace_replay, a_trace_cut_before_its_final_edge_lost_its_last_edges_decisio
   // the add's total may still have been lost in the cut, as nothing was
   // decided after it.
   auto interleaved = counter_trace({1, 2}, {1, 3});
-  interleaved.records.resize(interleaved.records.size() - 3);
+  interleaved.records.resize(interleaved.records.size() - 4);
   interleaved.records.push_back({7, trace_direction::edge, "other", 0, json::object()});
   total = 0;
   auto later = replay_trace(interleaved, counter_handlers(total, 0), replay_roots());

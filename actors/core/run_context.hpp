@@ -54,14 +54,14 @@ struct run_context {
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};
   std::chrono::milliseconds survivor_poll{1'000};
-  // `run --trace`: the message trace (actors/scheduler/trace_points.hpp); null: off.
+  // `run --trace`: the message trace (docs/traces.md); null: off.
   std::shared_ptr<runtime::trace_writer> trace;
   // What the task actors read from files (and remove); null: the files
   // themselves (runtime::real_task_files). Tests give their own.
   std::shared_ptr<const runtime::task_files> io;
-  // What the scheduler reads and starts (its scan, archive, /proc probes and
-  // task actors), made once per scheduler; null: the files, /proc and real
-  // task actors (make_file_scheduler_io). Tests set their own.
+  // What the scheduler reads and starts (its scan, archive, /proc probes,
+  // work logs and task actors), made once per scheduler; null: the files,
+  // /proc and real task actors (make_file_scheduler_io). Tests set their own.
   std::function<std::unique_ptr<scheduler_io>(const run_context&)> scheduler_io_factory;
 };
 

@@ -1,4 +1,4 @@
-#include "runtime/schedule/exit_code.hpp"
+#include "runtime/run/exit_code.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 // one path of a task through the actor: a failure and its retry, a failover,
 // a wait for cooling targets, a block and a stop.
 
-#include "actors/scheduler/task_actor.hpp"
+#include "actors/task/task_actor.hpp"
 
 #include <caf/all.hpp>
 

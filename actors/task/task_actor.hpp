@@ -16,7 +16,7 @@
 #include <deque>
 #include <memory>
 
-#include "actors/scheduler/run_context.hpp"
+#include "actors/core/run_context.hpp"
 #include "messages/scheduler.hpp"
 #include "runtime/run/task_machine.hpp"
 

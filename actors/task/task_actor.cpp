@@ -1,10 +1,11 @@
-#include "actors/scheduler/task_actor.hpp"
+#include "actors/task/task_actor.hpp"
 
 #include <chrono>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
+#include "runtime/core/overload.hpp"
 #include "runtime/run/crash_point.hpp"
 #include "runtime/run/task_files.hpp"
 #include "runtime/trace/trace_kinds.hpp"
@@ -61,20 +62,13 @@ void fail(self_ptr self, runtime::task_peer peer, const caf::error& err) {
   feed(self, ev::request_failed{peer, self->system().render(err)});
 }
 
-template <class... F>
-struct overload : F... {
-  using F::operator()...;
-};
-template <class... F>
-overload(F...) -> overload<F...>;
-
 void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
   auto& s = self->state;
   const auto& ctx = *s.ctx;
   const auto& spec = s.machine->spec();
   using runtime::task_peer;
   std::visit(
-    overload{
+    runtime::overload{
       [&](cmd::read_cooldowns&) {
         self->request(ctx.supervisor, ctx.state_timeout, messages::get_target_cooldowns{})
           .then(
