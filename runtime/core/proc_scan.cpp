@@ -6,12 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <thread>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/proc_stat.hpp"
 
 namespace ad::runtime {
 
@@ -27,17 +28,16 @@ bool all_digits(std::string_view name) {
 } // namespace
 
 bool empty_environment_is_final(std::string_view stat) {
-  auto close = stat.rfind(')');
-  if (close == std::string_view::npos)
+  // Element 0 is field 3 (state), element 6 field 9 (flags).
+  auto fields = stat_fields_after_name(stat);
+  if (!fields || fields->size() < 7 || (*fields)[0].empty())
     return true;
-  // After ")": state ppid pgrp session tty_nr tpgid flags ...
-  std::string rest(stat.substr(close + 1));
-  char state = 0;
-  long skipped[5] = {};
   unsigned long flags = 0;
-  if (std::sscanf(rest.c_str(), " %c %ld %ld %ld %ld %ld %lu", &state, &skipped[0], &skipped[1],
-                  &skipped[2], &skipped[3], &skipped[4], &flags) != 7)
+  auto f = (*fields)[6];
+  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), flags);
+  if (ec != std::errc() || end != f.data() + f.size())
     return true;
+  char state = (*fields)[0].front();
   constexpr unsigned long kernel_thread_flag = 0x00200000; // PF_KTHREAD
   return state == 'Z' || state == 'X' || (flags & kernel_thread_flag) != 0;
 }
@@ -141,21 +141,23 @@ std::vector<int> processes_with_marker(std::string_view marker, const fs::path& 
 std::optional<process_entry> parse_process_stat(std::string_view stat) {
   auto open = stat.find('(');
   auto close = stat.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+  auto fields = stat_fields_after_name(stat);
+  // Element 0 is field 3 (state), 1 field 4 (ppid), 2 field 5 (pgrp).
+  if (open == std::string_view::npos || close < open || !fields || fields->size() < 3 ||
+      (*fields)[0].size() != 1)
     return std::nullopt;
+  auto number = [](std::string_view text, int& out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
   process_entry e;
-  std::string head(stat.substr(0, open));
-  std::string rest(stat.substr(close + 1));
-  e.comm = std::string(stat.substr(open + 1, close - open - 1));
-  long pid = 0, ppid = 0, pgid = 0;
-  char state = 0;
-  if (std::sscanf(head.c_str(), "%ld", &pid) != 1 ||
-      std::sscanf(rest.c_str(), " %c %ld %ld", &state, &ppid, &pgid) != 3)
+  auto head = stat.substr(0, open);
+  while (!head.empty() && head.back() == ' ')
+    head.remove_suffix(1);
+  if (!number(head, e.pid) || !number((*fields)[1], e.ppid) || !number((*fields)[2], e.pgid))
     return std::nullopt;
-  e.pid = static_cast<int>(pid);
-  e.ppid = static_cast<int>(ppid);
-  e.pgid = static_cast<int>(pgid);
-  e.state = state;
+  e.state = (*fields)[0].front();
+  e.comm = std::string(stat.substr(open + 1, close - open - 1));
   return e;
 }
 
