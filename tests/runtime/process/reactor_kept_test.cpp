@@ -56,7 +56,7 @@ protected:
     req.cwd = dir_.path();
     req.marker = "kept-test-" + std::to_string(::getpid());
     req.sink = std::move(sink);
-    req.keeper = keeper_launch{keeper_binary(), attempt_, 500, lease_file, lease_ms};
+    req.keeper = keeper_launch{keeper_binary(), attempt_, 500, lease_file, lease_ms, {}};
     auto out = reactor_->spawn(std::move(req));
     EXPECT_TRUE(out.is_ok()) << out.error().to_string();
     return out.is_ok() ? *out : spawn_outcome{};
@@ -221,8 +221,9 @@ TEST_F(reactor_kept, a_killed_keeper_takes_along_what_its_agent_started_outside_
       EXPECT_TRUE(eventually([&] { return gone(pid); })) << "pid " << pid << " outlived its keeper";
     auto keeper = read_keeper_record(attempt_);
     ASSERT_TRUE(keeper.is_ok());
-    if (!keeper->cgroup.empty())
+    if (!keeper->cgroup.empty()) {
       EXPECT_FALSE(fs::exists(keeper->cgroup)) << "the attempt's cgroup was left";
+    }
   }
 }
 
