@@ -47,13 +47,16 @@ struct spawn_process {
   // (ad-keeper --lease-file/--lease-ms); "": no lease.
   std::string lease_file;
   int64_t lease_ms = 0;
+  // With a keeper: names of processes the agent may leave running past its
+  // end (ad-keeper --keep-alive); every other one ends with the attempt.
+  std::vector<std::string> keep_alive;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, spawn_process& x) {
   return f(caf::meta::type_name("spawn_process"), x.argv, x.cwd, x.env_additions, x.marker,
            x.line_cap, x.silence_interval_ms, x.flow_window, x.keeper, x.attempt_dir, x.grace_ms,
-           x.lease_file, x.lease_ms);
+           x.lease_file, x.lease_ms, x.keep_alive);
 }
 
 // Follows the keeper another dispatcher started for an attempt (after a

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/attempt/attempt_convert.hpp"
 #include "actors/attempt/pi_watcher.hpp"
 #include "runtime/agents/failure_record.hpp"
@@ -227,6 +229,8 @@ void finish(self_ptr self, caf::typed_response_promise<messages::attempt_result>
             const runtime::failure_verdict& verdict) {
   watch_end(self);
   const auto& run = *self->state.run;
+  for (const auto& warning : run.work_log_warnings())
+    spdlog::warn("attempt {}: {}", run.identity(), warning);
   auto result = to_attempt_result(run, verdict);
   record_classification(self->state);
   rp.deliver(std::move(result));
@@ -284,6 +288,7 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
     spawn.grace_ms = req.timing.terminate_grace_ms;
     spawn.lease_file = st.cfg.keeper_lease_file;
     spawn.lease_ms = st.cfg.keeper_lease_ms;
+    spawn.keep_alive = req.keep_alive;
   }
   auto ask = core::request(self, st.cfg.process, milliseconds(req.timing.spawn_timeout_ms),
                            std::move(spawn));

@@ -67,9 +67,13 @@ void show_and_note(self_ptr self, const runtime::violation_outcome& o) {
   auto& s = self->state;
   if (s.cfg.out)
     self->send(s.cfg.out, o.event);
-  for (const auto& r : o.rows)
-    if (auto row = runtime::append_work_log(r.log, r.row, *s.cfg.clock); !row)
+  for (const auto& r : o.rows) {
+    auto row = runtime::append_work_log(r.log, r.row, *s.cfg.clock);
+    if (!row)
       spdlog::warn("claims: work log: {}", row.error().message());
+    else if (row->healed)
+      spdlog::warn("claims: {}", row->healed->message());
+  }
   if (s.listener)
     self->send(s.listener, messages::claim_violation_noted{o.event.time, o.event.task,
                                                            o.event.identity, o.event.path, o.live,

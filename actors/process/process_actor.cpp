@@ -94,7 +94,7 @@ msg::process_actor::behavior_type process_actor_impl(
       spawn.flow_window = req.flow_window;
       if (!req.keeper.empty())
         spawn.keeper = rt::keeper_launch{req.keeper, req.attempt_dir, req.grace_ms,
-                                         req.lease_file, req.lease_ms};
+                                         req.lease_file, req.lease_ms, req.keep_alive};
       spawn.sink = std::make_shared<forwarding_sink>(std::move(subscriber));
       auto out = st.reactor->spawn(std::move(spawn));
       if (!out)

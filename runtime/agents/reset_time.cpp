@@ -2,16 +2,23 @@
 
 #include <cctype>
 #include <cmath>
-#include <regex>
 #include <string>
 
 #include "runtime/core/numbers.hpp"
+#include "runtime/core/user_regex.hpp"
 
 namespace ad::runtime {
 
 namespace {
 
-constexpr auto flags = std::regex::ECMAScript | std::regex::icase;
+// The text is an agent's: it is matched on RE2 (linear in the text, no
+// recursion), case-insensitively.
+using groups = std::vector<std::optional<std::string_view>>;
+
+std::string text_of(const std::optional<std::string_view>& g) {
+  return g ? std::string(*g) : std::string();
+}
+
 constexpr size_t max_scan = 16 * 1024;
 
 // Epoch numbers below this are seconds, above it milliseconds.
@@ -48,40 +55,36 @@ std::optional<double> unit_millis(std::string unit) {
   return std::nullopt;
 }
 
-std::optional<millis> absolute_json_field(const std::string& text) {
-  static const std::regex number_re(R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*(\d+(?:\.\d+)?))re",
-                                    flags);
-  static const std::regex iso_re(
-    R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?)")re",
-    flags);
-  std::smatch m;
-  if (std::regex_search(text, m, number_re))
-    if (auto v = to_number(m[1].str()))
+std::optional<millis> absolute_json_field(std::string_view text) {
+  static const user_regex number_re =
+    fixed_regex(R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*(\d+(?:\.\d+)?))re");
+  static const user_regex iso_re = fixed_regex(
+    R"re("?(?:resetsAt|resets_at|reset_at)"?\s*[:=]\s*"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?)")re");
+  if (groups m = number_re.match(text); !m.empty())
+    if (auto v = to_number(text_of(m[1])))
       if (auto at = epoch_to_millis(*v))
         return at;
-  if (std::regex_search(text, m, iso_re))
-    if (auto t = parse_utc_iso(m[1].str()))
+  if (groups m = iso_re.match(text); !m.empty())
+    if (auto t = parse_utc_iso(text_of(m[1])))
       return *t;
   return std::nullopt;
 }
 
-std::optional<millis> claude_limit_pipe(const std::string& text) {
-  static const std::regex re(R"(limit reached\|(\d{9,13}))", flags);
-  std::smatch m;
-  if (std::regex_search(text, m, re))
-    if (auto v = to_number(m[1].str()))
+std::optional<millis> claude_limit_pipe(std::string_view text) {
+  static const user_regex re = fixed_regex(R"(limit reached\|(\d{9,13}))");
+  if (groups m = re.match(text); !m.empty())
+    if (auto v = to_number(text_of(m[1])))
       return epoch_to_millis(*v);
   return std::nullopt;
 }
 
-std::optional<millis> iso_after_reset_words(const std::string& text) {
-  static const std::regex re(
-    R"((?:resets?|try again|retry)(?: at| after| on)?\s*:?\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?))",
-    flags);
-  std::smatch m;
-  if (!std::regex_search(text, m, re))
+std::optional<millis> iso_after_reset_words(std::string_view text) {
+  static const user_regex re = fixed_regex(
+    R"((?:resets?|try again|retry)(?: at| after| on)?\s*:?\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?))");
+  groups m = re.match(text);
+  if (m.empty())
     return std::nullopt;
-  std::string iso = m[1].str();
+  std::string iso = text_of(m[1]);
   if (iso.size() > 10 && iso[10] == ' ')
     iso[10] = 'T';
   if (auto t = parse_utc_iso(iso))
@@ -89,21 +92,19 @@ std::optional<millis> iso_after_reset_words(const std::string& text) {
   return std::nullopt;
 }
 
-std::optional<millis> single_relative(const std::string& text, millis observed_at) {
-  static const std::regex retry_after_re(
-    R"(retry[-_ ]after["']?\s*[:=]?\s*["']?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)?\b)",
-    flags);
-  static const std::regex retry_in_re(
-    R"(retry in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b)",
-    flags);
-  static const std::regex retry_delay_re(R"re("?retryDelay"?\s*[:=]\s*"(\d+(?:\.\d+)?)s")re",
-                                         flags);
-  std::smatch m;
-  for (const std::regex* re : {&retry_after_re, &retry_in_re, &retry_delay_re}) {
-    if (!std::regex_search(text, m, *re))
+std::optional<millis> single_relative(std::string_view text, millis observed_at) {
+  static const user_regex retry_after_re = fixed_regex(
+    R"(retry[-_ ]after["']?\s*[:=]?\s*["']?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)?\b)");
+  static const user_regex retry_in_re = fixed_regex(
+    R"(retry in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b)");
+  static const user_regex retry_delay_re =
+    fixed_regex(R"re("?retryDelay"?\s*[:=]\s*"(\d+(?:\.\d+)?)s")re");
+  for (const user_regex* re : {&retry_after_re, &retry_in_re, &retry_delay_re}) {
+    groups m = re->match(text);
+    if (m.empty())
       continue;
-    auto v = to_number(m[1].str());
-    auto unit = unit_millis(m.size() > 2 ? m[2].str() : std::string());
+    auto v = to_number(text_of(m[1]));
+    auto unit = unit_millis(m.size() > 2 ? text_of(m[2]) : std::string());
     if (v && unit)
       return observed_at + whole_ms(*v * *unit);
   }
@@ -111,27 +112,27 @@ std::optional<millis> single_relative(const std::string& text, millis observed_a
 }
 
 // "try again in 2 days 3 hours 5 minutes", "try again in 1h 30m".
-std::optional<millis> try_again_in(const std::string& text, millis observed_at) {
-  static const std::regex head_re(R"(try again in\s+)", flags);
-  static const std::regex part_re(
-    R"(^\s*(?:,|and)?\s*(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b)",
-    flags);
-  std::smatch head;
-  if (!std::regex_search(text, head, head_re))
+std::optional<millis> try_again_in(std::string_view text, millis observed_at) {
+  static const user_regex head_re = fixed_regex(R"(try again in\s+)");
+  static const user_regex part_re = fixed_regex(
+    R"(\s*(?:,|and)?\s*(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b)");
+  groups head = head_re.match(text);
+  if (head.empty())
     return std::nullopt;
-  auto it = head.suffix().first;
-  auto end = text.cend();
+  std::size_t at = static_cast<std::size_t>(head[0]->data() - text.data()) + head[0]->size();
   double total = 0;
   bool any = false;
-  std::smatch part;
-  while (std::regex_search(it, end, part, part_re)) {
-    auto v = to_number(part[1].str());
-    auto unit = unit_millis(part[2].str());
+  for (;;) {
+    groups part = part_re.match(text, at, user_regex::anchor::at_start);
+    if (part.empty())
+      break;
+    auto v = to_number(text_of(part[1]));
+    auto unit = unit_millis(text_of(part[2]));
     if (!v || !unit)
       break;
     total += *v * *unit;
     any = true;
-    it = part.suffix().first;
+    at = static_cast<std::size_t>(part[0]->data() - text.data()) + part[0]->size();
   }
   if (!any)
     return std::nullopt;
@@ -161,36 +162,35 @@ int month_number(std::string name) {
 
 // "try again at 6:33 PM", "try again at Dec 4th, 2026 6:33 PM",
 // "resets 6:06pm (UTC)", "resets 7pm": a local clock time.
-std::optional<millis> local_clock_time(const std::string& text, millis observed_at,
+std::optional<millis> local_clock_time(std::string_view text, millis observed_at,
                                        int32_t utc_offset_s) {
-  static const std::regex re(
+  static const user_regex re = fixed_regex(
     R"((?:try again at|resets?(?: at)?)\s+)"
     R"((?:([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:,|\s+at)?\s+)?)"
     R"((\d{1,2})(?::(\d{2}))?\s*([ap])?\.?\s*(m\b\.?)?)"
-    R"((?:\s*\(([^)]{1,40})\))?)",
-    flags);
-  std::smatch m;
-  if (!std::regex_search(text, m, re))
+    R"((?:\s*\(([^)]{1,40})\))?)");
+  groups m = re.match(text);
+  if (m.empty())
     return std::nullopt;
-  bool has_minutes = m[5].matched;
-  bool has_meridiem = m[6].matched && m[7].matched;
+  bool has_minutes = m[5].has_value();
+  bool has_meridiem = m[6].has_value() && m[7].has_value();
   if (!has_minutes && !has_meridiem)
     return std::nullopt; // a bare number is not a clock time
-  int hour = std::stoi(m[4].str());
-  int minute = has_minutes ? std::stoi(m[5].str()) : 0;
+  int hour = std::stoi(text_of(m[4]));
+  int minute = has_minutes ? std::stoi(text_of(m[5])) : 0;
   if (minute > 59)
     return std::nullopt;
   if (has_meridiem) {
     if (hour < 1 || hour > 12)
       return std::nullopt;
-    bool pm = std::tolower(static_cast<unsigned char>(m[6].str()[0])) == 'p';
+    bool pm = std::tolower(static_cast<unsigned char>(text_of(m[6])[0])) == 'p';
     hour = hour % 12 + (pm ? 12 : 0);
   } else if (hour > 23) {
     return std::nullopt;
   }
   int64_t offset_ms = static_cast<int64_t>(utc_offset_s) * 1000;
-  if (m[8].matched) {
-    std::string zone = m[8].str();
+  if (m[8].has_value()) {
+    std::string zone = text_of(m[8]);
     for (char& c : zone)
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (zone == "UTC" || zone == "GMT" || zone == "Z")
@@ -198,12 +198,12 @@ std::optional<millis> local_clock_time(const std::string& text, millis observed_
   }
   constexpr int64_t day_ms = 86'400'000;
   int64_t clock_ms = (static_cast<int64_t>(hour) * 60 + minute) * 60'000;
-  if (m[1].matched) {
-    int month = month_number(m[1].str());
-    int day = std::stoi(m[2].str());
+  if (m[1].has_value()) {
+    int month = month_number(text_of(m[1]));
+    int day = std::stoi(text_of(m[2]));
     if (month == 0 || day < 1 || day > 31)
       return std::nullopt;
-    int64_t days = days_from_civil(std::stoi(m[3].str()), static_cast<unsigned>(month),
+    int64_t days = days_from_civil(std::stoi(text_of(m[3])), static_cast<unsigned>(month),
                                    static_cast<unsigned>(day));
     return days * day_ms + clock_ms - offset_ms;
   }
@@ -220,7 +220,7 @@ std::optional<millis> local_clock_time(const std::string& text, millis observed_
 
 std::optional<millis> extract_reset_at(std::string_view text, millis observed_at,
                                        int32_t utc_offset_s) {
-  std::string scan(text.substr(0, max_scan));
+  std::string_view scan = text.substr(0, max_scan);
   if (auto t = absolute_json_field(scan))
     return t;
   if (auto t = claude_limit_pipe(scan))

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <fcntl.h>
-#include <regex>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/agents/json_fields.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/core/user_regex.hpp"
 
 namespace ad::runtime {
 
@@ -32,10 +32,8 @@ std::string lower(std::string_view text) {
 }
 
 bool starts_with_error_word(std::string_view line) {
-  static const std::regex re(R"(^\s*(?:error|fatal|provider error|model error)\b)",
-                             std::regex::ECMAScript | std::regex::icase);
-  std::string_view head = line.substr(0, 64);
-  return std::regex_search(head.begin(), head.end(), re);
+  static const user_regex re = fixed_regex(R"(^\s*(?:error|fatal|provider error|model error)\b)");
+  return re.search(line.substr(0, 64));
 }
 
 std::optional<terminal_diagnostic> agy_event(const json& event, std::string_view line) {
@@ -207,16 +205,14 @@ terminal_diagnostic review_control_diagnostic(std::string_view tool) {
 }
 
 bool is_agy_quota_line(std::string_view line) {
-  static const std::regex re(
+  static const user_regex re = fixed_regex(
     R"(RESOURCE[_ ]?EXHAUSTED)"
     R"(|\b(?:HTTP|status(?: code)?)\s*[:=]?\s*429\b)"
     R"(|\btoo many requests\b)"
     R"(|(?:rate.?limit|quota|capacity).{0,40}(?:exceed|exhaust|reached|reject))"
     R"(|(?:exceed|exhaust|reached|reject).{0,40}(?:rate.?limit|quota|capacity))"
-    R"(|(?:rate.?limit|quota).{0,40}retry after)",
-    std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-  std::string_view head = line.substr(0, max_diagnostic_bytes);
-  return std::regex_search(head.begin(), head.end(), re);
+    R"(|(?:rate.?limit|quota).{0,40}retry after)");
+  return re.search(line.substr(0, max_diagnostic_bytes));
 }
 
 std::vector<terminal_diagnostic> agy_log_diagnostics(std::string_view log_text,

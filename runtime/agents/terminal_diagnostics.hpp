@@ -51,8 +51,9 @@ struct terminal_diagnostic {
 };
 
 // Diagnostic text beyond this many bytes is dropped when stored. This bounds
-// classification: std::regex costs a few microseconds per byte for the whole
-// table, so 50 diagnostics stay well under a second even when all are long.
+// classification: matching the whole pattern table costs a few microseconds
+// per byte, so 50 diagnostics stay well under a second even when all are
+// long.
 inline constexpr size_t max_diagnostic_bytes = 4 * 1024;
 inline constexpr size_t default_diagnostic_capacity = 50;
 

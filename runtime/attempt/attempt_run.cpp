@@ -258,10 +258,51 @@ void attempt_run::write_locator() {
 status attempt_run::write_start_row() {
   work_log_event ev{"START", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, "running", locator_path_.string()};
-  auto row = append_work_log(setup_.work_log, ev, *clock_);
+  if (auto st = append_row(ev); !st)
+    return st;
+  rows_written_.push_back(std::move(ev));
+  return status::ok();
+}
+
+void attempt_run::note_containment() {
+  if (!setup_.kept)
+    return;
+  auto exit = read_exit_record(attempt_dir_);
+  if (!exit || exit->state != keeper_exit_state::ended)
+    return;
+  const containment_report& c = exit->record.containment;
+  json processes = json::array();
+  for (const auto& p : c.ended)
+    processes.push_back(p.name + " (pid " + std::to_string(p.pid) + ")");
+  json note{{"mechanism", to_string(c.kind)}, {"ended", processes}};
+  if (!c.kept.empty())
+    note["kept_alive"] = c.kept.size();
+  if (c.usage.cpu_usec)
+    note["cpu_usec"] = *c.usage.cpu_usec;
+  if (c.usage.memory_peak_bytes)
+    note["memory_peak_bytes"] = *c.usage.memory_peak_bytes;
+  locator_.extra["containment"] = std::move(note);
+  // Each process the agent left and its keeper had to end is named in the
+  // work log, once (an adopting dispatcher may find it written).
+  for (const auto& p : c.ended) {
+    work_log_event kill{"KILL", locator_.task, locator_.role, static_cast<int>(locator_.attempt), "",
+                        p.name + " (pid " + std::to_string(p.pid) + ")", locator_path_.string()};
+    if (adopted_ && find_work_log_row(setup_.work_log, kill))
+      continue;
+    if (auto st = append_row(kill); !st)
+      heartbeat_line(format_utc_iso(clock_->now()) + " [work-log] " + st.to_string());
+  }
+}
+
+status attempt_run::append_row(const work_log_event& event) {
+  auto row = append_work_log(setup_.work_log, event, *clock_);
   if (!row)
     return row.error();
-  rows_written_.push_back(std::move(ev));
+  if (row->healed) {
+    std::string note = row->healed->message();
+    heartbeat_line(format_utc_iso(clock_->now()) + " [work-log] " + note);
+    work_log_warnings_.push_back(std::move(note));
+  }
   return status::ok();
 }
 
@@ -454,11 +495,11 @@ failure_verdict attempt_run::fail_before_start(std::string failure_class,
   if (v.failure_class != work_log_failure_class) {
     work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                       locator_.model, "failed:" + v.failure_class, locator_path_.string()};
-    if (auto row = append_work_log(setup_.work_log, ev, *clock_); !row) {
+    if (auto row = append_row(ev); !row) {
       locator_.extra["prior_failure_class"] = v.failure_class;
       v.failure_class = std::string{work_log_failure_class};
       v.failure_source = "work-log";
-      v.evidence = row.error().to_string();
+      v.evidence = row.to_string();
     } else {
       rows_written_.push_back(std::move(ev));
     }
@@ -534,6 +575,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
                 reading.state.reason, reading.state.pending_tool_call_ids);
   }
 
+  note_containment();
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
                     locator_.model, finish_row_result(v, in), locator_path_.string()};
   // The dispatcher that started an adopted attempt may have died between
@@ -544,16 +586,16 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   if (earlier) {
     heartbeat_line(format_utc_iso(clock_->now()) + " [adopted] FINISH row " +
                    std::to_string(earlier->seq) + " was written before the restart");
-  } else if (auto row = append_work_log(setup_.work_log, ev, *clock_); row) {
+  } else if (auto row = append_row(ev); row) {
     rows_written_.push_back(std::move(ev));
   } else {
     if (v.failed())
       locator_.extra["prior_failure_class"] = v.failure_class;
-    locator_.extra["work_log_error"] = row.error().to_string();
+    locator_.extra["work_log_error"] = row.to_string();
     failure_verdict w;
     w.failure_class = std::string{work_log_failure_class};
     w.failure_source = "work-log";
-    w.evidence = row.error().to_string();
+    w.evidence = row.to_string();
     w.evidence_origin = "dispatcher:work-log";
     w.termination_signal = v.termination_signal;
     w.termination_signal_name = v.termination_signal_name;

@@ -193,6 +193,9 @@ public:
 
   // The work-log rows this attempt appended, in order (START, FINISH).
   const std::vector<work_log_event>& rows_written() const noexcept { return rows_written_; }
+  // Warnings about the work log for a person: torn rows an append moved
+  // aside (work_log_heal::message), in order.
+  const std::vector<std::string>& work_log_warnings() const noexcept { return work_log_warnings_; }
 
 private:
   attempt_run() = default;
@@ -200,6 +203,12 @@ private:
   status start_output(const attempt_setup& setup);
   void find_agent_homes(const attempt_setup& setup);
   void heartbeat_line(std::string_view text);
+  // Appends a row to the task's work log; a torn row moved aside on the way
+  // is noted in heartbeat.log and work_log_warnings().
+  status append_row(const work_log_event& event);
+  // A kept attempt's end: what its keeper's containment did (exit.json)
+  // goes into the locator, and a KILL row per process the agent left.
+  void note_containment();
   void finish_line(const failure_verdict& v);
   // The kept tails of stream.log and normalized-output.log go into them.
   void seal_logs();
@@ -219,6 +228,7 @@ private:
   bool classified_ = false;
   bool adopted_ = false; // followed from a keeper another dispatcher started
   std::vector<work_log_event> rows_written_;
+  std::vector<std::string> work_log_warnings_;
   failure_inputs classification_inputs_;
   failure_verdict classification_;
   // Native session files (SPEC section 6): claude's projects folder, codex's

@@ -23,13 +23,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "runtime/core/proc_scan.hpp" // attempt_marker_variable
+
 namespace ad::runtime {
 
 class pid_parents;
-
-// The variable an agent process carries (runtime/process/process_events.hpp
-// sets it at spawn).
-inline constexpr std::string_view attempt_marker_variable = "AGENT_DISPATCH_EXECUTION_ID";
 
 struct stat_fields {
   int ppid = 0;

@@ -44,9 +44,11 @@ status write_all(int fd, std::string_view data, const fs::path& path) {
 }
 } // namespace
 
-namespace {
-
-std::string_view kind_of(mode_t mode) {
+std::string_view describe_file_kind(unsigned mode) {
+  if (S_ISREG(mode))
+    return "a regular file";
+  if (S_ISLNK(mode))
+    return "a symbolic link";
   if (S_ISDIR(mode))
     return "a directory";
   if (S_ISFIFO(mode))
@@ -60,8 +62,6 @@ std::string_view kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-} // namespace
-
 result<int> open_regular_file(const fs::path& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -71,7 +71,7 @@ result<int> open_regular_file(const fs::path& path) {
   if (::fstat(fd.get(), &st) != 0)
     return status::from_errno("stat " + path.string(), errno);
   if (!S_ISREG(st.st_mode))
-    return status::invalid_argument(path.string() + " is " + std::string(kind_of(st.st_mode))
+    return status::invalid_argument(path.string() + " is " + std::string(describe_file_kind(st.st_mode))
                                     + ", expected a regular file");
   int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags >= 0)

@@ -21,6 +21,10 @@ namespace ad::runtime {
 // it. Returns the file descriptor (the caller closes it).
 result<int> open_regular_file(const std::filesystem::path& path);
 
+// "a regular file", "a directory", "a FIFO", "a character device", "a block
+// device", "a socket", "a symbolic link" for a st_mode.
+std::string_view describe_file_kind(unsigned mode);
+
 // Reads a whole regular file (open_regular_file). Files larger than
 // max_bytes are refused with invalid_argument naming the path, its size and
 // the cap.

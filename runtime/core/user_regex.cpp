@@ -2,6 +2,9 @@
 
 #include <re2/re2.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace ad::runtime {
 
 result<user_regex> user_regex::compile(std::string_view source) {
@@ -55,6 +58,33 @@ bool user_regex::for_each_match(
     pos = groups[0].empty() ? start + 1 : start + groups[0].size();
   }
   return any;
+}
+
+std::vector<std::optional<std::string_view>> user_regex::match(std::string_view text,
+                                                               std::size_t from,
+                                                               anchor where) const {
+  std::vector<std::optional<std::string_view>> out;
+  if (re_ == nullptr || from > text.size())
+    return out;
+  int n = 1 + re_->NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> groups(static_cast<std::size_t>(n));
+  if (!re_->Match(re2::StringPiece(text.data(), text.size()), from, text.size(),
+                  where == anchor::at_start ? RE2::ANCHOR_START : RE2::UNANCHORED, groups.data(), n))
+    return out;
+  out.reserve(groups.size());
+  for (const auto& g : groups)
+    out.push_back(g.data() == nullptr ? std::nullopt
+                                      : std::optional<std::string_view>(std::string_view(g.data(), g.size())));
+  return out;
+}
+
+user_regex fixed_regex(std::string_view source) {
+  auto re = user_regex::compile(source);
+  if (!re) {
+    std::fprintf(stderr, "fixed_regex: %s\n", re.error().message().c_str());
+    std::abort();
+  }
+  return std::move(*re);
 }
 
 } // namespace ad::runtime

@@ -1,6 +1,7 @@
 #pragma once
 // Regular expressions that come from user data (the policy's failure and
-// tactical patterns) and are matched against agent output. They run on RE2:
+// tactical patterns), and the fixed ones the code matches against agent
+// output (reset times, diagnostics: fixed_regex). They run on RE2:
 // matching takes time linear in the text and uses no recursion, so no
 // pattern, however written, can hang the dispatcher or overflow its stack
 // (a backtracking engine spins for ever on `(a+)+$` against forty `a`s and a
@@ -12,11 +13,13 @@
 // expression is immutable and may be shared between threads.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/core/status.hpp"
 
@@ -43,11 +46,23 @@ public:
                       const std::function<void(std::optional<std::string_view>)>& on_match,
                       std::size_t max_matches = 64) const;
 
+  enum class anchor : uint8_t { anywhere, at_start };
+  // Every capture group of the first match that starts at `from` or later
+  // (at `from` exactly with anchor::at_start); element 0 is the whole
+  // match, element i nullopt when group i took no part. Empty when nothing
+  // matches. A `^` in the expression matches only at the start of text.
+  std::vector<std::optional<std::string_view>> match(std::string_view text, std::size_t from = 0,
+                                                     anchor where = anchor::anywhere) const;
+
   const std::string& source() const { return source_; }
 
 private:
   std::shared_ptr<const re2::RE2> re_;
   std::string source_;
 };
+
+// A fixed expression of the code (not user data), compiled once; one that
+// does not compile is a programming error and aborts at first use.
+user_regex fixed_regex(std::string_view source);
 
 } // namespace ad::runtime

@@ -17,7 +17,7 @@
 namespace ad::runtime {
 
 // Raised whenever a message between coordinator and node changes.
-inline constexpr int32_t node_protocol_version = 1;
+inline constexpr int32_t node_protocol_version = 2;
 
 struct node_endpoint {
   std::string host;

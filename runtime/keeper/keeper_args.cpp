@@ -10,14 +10,15 @@ namespace ad::runtime {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> known_options = {
-  "--attempt-dir", "--marker",     "--cwd",        "--env",        "--grace-ms",
-  "--line-cap",    "--head-bytes", "--tail-bytes", "--lease-file", "--lease-ms"};
+constexpr std::array<std::string_view, 12> known_options = {
+  "--attempt-dir", "--marker",     "--cwd",        "--env",        "--grace-ms",    "--line-cap",
+  "--head-bytes",  "--tail-bytes", "--lease-file", "--lease-ms",   "--containment", "--keep-alive"};
 
 constexpr std::string_view usage_text =
   "usage: ad-keeper --attempt-dir DIR --marker MARKER [--cwd DIR] [--env NAME=VALUE]...\n"
   "                 [--grace-ms N] [--line-cap BYTES] [--head-bytes N] [--tail-bytes N]\n"
-  "                 [--lease-file FILE --lease-ms N] -- AGENT_ARGV...\n";
+  "                 [--lease-file FILE --lease-ms N] [--containment auto|subreaper]\n"
+  "                 [--keep-alive NAME]... -- AGENT_ARGV...\n";
 
 status bad(std::string_view option, const std::string& what) {
   return status::invalid_argument(std::string(option) + ": " + what);
@@ -76,7 +77,7 @@ result<parsed_keeper_args> parse_keeper_args(const std::vector<std::string_view>
         return bad(name, "needs a value");
       value = args[++i];
     }
-    if (name != "--env" && !seen.insert(*known_name).second)
+    if (name != "--env" && name != "--keep-alive" && !seen.insert(*known_name).second)
       return bad(name, "given more than once");
     if (name == "--attempt-dir" || name == "--cwd" || name == "--lease-file") {
       if (value.empty())
@@ -86,6 +87,15 @@ result<parsed_keeper_args> parse_keeper_args(const std::vector<std::string_view>
       if (value.empty())
         return bad(name, "must not be empty");
       inv.marker = value;
+    } else if (name == "--containment") {
+      if (value != "auto" && value != "subreaper")
+        return bad(name, "expected auto or subreaper, got '" + std::string(value) + "'");
+      inv.containment =
+        value == "auto" ? containment_request::automatic : containment_request::subreaper;
+    } else if (name == "--keep-alive") {
+      if (value.empty() || value.find('/') != std::string_view::npos)
+        return bad(name, "expected a process name, got '" + std::string(value) + "'");
+      inv.keep_alive.emplace_back(value);
     } else if (name == "--env") {
       auto eq = value.find('=');
       if (eq == std::string_view::npos || eq == 0)
@@ -141,6 +151,10 @@ std::vector<std::string> keeper_arguments(const keeper_invocation& inv) {
     add("--lease-file", inv.lease_file.string());
     add("--lease-ms", std::to_string(inv.lease_ms));
   }
+  if (inv.containment != defaults.containment)
+    add("--containment", "subreaper");
+  for (const auto& name : inv.keep_alive)
+    add("--keep-alive", name);
   out.emplace_back("--");
   out.insert(out.end(), inv.agent_argv.begin(), inv.agent_argv.end());
   return out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/core/status.hpp"
+#include "runtime/keeper/containment.hpp"
 #include "runtime/keeper/stream_spool.hpp"
 
 namespace ad::runtime {
@@ -28,6 +29,9 @@ struct keeper_invocation {
   spool_retention retention = spool_default_retention;       // --head-bytes, --tail-bytes
   std::filesystem::path lease_file;                          // --lease-file; empty: no lease
   int64_t lease_ms = 0;                                      // --lease-ms
+  // --containment auto|subreaper (auto: a cgroup where it can, docs/keeper.md)
+  containment_request containment = containment_request::automatic;
+  std::vector<std::string> keep_alive;                       // --keep-alive NAME...
   std::vector<std::string> agent_argv;                       // after --, required
   friend bool operator==(const keeper_invocation&, const keeper_invocation&) = default;
 };

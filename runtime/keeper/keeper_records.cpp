@@ -47,6 +47,48 @@ E enum_from(const json& j, std::string_view key, const E (&values)[N]) {
   throw_json_member_error(key, "has an unknown value (" + text + ")");
 }
 
+containment_kind containment_from(const json& j, std::string_view key) {
+  auto kind = parse_containment_kind(strict_json::string(j, key));
+  if (!kind)
+    throw_json_member_error(key, "is neither cgroup nor subreaper");
+  return *kind;
+}
+
+std::vector<leftover_process> processes_from(const json& j, std::string_view key) {
+  const json& list = strict_json::member(j, key);
+  if (!list.is_array())
+    throw_json_member_error(key, std::string("must be an array, not ") + list.type_name());
+  std::vector<leftover_process> out;
+  for (const json& p : list) {
+    leftover_process lp;
+    lp.pid = static_cast<int>(strict_json::integer(p, "pid", 1, max_pid));
+    lp.name = strict_json::string(p, "name");
+    out.push_back(std::move(lp));
+  }
+  return out;
+}
+
+std::optional<uint64_t> optional_unsigned(const json& j, std::string_view key) {
+  if (strict_json::member(j, key).is_null())
+    return std::nullopt;
+  return strict_json::unsigned_integer(j, key);
+}
+
+containment_report read_containment(const json& c) {
+  containment_report out;
+  out.kind = containment_from(c, "mechanism");
+  out.cgroup = strict_json::string(c, "cgroup");
+  out.ended = processes_from(c, "ended");
+  out.kept = processes_from(c, "kept");
+  const json& gave_up = strict_json::member(c, "gave_up");
+  if (!gave_up.is_boolean())
+    throw_json_member_error("gave_up", std::string("must be true or false, not ") + gave_up.type_name());
+  out.gave_up = gave_up.get<bool>();
+  out.usage.cpu_usec = optional_unsigned(c, "cpu_usec");
+  out.usage.memory_peak_bytes = optional_unsigned(c, "memory_peak_bytes");
+  return out;
+}
+
 // Reads dir/name (regular file, size-capped) and parses it with read.
 template <class T, class Read>
 result<T> read_record(const fs::path& path, Read&& read) {
@@ -92,7 +134,9 @@ json keeper_record_to_json(const keeper_record& r) {
               {"started_at_ms", r.started_at_ms},
               {"line_cap", r.line_cap},
               {"head_bytes", r.head_bytes},
-              {"tail_bytes", r.tail_bytes}};
+              {"tail_bytes", r.tail_bytes},
+              {"containment", to_string(r.containment)},
+              {"cgroup", r.cgroup}};
 }
 
 result<keeper_record> keeper_record_from_json(const json& j, std::string_view source) {
@@ -112,6 +156,10 @@ result<keeper_record> keeper_record_from_json(const json& j, std::string_view so
     r.tail_bytes = strict_json::unsigned_integer(j, "tail_bytes");
     if (r.line_cap == 0)
       throw_json_member_error("line_cap", "must be positive");
+    if (j.contains("containment")) {
+      r.containment = containment_from(j, "containment");
+      r.cgroup = strict_json::string(j, "cgroup");
+    }
     return r;
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string(source) + ": " + e.what());
@@ -129,6 +177,21 @@ json exit_record_to_json(const keeper_exit_record& r) {
               {"cut_bytes", s.cut_bytes},
               {"dropped_line_bytes", s.dropped_line_bytes},
               {"write_failures", s.write_failures}};
+  const containment_report& c = r.containment;
+  auto processes = [](const std::vector<leftover_process>& list) {
+    json out = json::array();
+    for (const auto& p : list)
+      out.push_back({{"pid", p.pid}, {"name", p.name}});
+    return out;
+  };
+  auto optional_number = [](const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); };
+  json containment{{"mechanism", to_string(c.kind)},
+                   {"cgroup", c.cgroup},
+                   {"ended", processes(c.ended)},
+                   {"kept", processes(c.kept)},
+                   {"gave_up", c.gave_up},
+                   {"cpu_usec", optional_number(c.usage.cpu_usec)},
+                   {"memory_peak_bytes", optional_number(c.usage.memory_peak_bytes)}};
   return json{{"format", keeper_exit_format},
               {"version", 1},
               {"end", to_string(r.end)},
@@ -137,7 +200,8 @@ json exit_record_to_json(const keeper_exit_record& r) {
               {"reason", r.reason},
               {"termination", std::move(termination)},
               {"stream", std::move(stream)},
-              {"ended_at_ms", r.ended_at_ms}};
+              {"ended_at_ms", r.ended_at_ms},
+              {"containment", std::move(containment)}};
 }
 
 result<keeper_exit_record> exit_record_from_json(const json& j, std::string_view source) {
@@ -170,6 +234,8 @@ result<keeper_exit_record> exit_record_from_json(const json& j, std::string_view
       return c;
     });
     r.ended_at_ms = strict_json::integer(j, "ended_at_ms", 0);
+    if (j.contains("containment"))
+      r.containment = strict_json::nested(j, "containment", read_containment);
     return r;
   } catch (const std::exception& e) {
     return status::invalid_argument(std::string(source) + ": " + e.what());

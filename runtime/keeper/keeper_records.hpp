@@ -17,10 +17,12 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/keeper/containment.hpp"
 #include "runtime/keeper/stream_spool.hpp"
 
 #include "runtime/core/signals.hpp"
@@ -44,6 +46,11 @@ struct keeper_record {
   uint64_t line_cap = spool_default_line_cap;
   uint64_t head_bytes = spool_default_retention.head_bytes;
   uint64_t tail_bytes = spool_default_retention.tail_bytes;
+  // How the attempt's processes are contained; the cgroup's folder ("" for
+  // subreaper). Records of keepers that predate containment have neither:
+  // read as subreaper.
+  containment_kind containment = containment_kind::subreaper;
+  std::string cgroup;
   friend bool operator==(const keeper_record&, const keeper_record&) = default;
 };
 
@@ -59,6 +66,24 @@ struct keeper_termination {
   friend bool operator==(const keeper_termination&, const keeper_termination&) = default;
 };
 
+// A process the agent started that was still there at the agent's end.
+struct leftover_process {
+  int pid = 0;
+  std::string name; // argv[0]'s file name, else the kernel's name
+  friend bool operator==(const leftover_process&, const leftover_process&) = default;
+};
+
+// What the keeper did with what the agent left (docs/keeper.md).
+struct containment_report {
+  containment_kind kind = containment_kind::subreaper;
+  std::string cgroup;
+  std::vector<leftover_process> ended; // ended by the keeper (SIGTERM, then SIGKILL)
+  std::vector<leftover_process> kept;  // left alive: named by --keep-alive
+  bool gave_up = false;                // some would not die (uninterruptible)
+  cgroup_usage usage;                  // the cgroup's, when there was one
+  friend bool operator==(const containment_report&, const containment_report&) = default;
+};
+
 struct keeper_exit_record {
   keeper_end end = keeper_end::exited;
   int exit_code = 0; // 128 + signal when signaled, 127 when the launch failed
@@ -67,6 +92,7 @@ struct keeper_exit_record {
   keeper_termination termination;
   stream_counts stream;
   millis ended_at_ms = 0;
+  containment_report containment; // absent in records of older keepers: the default
   friend bool operator==(const keeper_exit_record&, const keeper_exit_record&) = default;
 };
 

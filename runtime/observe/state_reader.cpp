@@ -4,7 +4,6 @@
 #include "runtime/core/json.hpp"
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"
-#include "runtime/state/root.hpp"
 
 namespace ad::runtime {
 namespace {
@@ -64,19 +63,18 @@ state_lock_record parse_lock_record(const std::string& text) {
   return rec;
 }
 
-result<unlocked_state> read_state_unlocked(const fs::path& root, const std::string& workspace_path,
+result<unlocked_state> read_state_unlocked(const state_root& root, const std::string& workspace_path,
                                            const std::string& workspace_id) {
   unlocked_state out;
-  std::error_code ec;
-  if (auto text = read_file(root / lock_file_name, 1 << 16))
+  if (auto text = read_file(root.path / lock_file_name, 1 << 16))
     out.lock = parse_lock_record(*text);
-  out.exists = fs::exists(root / snapshot_file_name, ec) || fs::exists(root / journal_file_name, ec);
+  out.exists = root.kind == state_root_kind::existing;
   if (!out.exists)
     return out;
   workspace_identity ws{workspace_path, workspace_id};
   status last = status::ok();
   for (int i = 0; i < read_attempts; ++i) {
-    auto store = durable_store::open(root, ws, std::make_shared<read_only_layer>());
+    auto store = durable_store::open(root.path, ws, std::make_shared<read_only_layer>());
     if (store) {
       out.state = (*store)->state();
       out.seq = (*store)->last_seq();

@@ -7,9 +7,11 @@
 // (new snapshot, old journal, or the reverse) is retried a few times. Also
 // reads the lock file to name the dispatcher that owns the state. Used by
 // `agent-dispatch status`. No threads.
+// The state root comes from open_state_root (runtime/state/root.hpp), which
+// has refused a damaged one; a fresh root reads as an empty state with
+// `exists` false.
 // Error contract: corruption()/invalid_argument() from the loader when the
-// state stays unreadable after the retries; a missing state root is not an
-// error (an empty state with `exists` false). Never throws.
+// state stays unreadable after the retries. Never throws.
 
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +20,7 @@
 
 #include "runtime/core/status.hpp"
 #include "runtime/state/model.hpp"
+#include "runtime/state/root.hpp"
 
 namespace ad::runtime {
 
@@ -37,9 +40,10 @@ struct unlocked_state {
   state_lock_record lock;
 };
 
-// `root` is the state root; `workspace_path`/`workspace_id` the identity the
-// state must belong to (runtime/state/root.hpp identify_workspace).
-result<unlocked_state> read_state_unlocked(const std::filesystem::path& root,
+// `root` is the opened state root; `workspace_path`/`workspace_id` the
+// identity the state must belong to (runtime/state/root.hpp
+// identify_workspace).
+result<unlocked_state> read_state_unlocked(const state_root& root,
                                            const std::string& workspace_path,
                                            const std::string& workspace_id);
 

@@ -26,6 +26,15 @@
 
 namespace ad::runtime {
 
+// The longest string the policy accepts (docs/limits.md), in bytes: ids,
+// names, models, the time zone, node addresses, environment variable
+// names and promotion keys; then prompts, instructions, argv elements and
+// environment values. Patterns have their own limit (user_regex_max_chars).
+// Every field is checked without recursion, so no length can exhaust the
+// stack.
+inline constexpr std::size_t policy_max_name_chars = 256;
+inline constexpr std::size_t policy_max_text_chars = 64 << 10;
+
 enum class execution_class : uint8_t { local_model, cloud_model };
 std::string_view to_string(execution_class c);
 
@@ -108,6 +117,14 @@ struct policy_claims {
   claim_watch_mode watch = claim_watch_mode::automatic;
 };
 
+// What an agent may leave running past its attempt (docs/keeper.md,
+// "Containment"): processes whose name is listed here are kept alive (a
+// build server such as sccache); every other process the agent started ends
+// with the attempt. Empty, the default: none is kept.
+struct policy_processes {
+  std::vector<std::string> keep_alive;
+};
+
 struct tactical_pattern {
   std::string id;
   std::vector<std::string> regexes;
@@ -137,6 +154,7 @@ struct policy {
   policy_timeouts timeouts;
   policy_no_progress no_progress;
   policy_claims claims;
+  policy_processes processes;
   std::vector<failure_pattern> failure_patterns;
   std::vector<tactical_pattern> tactical_patterns;
   policy_prompts prompts;

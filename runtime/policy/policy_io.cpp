@@ -108,6 +108,8 @@ json policy_to_json(const policy& p) {
   // Only when set, so documents without nodes read as before.
   if (!p.nodes.empty())
     doc["nodes"] = p.nodes;
+  if (!p.processes.keep_alive.empty())
+    doc["processes"] = json{{"keep_alive", p.processes.keep_alive}};
   return doc;
 }
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <regex>
+#include <limits>
 #include <set>
 
 #include "runtime/core/user_regex.hpp"
@@ -31,9 +31,12 @@ const policy_target* policy::find_target(std::string_view id) const {
 
 namespace {
 
+// A JSON pointer token for key (RFC 6901 escapes); a key past 80
+// characters is shown by its first 80 and "...", so an error stays short.
 std::string escape_pointer_token(std::string_view key) {
+  constexpr std::size_t shown = 80;
   std::string out;
-  for (char c : key) {
+  for (char c : key.substr(0, shown)) {
     if (c == '~')
       out += "~0";
     else if (c == '/')
@@ -41,6 +44,8 @@ std::string escape_pointer_token(std::string_view key) {
     else
       out += c;
   }
+  if (key.size() > shown)
+    out += "...";
   return out;
 }
 
@@ -93,13 +98,28 @@ public:
     return ok;
   }
 
-  bool string(const json& v, const std::string& ptr, std::string& out, bool allow_empty = false) {
+  // A string of at most max_chars bytes (docs/limits.md): names and ids
+  // by default, policy_max_text_chars for prompts, argv and values.
+  bool string(const json& v, const std::string& ptr, std::string& out, bool allow_empty = false,
+              std::size_t max_chars = policy_max_name_chars) {
     if (!v.is_string() || (!allow_empty && v.get_ref<const std::string&>().empty())) {
       fail(ptr, allow_empty ? "a string" : "a non-empty string", &v);
       return false;
     }
+    if (!short_enough(v.get_ref<const std::string&>(), ptr, max_chars))
+      return false;
     out = v.get<std::string>();
     return true;
+  }
+
+  // A key or string value within max_chars; the error gives its length.
+  bool short_enough(std::string_view text, const std::string& ptr,
+                    std::size_t max_chars = policy_max_name_chars) {
+    if (text.size() <= max_chars)
+      return true;
+    fail_text(ptr, "at most " + std::to_string(max_chars) + " characters",
+              "a string of " + std::to_string(text.size()) + " characters");
+    return false;
   }
 
   bool integer(const json& v, const std::string& ptr, int& out, int lo, int hi) {
@@ -130,7 +150,7 @@ public:
   }
 
   bool strings(const json& v, const std::string& ptr, std::vector<std::string>& out,
-               bool allow_empty_list) {
+               bool allow_empty_list, std::size_t max_chars = policy_max_name_chars) {
     if (!v.is_array() || (!allow_empty_list && v.empty())) {
       fail(ptr, allow_empty_list ? "an array of strings" : "a non-empty array of strings", &v);
       return false;
@@ -139,7 +159,7 @@ public:
     bool ok = true;
     for (size_t i = 0; i < v.size(); ++i) {
       std::string s;
-      if (string(v[i], ptr + "/" + std::to_string(i), s))
+      if (string(v[i], ptr + "/" + std::to_string(i), s, false, max_chars))
         out.push_back(s);
       else
         ok = false;
@@ -178,16 +198,73 @@ private:
 };
 
 const std::vector<std::string_view> adapters = {"codex", "claude", "agy", "pi", "command"};
+
+// Patterns are bounded by the pattern check (user_regex_max_chars), whose
+// error says so before anything compiles.
+constexpr std::size_t pattern_chars = std::numeric_limits<std::size_t>::max();
 const std::vector<std::string_view> weekday_names = {"sun", "mon", "tue", "wed",
                                                      "thu", "fri", "sat"};
 
-bool parse_hhmm(const std::string& s, int& minutes) {
-  std::smatch m;
-  static const std::regex re(R"(^([01][0-9]|2[0-3]):([0-5][0-9])$)");
-  if (!std::regex_match(s, m, re))
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_alnum(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// "HH:MM", 00:00 to 23:59.
+bool parse_hhmm(std::string_view s, int& minutes) {
+  if (s.size() != 5 || s[2] != ':' || !is_digit(s[0]) || !is_digit(s[1]) || !is_digit(s[3]) ||
+      !is_digit(s[4]))
     return false;
-  minutes = std::stoi(m[1]) * 60 + std::stoi(m[2]);
+  int hour = (s[0] - '0') * 10 + (s[1] - '0');
+  int minute = (s[3] - '0') * 10 + (s[4] - '0');
+  if (hour > 23 || minute > 59)
+    return false;
+  minutes = hour * 60 + minute;
   return true;
+}
+
+// An environment variable name: a letter or '_', then letters, digits, '_'.
+bool is_env_name(std::string_view s) {
+  if (s.empty() || is_digit(s.front()))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_alnum(c) || c == '_'; });
+}
+
+// The shape of an IANA zone name: segments of letters, digits, '_', '+'
+// and '-' joined by '/' ("Asia/Seoul", "Etc/GMT+9", "UTC").
+bool is_zone_name(std::string_view s) {
+  bool segment_empty = true;
+  for (char c : s) {
+    if (c == '/') {
+      if (segment_empty)
+        return false;
+      segment_empty = true;
+    } else if (is_alnum(c) || c == '_' || c == '+' || c == '-') {
+      segment_empty = false;
+    } else {
+      return false;
+    }
+  }
+  return !segment_empty;
+}
+
+// HOST:PORT, the host a bracketed IPv6 address ("[::1]") or a name or IPv4
+// address without ':', '[', ']' or white space; the port 1 to 5 digits.
+bool is_node_address(std::string_view s) {
+  auto colon = s.rfind(':');
+  if (colon == std::string_view::npos)
+    return false;
+  std::string_view host = s.substr(0, colon), port = s.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), is_digit))
+    return false;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    return std::all_of(host.begin() + 1, host.end() - 1, [](char c) {
+      return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
+    });
+  return !host.empty() && std::none_of(host.begin(), host.end(), [](char c) {
+    return c == ':' || c == '[' || c == ']' || c == ' ' || (c >= '\t' && c <= '\r');
+  });
 }
 
 void parse_target(checker& c, const json& v, const std::string& p, policy_target& t) {
@@ -221,14 +298,14 @@ void parse_target(checker& c, const json& v, const std::string& p, policy_target
       c.fail(p + "/native_resume", "false (native resume is a pi feature)", &v["native_resume"]);
   }
   if (v.contains("argv")) {
-    if (c.strings(v["argv"], p + "/argv", t.argv, false) && t.adapter != "command")
+    if (c.strings(v["argv"], p + "/argv", t.argv, false, policy_max_text_chars) && t.adapter != "command")
       c.fail(p + "/argv", "no argv (only the command adapter takes an argument template)",
              &v["argv"]);
   } else if (t.adapter == "command") {
     c.fail(p + "/argv", "an argument template (required for the command adapter)", nullptr);
   }
   if (v.contains("quota_probe"))
-    c.strings(v["quota_probe"], p + "/quota_probe", t.quota_probe, false);
+    c.strings(v["quota_probe"], p + "/quota_probe", t.quota_probe, false, policy_max_text_chars);
   if (v.contains("provider")) {
     if (c.string(v["provider"], p + "/provider", t.provider) && t.adapter != "pi")
       c.fail(p + "/provider", "no provider (only pi takes --provider)", &v["provider"]);
@@ -238,15 +315,16 @@ void parse_target(checker& c, const json& v, const std::string& p, policy_target
     if (!env.is_object()) {
       c.fail(p + "/env", "an object of environment variable names to string values", &env);
     } else {
-      static const std::regex name_re(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
       for (auto it = env.begin(); it != env.end(); ++it) {
         std::string ptr = p + "/env/" + escape_pointer_token(it.key());
-        if (!std::regex_match(it.key(), name_re)) {
+        if (!c.short_enough(it.key(), ptr))
+          continue;
+        if (!is_env_name(it.key())) {
           c.fail(ptr, "an environment variable name (letters, digits, _)", nullptr);
           continue;
         }
         std::string value;
-        if (c.string(it.value(), ptr, value, true))
+        if (c.string(it.value(), ptr, value, true, policy_max_text_chars))
           t.env[it.key()] = value;
       }
     }
@@ -369,6 +447,17 @@ void parse_claims(checker& c, const json& v, const std::string& p, policy_claims
   }
 }
 
+void parse_processes(checker& c, const json& v, const std::string& p, policy_processes& out) {
+  if (!c.object(v, p, {"keep_alive"}, {}))
+    return;
+  if (v.contains("keep_alive") && c.strings(v["keep_alive"], p + "/keep_alive", out.keep_alive, true))
+    for (std::size_t i = 0; i < out.keep_alive.size(); ++i)
+      if (out.keep_alive[i].find('/') != std::string::npos)
+        c.fail(p + "/keep_alive/" + std::to_string(i),
+               "a process name (the name ps shows, or argv[0]'s file name), without '/'",
+               &v["keep_alive"][i]);
+}
+
 void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
   if (!c.object(v, p, {"heartbeat_s", "silence_inspection_s", "stall_limit_s", "reset_wait_max_s",
                        "quota_cooldown_s"},
@@ -391,14 +480,17 @@ void parse_prompts(checker& c, const json& v, const std::string& p, policy_promp
                 {"worker", "selfcheck", "review", "continuation", "review_continuation",
                  "context_package", "native_resume", "intervention"}))
     return;
-  c.string(v["worker"], p + "/worker", out.worker);
-  c.string(v["selfcheck"], p + "/selfcheck", out.selfcheck);
-  c.string(v["review"], p + "/review", out.review);
-  c.string(v["continuation"], p + "/continuation", out.continuation);
-  c.string(v["review_continuation"], p + "/review_continuation", out.review_continuation);
-  c.string(v["context_package"], p + "/context_package", out.context_package);
-  c.string(v["native_resume"], p + "/native_resume", out.native_resume);
-  c.string(v["intervention"], p + "/intervention", out.intervention);
+  auto text = [&](const char* key, std::string& out_text) {
+    c.string(v[key], p + "/" + key, out_text, false, policy_max_text_chars);
+  };
+  text("worker", out.worker);
+  text("selfcheck", out.selfcheck);
+  text("review", out.review);
+  text("continuation", out.continuation);
+  text("review_continuation", out.review_continuation);
+  text("context_package", out.context_package);
+  text("native_resume", out.native_resume);
+  text("intervention", out.intervention);
 }
 
 void check_references(checker& c, const json& doc, const policy& pol) {
@@ -455,7 +547,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   policy pol;
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
-                 "backoff", "timeouts", "no_progress", "claims", "failure_patterns",
+                 "backoff", "timeouts", "no_progress", "claims", "processes", "failure_patterns",
                  "tactical_patterns", "prompts", "nodes"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
@@ -464,8 +556,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
     c.fail("/version", "1 (the only policy format version)", &doc["version"]);
   if (c.string(doc["timezone"], "/timezone", pol.timezone)) {
     // Resolved against the tz database by the caller; only the shape here.
-    static const std::regex zone_re(R"(^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$)");
-    if (!std::regex_match(pol.timezone, zone_re))
+    if (!is_zone_name(pol.timezone))
       c.fail("/timezone", "an IANA time zone name such as \"Asia/Seoul\"", &doc["timezone"]);
   }
   const json& targets = doc["targets"];
@@ -494,7 +585,8 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   } else {
     for (auto it = promo.begin(); it != promo.end(); ++it) {
       std::string to;
-      if (c.string(it.value(), "/promotion/" + escape_pointer_token(it.key()), to))
+      std::string ptr = "/promotion/" + escape_pointer_token(it.key());
+      if (c.short_enough(it.key(), ptr) && c.string(it.value(), ptr, to))
         pol.promotion[it.key()] = to;
     }
   }
@@ -507,11 +599,12 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
     parse_no_progress(c, doc["no_progress"], "/no_progress", pol.no_progress);
   if (doc.contains("claims"))
     parse_claims(c, doc["claims"], "/claims", pol.claims);
+  if (doc.contains("processes"))
+    parse_processes(c, doc["processes"], "/processes", pol.processes);
   if (doc.contains("nodes") && c.strings(doc["nodes"], "/nodes", pol.nodes, true)) {
     // The shape only; `run` parses each address when it connects.
-    static const std::regex node_re(R"(^(\[[0-9A-Fa-f:.]+\]|[^:\[\]\s]+):[0-9]{1,5}$)");
     for (std::size_t i = 0; i < pol.nodes.size(); ++i)
-      if (!std::regex_match(pol.nodes[i], node_re))
+      if (!is_node_address(pol.nodes[i]))
         c.fail("/nodes/" + std::to_string(i), "a node address HOST:PORT such as \"10.0.0.7:7300\"",
                &doc["nodes"][i]);
   }
@@ -525,7 +618,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
       if (!c.object(fps[i], p, {"failure_class", "regexes"}, {"failure_class", "regexes"}))
         continue;
       c.string(fps[i]["failure_class"], p + "/failure_class", fp.failure_class);
-      if (c.strings(fps[i]["regexes"], p + "/regexes", fp.regexes, false))
+      if (c.strings(fps[i]["regexes"], p + "/regexes", fp.regexes, false, pattern_chars))
         c.regexes(fp.regexes, p + "/regexes");
       pol.failure_patterns.push_back(std::move(fp));
     }
@@ -542,9 +635,10 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
         continue;
       if (c.string(tps[i]["id"], p + "/id", tp.id) && !ids.insert(tp.id).second)
         c.fail(p + "/id", "a unique tactical pattern id", &tps[i]["id"]);
-      if (c.strings(tps[i]["regexes"], p + "/regexes", tp.regexes, false))
+      if (c.strings(tps[i]["regexes"], p + "/regexes", tp.regexes, false, pattern_chars))
         c.regexes(tp.regexes, p + "/regexes");
-      c.string(tps[i]["instruction"], p + "/instruction", tp.instruction);
+      c.string(tps[i]["instruction"], p + "/instruction", tp.instruction, false,
+               policy_max_text_chars);
       pol.tactical_patterns.push_back(std::move(tp));
     }
   }

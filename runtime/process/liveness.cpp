@@ -1,6 +1,5 @@
 #include "runtime/process/liveness.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,8 +9,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cctype>
-#include <chrono>
-#include <thread>
 #include <system_error>
 
 #include "runtime/core/files.hpp"
@@ -37,143 +34,13 @@ group_liveness probe_process_group(int pgid, const fs::path& proc_root) {
     return group_liveness::gone;
   if (proc_root == "/proc" && ::kill(-pgid, 0) != 0 && errno == ESRCH)
     return group_liveness::gone;
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
+  std::error_code ec;
+  if (!fs::is_directory(proc_root, ec))
     return group_liveness::alive; // cannot tell: assume it runs
-  group_liveness found = group_liveness::gone;
-  while (dirent* entry = ::readdir(dir)) {
-    std::string_view name(entry->d_name);
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name.front())))
-      continue;
-    auto text = read_file(proc_root / std::string(name) / "stat", 64 << 10);
-    if (!text)
-      continue;
-    auto close = text->rfind(')');
-    if (close == std::string::npos)
-      continue;
-    // After ")": state ppid pgrp ...
-    char state = 0;
-    long ppid = 0;
-    long pgrp = 0;
-    if (std::sscanf(text->c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3)
-      continue;
-    if (pgrp == pgid && state != 'Z' && state != 'X') {
-      found = group_liveness::alive;
-      break;
-    }
-  }
-  ::closedir(dir);
-  return found;
-}
-
-bool empty_environment_is_final(std::string_view stat) {
-  auto close = stat.rfind(')');
-  if (close == std::string_view::npos)
-    return true;
-  // After ")": state ppid pgrp session tty_nr tpgid flags ...
-  std::string rest(stat.substr(close + 1));
-  char state = 0;
-  long skipped[5] = {};
-  unsigned long flags = 0;
-  if (std::sscanf(rest.c_str(), " %c %ld %ld %ld %ld %ld %lu", &state, &skipped[0], &skipped[1],
-                  &skipped[2], &skipped[3], &skipped[4], &flags) != 7)
-    return true;
-  constexpr unsigned long kernel_thread_flag = 0x00200000; // PF_KTHREAD
-  return state == 'Z' || state == 'X' || (flags & kernel_thread_flag) != 0;
-}
-
-namespace {
-
-enum class environ_match { found, other, empty, unreadable };
-
-environ_match match_environ(const fs::path& path, std::string_view needle, std::string& buf) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return environ_match::unreadable;
-  buf.clear();
-  char chunk[16384];
-  ssize_t n = 0;
-  bool failed = false;
-  while ((n = ::read(fd, chunk, sizeof chunk)) != 0) {
-    if (n < 0) {
-      failed = true;
-      break;
-    }
-    buf.append(chunk, static_cast<std::size_t>(n));
-    if (buf.size() > (8u << 20))
-      break; // an environment this large is not ours to parse
-  }
-  ::close(fd);
-  if (failed)
-    return environ_match::unreadable;
-  if (buf.empty())
-    return environ_match::empty;
-  std::string_view env(buf);
-  while (!env.empty()) {
-    auto end = env.find('\0');
-    if (env.substr(0, end) == needle)
-      return environ_match::found;
-    if (end == std::string_view::npos)
-      break;
-    env.remove_prefix(end + 1);
-  }
-  return environ_match::other;
-}
-
-bool may_be_inside_exec(const fs::path& stat_path) {
-  auto text = read_file(stat_path, 64 << 10);
-  return text && !empty_environment_is_final(*text); // a vanished process is final
-}
-
-// How often a process that may be inside execve is read again, waiting
-// 1, 2, 4, ... ms before each read: an exec ends well within that.
-constexpr int exec_rereads = 6;
-
-} // namespace
-
-std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
-  std::vector<int> pids;
-  if (marker.empty())
-    return pids;
-  std::string needle = std::string(execution_marker_variable) + "=" + std::string(marker);
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
-    return pids;
-  std::string buf;
-  std::vector<std::string> inside_exec;
-  auto judge = [&](const std::string& name, std::vector<std::string>& again) {
-    fs::path entry = proc_root / name;
-    switch (match_environ(entry / "environ", needle, buf)) {
-      case environ_match::found:
-        pids.push_back(std::stoi(name));
-        break;
-      case environ_match::empty:
-        if (may_be_inside_exec(entry / "stat"))
-          again.push_back(name);
-        break;
-      case environ_match::other:
-      case environ_match::unreadable:
-        break;
-    }
-  };
-  while (dirent* entry = ::readdir(dir)) {
-    std::string_view name(entry->d_name);
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
-          return std::isdigit(c) != 0;
-        }))
-      continue;
-    judge(std::string(name), inside_exec);
-  }
-  ::closedir(dir);
-  for (int round = 0; round < exec_rereads && !inside_exec.empty(); ++round) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 << round));
-    std::vector<std::string> still;
-    for (const auto& name : inside_exec)
-      judge(name, still);
-    inside_exec = std::move(still);
-  }
-  std::sort(pids.begin(), pids.end());
-  return pids;
+  for (const auto& e : list_processes(proc_root))
+    if (e.pgid == pgid)
+      return group_liveness::alive;
+  return group_liveness::gone;
 }
 
 // --- ownership ---------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/proc_scan.hpp"
 #include "runtime/core/proc_stat.hpp"
 #include "runtime/core/status.hpp"
 
@@ -34,19 +35,6 @@ enum class group_liveness : uint8_t { alive, gone };
 // zombie nobody reaps, e.g. under a container init that does not reap,
 // keeps kill(-pgid, 0) succeeding but runs nothing).
 group_liveness probe_process_group(int pgid, const std::filesystem::path& proc_root = "/proc");
-
-// Whether a process whose /proc/<pid>/environ reads empty has no environment
-// for good, judged from its /proc/<pid>/stat text: a zombie or a kernel thread
-// (or unparsable text). Any other process may be inside execve, where the
-// kernel lets readers into the new memory before it sets the environment range.
-bool empty_environment_is_final(std::string_view stat);
-
-// Pids whose environment holds AGENT_DISPATCH_EXECUTION_ID=<marker>, sorted.
-// Unreadable entries (other users, vanished processes) are skipped. An empty
-// marker matches nothing. A process whose environment reads empty may be
-// inside execve and is read again for up to ~63 ms before it is passed over.
-std::vector<int> processes_with_marker(std::string_view marker,
-                                       const std::filesystem::path& proc_root = "/proc");
 
 // --- locator ownership ------------------------------------------------------
 

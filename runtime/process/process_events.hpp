@@ -102,6 +102,7 @@ struct keeper_launch {
   int64_t grace_ms = 5000;           // SIGTERM to SIGKILL, carried out by the keeper
   std::filesystem::path lease_file;  // a worker node's lease (docs/keeper.md); empty: none
   int64_t lease_ms = 0;
+  std::vector<std::string> keep_alive; // processes the agent may leave running (--keep-alive)
 };
 
 inline constexpr std::size_t default_line_cap = std::size_t{1} << 20; // 1 MiB

@@ -61,6 +61,7 @@ result<spawn_outcome> process_reactor::spawn(spawn_request request) {
     inv.grace_ms = request.keeper->grace_ms;
     inv.lease_file = request.keeper->lease_file;
     inv.lease_ms = request.keeper->lease_ms;
+    inv.keep_alive = request.keeper->keep_alive;
     inv.line_cap = request.line_cap == 0 ? default_line_cap : request.line_cap;
     inv.agent_argv = request.argv;
     attempt_dir = request.keeper->attempt_dir;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "runtime/keeper/containment.hpp"
 #include "runtime/keeper/keeper_liveness.hpp"
 #include "runtime/process/liveness.hpp"
 
@@ -120,21 +121,31 @@ void process_reactor::impl::kill_kept_agent(child_record& c) {
     k.record = std::move(*rec);
     k.have_record = true;
   }
-  if (k.record.agent_pgid <= 0)
-    return;
+  // Nothing the agent started may outlive the keeper that should have ended
+  // it: the agent's group, every process carrying its marker (the marker is
+  // the attempt's alone), and the attempt's cgroup.
+  std::vector<int> marked;
+  if (!k.record.marker.empty())
+    marked = processes_with_marker(k.record.marker);
   // The agent may be gone already (its parent-death signal) while a process
   // it started lives on in its group: a live member carrying the marker
   // shows that the group is still the agent's (a pid in use as a group id
   // is not given to a new process).
-  bool ours = probe_agent(k.record) == process_presence::alive;
-  if (!ours && !k.record.marker.empty())
-    for (int pid : processes_with_marker(k.record.marker))
-      if (::getpgid(pid) == k.record.agent_pgid) {
-        ours = true;
-        break;
-      }
+  bool ours = k.record.agent_pgid > 0 && probe_agent(k.record) == process_presence::alive;
+  for (int pid : marked)
+    if (!ours && k.record.agent_pgid > 0 && ::getpgid(pid) == k.record.agent_pgid)
+      ours = true;
   if (ours)
     ::kill(-k.record.agent_pgid, SIGKILL);
+  for (int pid : marked)
+    ::kill(pid, SIGKILL);
+  if (!k.record.cgroup.empty() && kill_cgroup(k.record.cgroup)) {
+    // Killed members leave the cgroup a moment later (a rare path: a bounded
+    // wait of the reactor thread).
+    for (int i = 0; i < 50 && cgroup_populated(k.record.cgroup); ++i)
+      ::usleep(2000);
+    (void) remove_cgroup(k.record.cgroup);
+  }
 }
 
 process_exit process_reactor::impl::kept_exit(child_record& c) {

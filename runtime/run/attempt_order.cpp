@@ -76,6 +76,8 @@ json to_json(const attempt_order& o) {
          {"line_cap", o.line_cap}};
   if (!o.node.empty())
     j["node"] = o.node;
+  if (!o.keep_alive.empty())
+    j["keep_alive"] = o.keep_alive;
   return j;
 }
 
@@ -118,6 +120,8 @@ result<attempt_order> attempt_order_from_json(const json& j) {
     o.line_cap = json_member<uint64_t>(j, "line_cap");
     if (j.contains("node"))
       o.node = json_member<std::string>(j, "node");
+    if (j.contains("keep_alive"))
+      o.keep_alive = json_member<std::vector<std::string>>(j, "keep_alive");
     return o;
   } catch (const std::exception& e) {
     return status::invalid_argument("attempt order: " + exception_text(e));

@@ -97,6 +97,9 @@ struct attempt_order {
   // Distributed mode: the worker node the attempt was placed on ("": this
   // host; docs/distributed.md).
   std::string node;
+  // Names of processes the agent may leave running past the attempt (the
+  // policy's processes.keep_alive; docs/keeper.md). Empty: none.
+  std::vector<std::string> keep_alive;
   bool operator==(const attempt_order&) const = default;
 };
 

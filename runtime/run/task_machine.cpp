@@ -224,6 +224,7 @@ attempt_order make_order(const task_context& ctx, const task_spec& spec, const t
   auto budget = st.failure_budgets.find(stage);
   o.stage_budget = budget == st.failure_budgets.end() ? 0 : budget->second;
   o.timing = ctx.timing;
+  o.keep_alive = ctx.pol->processes.keep_alive;
   return o;
 }
 

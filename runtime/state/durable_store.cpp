@@ -25,9 +25,7 @@ result<workspace_identity> identity_from(const json& j, const fs::path& file) {
 
 constexpr uint64_t max_entry_seq = uint64_t{1} << 62;
 
-const char* what_to_do =
-  "Restore the state root from a backup, or move it aside to start over (durable state is "
-  "then lost).";
+const std::string what_to_do(state_root_fix);
 
 // "mark": this journal's writer keeps journal.mark, so a missing mark is
 // damage; journals of earlier versions lack the key and are read without it.
@@ -133,9 +131,10 @@ status durable_store::load() {
   if (!jtext) {
     if (!jtext.error().is_not_found())
       return jtext.error();
-    if (auto st = check_journal_may_be_new(jpath, snap_text.is_ok()); !st)
-      return st;
-    if (auto st = check_mark(mark, false); !st)
+    // A missing journal starts a new state only where none existed: beside
+    // a snapshot, a mark or attempts of earlier runs it was lost, and
+    // starting over would forget what ran (and could launch a second agent).
+    if (auto st = check_missing_journal(root_); !st)
       return st;
     return start_new_journal();
   }
@@ -211,7 +210,7 @@ status durable_store::load() {
                               + " was started with one: whether acknowledged entries are "
                                 "missing from the journal cannot be checked. "
                               + what_to_do);
-  if (auto st = check_mark(mark, true); !st)
+  if (auto st = check_mark(mark); !st)
     return st;
   auto handle = files_->open_append(jpath);
   if (!handle)
@@ -231,36 +230,14 @@ status durable_store::load() {
   return status::ok();
 }
 
-status durable_store::check_journal_may_be_new(const fs::path& jpath, bool have_snapshot) const {
-  // A missing journal starts a new state only where none existed: beside a
-  // snapshot, or a runs/ folder holding attempts, it was lost, and starting
-  // over would forget what ran (and could launch a second agent).
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(jpath, ec)))
-    return status::corruption("state journal " + jpath.string()
-                              + " is a symlink to a file that does not exist. " + what_to_do);
-  if (have_snapshot)
-    return status::corruption("state journal " + jpath.string() + " is missing but the snapshot "
-                              + (root_ / snapshot_file_name).string()
-                              + " exists: the entries after the snapshot are lost. "
-                              + what_to_do);
-  fs::path runs = root_ / "runs";
-  if (fs::is_directory(runs, ec) && !fs::is_empty(runs, ec))
-    return status::corruption("state journal " + jpath.string() + " is missing but "
-                              + runs.string() + " holds attempts of earlier runs. "
-                              + what_to_do);
-  return status::ok();
-}
-
-status durable_store::check_mark(const std::optional<uint64_t>& mark, bool have_journal) const {
+status durable_store::check_mark(const std::optional<uint64_t>& mark) const {
   if (!mark || *mark <= last_seq_)
     return status::ok();
   fs::path jpath = root_ / journal_file_name;
   return status::corruption(
-    "state journal " + jpath.string()
-    + (have_journal ? " ends at entry " : " is missing; the state ends at entry ")
-    + std::to_string(last_seq_) + ", but the journal mark " + (root_ / mark_file_name).string()
-    + " records that entry " + std::to_string(*mark)
+    "state journal " + jpath.string() + " ends at entry " + std::to_string(last_seq_)
+    + ", but the journal mark " + (root_ / mark_file_name).string() + " records that entry "
+    + std::to_string(*mark)
     + " was durable: acknowledged entries are missing (the journal was cut short or replaced by "
       "an older copy). "
     + what_to_do);

@@ -91,9 +91,8 @@ public:
 private:
   durable_store() = default;
   status load();
-  status check_journal_may_be_new(const std::filesystem::path& jpath, bool have_snapshot) const;
   status start_new_journal();
-  status check_mark(const std::optional<uint64_t>& mark, bool have_journal) const;
+  status check_mark(const std::optional<uint64_t>& mark) const;
   status write_mark(bool sync);
 
   std::filesystem::path root_;

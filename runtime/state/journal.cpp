@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "runtime/state/root.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -76,8 +78,7 @@ result<journal_scan> scan_journal(std::string_view data, const std::filesystem::
     return status::corruption(
       "state journal " + file.string() + " is damaged at byte offset " + std::to_string(at)
       + ": " + what
-      + ". Records after it cannot be trusted; nothing was changed. Restore the state root "
-        "from a backup, or move it aside to start over (durable state is then lost).");
+      + ". Records after it cannot be trusted; nothing was changed. " + std::string(state_root_fix));
   };
   while (pos < data.size()) {
     std::string_view rest = data.substr(pos);

@@ -9,11 +9,18 @@
 // is checked for `.git`, never its parents, so two workspaces inside one
 // repository never share a root. Environment is passed in (state_env), so
 // these functions are pure apart from reading the workspace's `.git`.
+// open_state_root is the one door to the state root for every command that
+// reads or writes durable state (run, status, doctor, a future serve): it
+// tells a new workspace from one whose state is damaged, so no reader shows a
+// damaged state as an empty one.
 // Errors: invalid_argument naming the path for an unreadable workspace or a
-// malformed `.git` file; never throws.
+// malformed `.git` file; corruption (or io_error) naming the path and the
+// fix for a damaged state root (open_state_root); never throws.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "runtime/core/status.hpp"
 
@@ -37,6 +44,43 @@ struct state_env {
 
 result<std::filesystem::path> resolve_state_root(const workspace_identity& workspace,
                                                  const state_env& env);
+
+// --- opening the state root ------------------------------------------------
+
+// What every damaged-root error tells the user to do.
+inline constexpr std::string_view state_root_fix =
+  "Restore the state root from a backup, or move it aside to start over (durable state is then "
+  "lost).";
+
+enum class state_root_kind : uint8_t {
+  fresh,    // no durable state yet: a new workspace (nothing, or only a lock and logs)
+  existing, // a journal (and maybe a snapshot) to read
+};
+
+struct state_root {
+  std::filesystem::path path; // as resolve_state_root names it
+  state_root_kind kind = state_root_kind::fresh;
+};
+
+// Resolves the workspace's state root (resolve_state_root) and checks it
+// (check_state_root).
+result<state_root> open_state_root(const workspace_identity& workspace, const state_env& env);
+
+// Checks a state root before anything reads it. fresh when it does not
+// exist or holds no journal and nothing that shows one existed. Errors,
+// each naming the path and state_root_fix: the root is not a folder (a
+// file, a FIFO, a link to nothing), cannot be read, or resolves into /proc,
+// /sys or another kernel file system; journal.log or state.json is a link
+// to nothing, not a regular file or unreadable; journal.log is missing
+// while check_missing_journal finds that one existed.
+result<state_root_kind> check_state_root(const std::filesystem::path& root);
+
+// With journal.log missing: ok when nothing shows that the root ever held
+// durable state; corruption when journal.log is a link to nothing, or
+// beside it are a snapshot (state.json), a journal mark that records an
+// entry (or cannot be read), or attempts of earlier runs (runs/ not empty).
+// durable_store::open applies the same rule.
+status check_missing_journal(const std::filesystem::path& root);
 
 // OK when `recorded` is `current`; otherwise invalid_argument naming both
 // identities and `file`, and what to do. The CLI treats it as terminal.

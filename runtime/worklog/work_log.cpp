@@ -12,6 +12,7 @@
 #include <charconv>
 
 #include "runtime/core/files.hpp"
+#include "runtime/worklog/work_log_fault.hpp"
 
 namespace ad::runtime {
 
@@ -65,6 +66,45 @@ status write_all(int fd, std::string_view data, const fs::path& path) {
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return status::ok();
+}
+
+// One row's write, through the test hook (work_log_fault.hpp).
+status write_row(int fd, std::string_view data, const fs::path& path) {
+  switch (next_work_log_write_fault()) {
+    case work_log_write_fault::none:
+      return write_all(fd, data, path);
+    case work_log_write_fault::cut:
+      (void) write_all(fd, data.substr(0, data.size() / 2), path);
+      return status::from_errno("work log write " + path.string(), ENOSPC);
+    case work_log_write_fault::nothing:
+      return status::from_errno("work log write " + path.string(), ENOSPC);
+    case work_log_write_fault::crash:
+      (void) write_all(fd, data.substr(0, data.size() / 2), path);
+      ::_exit(86);
+  }
+  return write_all(fd, data, path);
+}
+
+// Whether a line (trimmed) is a whole table line: a row, the header or the
+// separator.
+bool is_whole_table_line(std::string_view t, std::vector<std::string>& cells) {
+  if (!split_work_log_cells(t, cells))
+    return false;
+  if ((!cells.empty() && cells[0] == "seq") || is_separator_row(cells))
+    return true;
+  uint64_t seq = 0;
+  int attempt = 0;
+  return cells.size() == 9 && parse_number(cells[0], seq) && parse_number(cells[5], attempt);
+}
+
+// A line that begins a row ("|", spaces, the seq's digits) without being one.
+bool starts_a_row(std::string_view t) {
+  if (t.empty() || t.front() != '|')
+    return false;
+  t.remove_prefix(1);
+  while (!t.empty() && t.front() == ' ')
+    t.remove_prefix(1);
+  return !t.empty() && t.front() >= '0' && t.front() <= '9';
 }
 
 } // namespace
@@ -143,12 +183,21 @@ work_log_document parse_work_log(std::string_view text) {
   std::size_t number = 0;
   while (!text.empty()) {
     auto nl = text.find('\n');
+    const bool unterminated = nl == std::string_view::npos;
     std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    text.remove_prefix(unterminated ? text.size() : nl + 1);
     ++number;
     std::string_view t = trim(line);
     if (t.empty() || t.front() == '#' || t.front() == '>')
       continue; // blank, title or note
+    // Every write ends with its newline: a table line cut before it, or a
+    // row's beginning that a later write followed, is a write that did not
+    // finish.
+    if (!is_whole_table_line(t, cells) &&
+        ((unterminated && t.front() == '|') || starts_a_row(t))) {
+      doc.torn.push_back({number, std::string(line)});
+      continue;
+    }
     if (split_work_log_cells(t, cells)) {
       if (!cells.empty() && cells[0] == "seq")
         continue;
@@ -173,6 +222,8 @@ work_log_document parse_work_log(std::string_view text) {
   return doc;
 }
 
+bool row_has_own_result(std::string_view event) { return event == "CLAIM" || event == "KILL"; }
+
 fs::path work_log_path(const fs::path& workspace, std::string_view group) {
   return workspace / "agent-task" / std::string(group) / work_log_file_name;
 }
@@ -190,13 +241,90 @@ std::optional<work_log_row> find_work_log_row(const fs::path& log_path,
     return std::nullopt;
   for (auto& row : parse_work_log(*text).rows)
     if (row.event == event.event && row.task == event.task && row.role == event.role &&
-        row.attempt == event.attempt && row.locator == event.locator)
+        row.attempt == event.attempt && row.locator == event.locator &&
+        (!row_has_own_result(row.event) || row.result == event.result))
       return std::move(row);
   return std::nullopt;
 }
 
-result<work_log_row> append_work_log(const fs::path& log_path, const work_log_event& event,
-                                     const clock& clk) {
+fs::path work_log_torn_path(const fs::path& log_path) {
+  fs::path side = log_path;
+  side += ".torn";
+  return side;
+}
+
+std::string work_log_heal::message() const {
+  return "work log " + log.string() + " line " + std::to_string(line_number) +
+         " was cut short by a write that did not finish (a full disk or a crash): moved to " +
+         side_file.string();
+}
+
+status keep_torn_lines(const fs::path& side_file, const fs::path& log,
+                       const std::vector<work_log_foreign_line>& lines, const clock& clk) {
+  std::string out;
+  for (const auto& l : lines)
+    out += format_utc_iso(clk.now()) + " " + log.string() + " line " +
+           std::to_string(l.line_number) + ": " + l.text + "\n";
+  locked_fd f;
+  f.fd = ::open(side_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (f.fd < 0)
+    return status::from_errno("open " + side_file.string(), errno);
+  if (auto st = write_all(f.fd, out, side_file); !st)
+    return st;
+  if (::fdatasync(f.fd) != 0)
+    return status::from_errno("sync " + side_file.string(), errno);
+  return status::ok();
+}
+
+namespace {
+
+// Reads the whole locked log.
+result<std::string> read_locked(int fd, std::size_t size, const fs::path& log_path) {
+  std::string text;
+  text.resize(size);
+  std::size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return status::from_errno("work log read " + log_path.string(), errno);
+    if (n == 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+// A torn last line of the locked log goes to the side file and is cut off
+// the log; text loses it too. Nothing happens (and nothing is reported)
+// when the side file cannot be written: the line then stays where it is.
+std::optional<work_log_heal> heal_torn_tail(int fd, std::string& text, const fs::path& log_path,
+                                            const clock& clk) {
+  if (text.empty() || text.back() == '\n')
+    return std::nullopt;
+  work_log_document doc = parse_work_log(text);
+  if (doc.torn.empty())
+    return std::nullopt;
+  const work_log_foreign_line& last = doc.torn.back();
+  std::size_t begin = text.rfind('\n');
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  if (std::string_view(text).substr(begin) != last.text)
+    return std::nullopt; // torn, but not the last line
+  work_log_heal heal{log_path, last.line_number, last.text, work_log_torn_path(log_path)};
+  if (!keep_torn_lines(heal.side_file, log_path, {last}, clk))
+    return std::nullopt;
+  if (::ftruncate(fd, static_cast<off_t>(begin)) != 0 || ::fdatasync(fd) != 0)
+    return std::nullopt;
+  text.resize(begin);
+  return heal;
+}
+
+} // namespace
+
+result<work_log_appended> append_work_log(const fs::path& log_path, const work_log_event& event,
+                                        const clock& clk) {
   if (auto st = make_directories(log_path.parent_path()); !st)
     return st.with_context("work log " + log_path.string());
   // The log may be archived (unlinked) while we wait for its lock: then the
@@ -219,20 +347,12 @@ result<work_log_row> append_work_log(const fs::path& log_path, const work_log_ev
         by_path.st_dev != by_fd.st_dev || by_fd.st_nlink == 0)
       continue;
 
-    std::string text;
-    text.resize(static_cast<std::size_t>(by_fd.st_size));
-    std::size_t got = 0;
-    while (got < text.size()) {
-      ssize_t n = ::pread(f.fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return status::from_errno("work log read " + log_path.string(), errno);
-      if (n == 0)
-        break;
-      got += static_cast<std::size_t>(n);
-    }
-    text.resize(got);
+    auto read = read_locked(f.fd, static_cast<std::size_t>(by_fd.st_size), log_path);
+    if (!read)
+      return read.error();
+    std::string& text = *read;
+    work_log_appended done;
+    done.healed = heal_torn_tail(f.fd, text, log_path, clk);
 
     std::string out;
     uint64_t last_seq = 0;
@@ -252,7 +372,7 @@ result<work_log_row> append_work_log(const fs::path& log_path, const work_log_ev
         out += '\n';
       }
     }
-    work_log_row row;
+    work_log_row& row = done.row;
     row.seq = last_seq + 1;
     row.time = format_utc_iso(clk.now());
     row.event = event.event;
@@ -263,11 +383,16 @@ result<work_log_row> append_work_log(const fs::path& log_path, const work_log_ev
     row.result = event.result;
     row.locator = event.locator;
     out += format_work_log_row(row);
-    if (auto st = write_all(f.fd, out, log_path); !st)
+    if (auto st = write_row(f.fd, out, log_path); !st) {
+      // Whatever part of the row reached the file goes again: a full disk
+      // leaves the log as it was (truncating frees space, so it works then).
+      if (::ftruncate(f.fd, static_cast<off_t>(text.size())) == 0)
+        (void) ::fdatasync(f.fd);
       return st;
+    }
     if (::fdatasync(f.fd) != 0)
       return status::from_errno("work log sync " + log_path.string(), errno);
-    return row;
+    return done;
   }
   return status::io_error("work log " + log_path.string() + " kept being replaced while appending");
 }

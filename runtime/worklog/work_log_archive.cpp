@@ -87,13 +87,13 @@ result<std::vector<work_log_row>> merge_work_log_sources(
                               " is not a timeline row and cannot be merged safely: " + f.text);
     }
     for (const auto& row : src.document.rows) {
-      if (row.event != "START" && row.event != "FINISH" && row.event != "CLAIM")
+      if (row.event != "START" && row.event != "FINISH" && !row_has_own_result(row.event))
         return status::conflict("work log " + src.name + " row " + std::to_string(row.seq) +
                                 " has an unknown event: " + row.event);
-      // One attempt may write several paths outside its claim: a CLAIM row
-      // is told apart by its path (the result) too.
+      // One attempt may write several paths outside its claim, or leave
+      // several processes: a CLAIM or KILL row is told apart by its result.
       identity id{row.event, row.task, row.role, row.attempt, row.locator,
-                  row.event == "CLAIM" ? row.result : std::string()};
+                  row_has_own_result(row.event) ? row.result : std::string()};
       auto it = seen.find(id);
       if (it != seen.end()) {
         const work_log_row& prev = *it->second.row;
@@ -124,8 +124,17 @@ result<std::vector<work_log_row>> merge_work_log_sources(
   return out;
 }
 
-std::string render_work_log(const std::vector<work_log_row>& rows) {
+std::string render_work_log(const std::vector<work_log_row>& rows,
+                            const std::vector<std::string>& notes) {
   std::string out = work_log_header();
+  if (!notes.empty()) {
+    // After the header's own note, before the table.
+    auto table = out.find("\n\n|");
+    std::string lines;
+    for (const auto& n : notes)
+      lines += "> " + escape_work_log_cell(n) + "\n";
+    out.insert(table + 1, lines);
+  }
   for (const auto& r : rows)
     out += format_work_log_row(r);
   return out;
@@ -253,7 +262,27 @@ result<fs::path> archive_work_log(const work_log_archive_request& req, const clo
     return status::conflict("work log archive destination already exists: " + dest.string());
   if (auto st = make_directories(dir); !st)
     return st.with_context("work log archive");
-  if (auto st = write_file_atomic(dest, render_work_log(rows)); !st)
+  // Rows cut short by writes that did not finish are kept beside the
+  // archive, with a note in it naming each; so is the live log's side file.
+  fs::path torn_file = work_log_torn_path(dest);
+  std::vector<std::string> notes;
+  std::string torn_text;
+  for (const auto& src : sources)
+    for (const auto& t : src.document.torn) {
+      notes.push_back(src.name + " line " + std::to_string(t.line_number) +
+                      " was cut short by a write that did not finish (a full disk or a crash); "
+                      "its text is in " + torn_file.filename().string());
+      torn_text += src.name + " line " + std::to_string(t.line_number) + ": " + t.text + "\n";
+    }
+  fs::path live_torn = work_log_torn_path(live);
+  if (auto kept = read_file(live_torn, 16u << 20)) {
+    torn_text += *kept;
+    to_remove.push_back(live_torn);
+  }
+  if (!torn_text.empty())
+    if (auto st = write_file_atomic(torn_file, torn_text); !st)
+      return st.with_context("work log archive");
+  if (auto st = write_file_atomic(dest, render_work_log(rows, notes)); !st)
     return st.with_context("work log archive");
   for (const auto& p : to_remove) {
     if (::unlink(p.c_str()) != 0 && errno != ENOENT)

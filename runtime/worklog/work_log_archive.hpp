@@ -10,8 +10,10 @@
 // contract: a merge conflict (the same event of the same task, role, attempt
 // and locator recorded with different content) or a foreign line in a
 // source refuses the archive with status::conflict naming the source and
-// line; file-system failures are io_error; nothing is removed unless the
-// archive file was written durably first.
+// line; a torn row (a write that did not finish) is no conflict: it is kept
+// beside the archive (work_log_<n>.log.torn) with a note in the archive
+// naming its source and line; file-system failures are io_error; nothing is
+// removed unless the archive file was written durably first.
 
 #include <cstdint>
 #include <filesystem>
@@ -70,8 +72,9 @@ struct work_log_source {
 result<std::vector<work_log_row>> merge_work_log_sources(
   const std::vector<work_log_source>& sources);
 
-// Header plus rows.
-std::string render_work_log(const std::vector<work_log_row>& rows);
+// Header, notes ("> <note>" lines after the header's own), then rows.
+std::string render_work_log(const std::vector<work_log_row>& rows,
+                            const std::vector<std::string>& notes = {});
 
 // 1 + the largest n of the "work_log_<n>.log" names given; 0 when none.
 uint64_t next_work_log_archive_number(const std::vector<std::string>& file_names);

@@ -4,6 +4,7 @@
 // turns stale when the agent dies, reads a journal with an append in flight
 // without touching it, and writes nothing.
 #include <filesystem>
+#include <functional>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sstream>
@@ -259,6 +260,71 @@ TEST_F(status_e2e, a_recorded_claim_violation_is_a_line_of_the_text_and_a_json_e
   EXPECT_EQ(v->at("attribution"), "fanotify");
   EXPECT_EQ(v->at("action"), "block");
   EXPECT_EQ(lines.back().at("event"), "summary");
+}
+
+// A damaged state root was shown as a new one: `status` exited 0 with "no
+// durable state yet", every task ready and attempts=0. Each of the four is
+// an error naming the path and the fix, for status, run and doctor alike.
+TEST_F(status_e2e, a_damaged_state_root_is_an_error_never_an_empty_state) {
+  start_agent();
+  prepare_state();
+  if (HasFatalFailure())
+    return;
+  stop_agent();
+  const fs::path saved = dir_.path() / "saved-root";
+  fs::copy(root_, saved, fs::copy_options::recursive);
+  struct damage {
+    const char* name;
+    std::function<void()> apply;
+    std::string names; // the path the error must name
+  };
+  const fs::path journal = root_ / "journal.log";
+  std::vector<damage> cases = {
+    {"journal deleted", [&] { fs::remove(journal); }, journal.string()},
+    {"journal a dangling link",
+     [&] {
+       fs::remove(journal);
+       fs::create_symlink(root_ / "journal.log.gone", journal);
+     },
+     journal.string()},
+    {"root replaced by a file",
+     [&] {
+       fs::remove_all(root_);
+       ASSERT_TRUE(runtime::write_file_atomic(root_, "not a folder\n").is_ok());
+     },
+     root_.string()},
+    {"root a link to /proc",
+     [&] {
+       fs::remove_all(root_);
+       fs::create_symlink("/proc", root_);
+     },
+     root_.string()},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::remove_all(root_);
+    fs::copy(saved, root_, fs::copy_options::recursive);
+    c.apply();
+    auto status = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+    EXPECT_EQ(status.exit_code, 2) << status.out << status.err;
+    EXPECT_EQ(status.out.find("no durable state yet"), std::string::npos) << status.out;
+    EXPECT_NE(status.err.find(c.names), std::string::npos) << status.err;
+    EXPECT_NE(status.err.find("Restore the state root from a backup, or move it aside to start over"),
+              std::string::npos)
+      << status.err;
+    auto doctor = run_binary(agent_dispatch(), {"doctor", "--workspace", ws_.string(), "--json"});
+    EXPECT_EQ(doctor.exit_code, 2) << doctor.out;
+    EXPECT_NE(doctor.out.find("\"state\": \"damaged\""), std::string::npos) << doctor.out;
+    auto run = run_binary(agent_dispatch(), {"run", "--workspace", ws_.string()});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find(c.names), std::string::npos) << run.err;
+  }
+  // Restored from the copy, it reads again.
+  fs::remove_all(root_);
+  fs::copy(saved, root_, fs::copy_options::recursive);
+  auto status = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("attempts=2"), std::string::npos) << status.out;
 }
 
 TEST_F(status_e2e, unreadable_workspace_exits_2) {

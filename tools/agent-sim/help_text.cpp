@@ -96,6 +96,8 @@ ACTIONS (run in order; "fail" and "exit" end the run)
       model_overloaded, connection_refused, stream_disconnected
   {"kind":"spawn_child", "seconds":T}  fork a child in the same process group
                                        that outlives the run by T seconds
+  {"kind":"wait_file", "path":"...", "seconds":T}  wait (real time, at most
+                                       T seconds, 0: no limit) until the file exists
   {"kind":"write", "path":"...", "content":"..."}   write one workspace file
   {"kind":"exit", "code":N, "signal":"SIGTERM"}
   {"kind":"collab_tool", "tool":"spawn_agent"}   codex: an item.started

@@ -244,6 +244,8 @@ private:
         return std::nullopt;
       case action_kind::silence:
         return wait_for(a.seconds);
+      case action_kind::wait_file:
+        return wait_for_file(a.path, a.seconds);
       case action_kind::hang:
         if (a.place == hang_place::tool_call) emitter_->tool_pending("sleep infinity");
         return wait_for(-1);
@@ -296,10 +298,29 @@ private:
   // Sleeps, waking for a termination signal (then records it and dies by it).
   std::optional<int> wait_for(double seconds) {
     using steady = std::chrono::steady_clock;
-    sigset_t set = termination_signals();
     const bool forever = seconds < 0;
-    const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
-                                              std::chrono::duration<double>(forever ? 0 : seconds * env_.time_scale));
+    return wait_until(steady::now() + std::chrono::duration_cast<steady::duration>(
+                                        std::chrono::duration<double>(forever ? 0 : seconds * env_.time_scale)),
+                      forever);
+  }
+
+  // Waits until `path` exists, looking every 20 ms of real time, at most
+  // `seconds` real seconds (0: no limit); a termination signal as above.
+  std::optional<int> wait_for_file(const std::string& path, double seconds) {
+    using steady = std::chrono::steady_clock;
+    const auto limit = steady::now() + std::chrono::duration_cast<steady::duration>(
+                                         std::chrono::duration<double>(seconds));
+    std::error_code ec;
+    while (!std::filesystem::exists(path, ec)) {
+      if (seconds > 0 && steady::now() >= limit) return std::nullopt;
+      if (auto code = wait_until(steady::now() + std::chrono::milliseconds(20), false)) return code;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<int> wait_until(std::chrono::steady_clock::time_point deadline, bool forever) {
+    using steady = std::chrono::steady_clock;
+    sigset_t set = termination_signals();
     for (;;) {
       std::chrono::nanoseconds slice = std::chrono::hours(1);
       if (!forever) {

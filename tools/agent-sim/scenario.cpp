@@ -27,6 +27,7 @@ constexpr named_kind action_names[] = {
   {"fail", action_kind::fail},       {"spawn_child", action_kind::spawn_child},
   {"exit", action_kind::exit},       {"write", action_kind::write},
   {"collab_tool", action_kind::collab_tool}, {"retried", action_kind::retried},
+  {"wait_file", action_kind::wait_file},
 };
 
 struct named_failure {
@@ -242,6 +243,12 @@ result<action> parse_action(const json& doc, const pointer& where) {
         return st;
       break;
     }
+    case action_kind::wait_file:
+      keys.insert({"path", "seconds"});
+      if (!(st = read_string(doc, where, "path", a.path))) return st;
+      if (a.path.empty()) return bad(where / "path", "missing");
+      if (!(st = read_seconds(doc, where, "seconds", a.seconds))) return st;
+      break;
     case action_kind::spawn_child:
       keys.insert("seconds");
       a.seconds = 3600;

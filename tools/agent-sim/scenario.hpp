@@ -22,7 +22,7 @@ namespace ad::agent_sim {
 
 enum class action_kind : uint8_t {
   work, selfcheck, review, events, silence, hang, fail, spawn_child, exit, write, collab_tool,
-  retried
+  retried, wait_file
 };
 
 // The ways a real agent fails; each CLI reports them as its captured run of
@@ -44,7 +44,7 @@ struct action {
   action_kind kind = action_kind::work;
   // events; retried: how many failed requests the CLI retries past
   int count = 1;
-  // silence / spawn_child
+  // silence / spawn_child; wait_file: the longest wait (0: no limit)
   double seconds = 0;
   // review: PASS | WARN | FAIL, and what a FAIL/WARN leaves
   std::string verdict = "PASS";
@@ -56,7 +56,7 @@ struct action {
   failure_kind failure = failure_kind::error;
   std::string variant;              // which captured shape of the failure ("" = the usual one)
   std::string message;              // overrides the canonical message
-  std::string path;                 // file_exists / file_not_found / write
+  std::string path;                 // file_exists / file_not_found / write / wait_file
   std::string content;              // write
   std::string tool = "spawn_agent"; // collab_tool
   std::optional<int> retry_after_seconds;

@@ -1,8 +1,9 @@
 // `agent-dispatch doctor [--policy FILE] [--workspace DIR] [--json]`: every
 // agent CLI the effective policy names, with its version and what was
 // detected, then every target with what will not work and the fix
-// (docs/agents.md). Exits 0 when every target can run, 2 otherwise (also for
-// a policy that does not load).
+// (docs/agents.md), and the workspace's state root as every command opens it
+// (runtime::open_state_root). Exits 0 when every target can run and the
+// state root can be read, 2 otherwise (also for a policy that does not load).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "runtime/agents/cli_probe.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/process/run_captured.hpp"
+#include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace ad::cli {
@@ -66,6 +68,20 @@ int run_doctor(const doctor_options& opt) {
   size_t broken = 0;
   for (const auto& f : findings)
     broken += f.ok() ? 0 : 1;
+  // The workspace's durable state, checked as every reader opens it.
+  std::string root_path, root_state, root_problem;
+  if (auto identity = runtime::identify_workspace(ws); !identity.is_ok()) {
+    root_state = "damaged";
+    root_problem = identity.error().message();
+  } else if (auto root = runtime::open_state_root(*identity, runtime::state_env::from_process());
+             !root.is_ok()) {
+    root_state = "damaged";
+    root_problem = root.error().message(); // it names the path
+  } else {
+    root_path = root->path.string();
+    root_state = root->kind == runtime::state_root_kind::fresh ? "fresh" : "existing";
+  }
+  const bool root_ok = root_problem.empty();
 
   if (opt.json) {
     runtime::json clis = runtime::json::array();
@@ -85,13 +101,17 @@ int run_doctor(const doctor_options& opt) {
                       {"ok", f.ok()},
                       {"problems", f.problems},
                       {"notes", f.notes}});
+    runtime::json state_root{{"path", root_path}, {"state", root_state}};
+    if (!root_ok)
+      state_root["problem"] = root_problem;
     std::cout << runtime::dump_json(runtime::json{{"policy", loaded->source},
                                                   {"clis", clis},
                                                   {"targets", list},
+                                                  {"state_root", state_root},
                                                   {"broken", broken}},
                                     2)
               << "\n";
-    return broken == 0 ? exit_ok : exit_blocked;
+    return broken == 0 && root_ok ? exit_ok : exit_blocked;
   }
   std::cout << "policy: " << loaded->source << "\n";
   for (const auto& [adapter, p] : probes)
@@ -102,9 +122,14 @@ int run_doctor(const doctor_options& opt) {
     for (const auto& p : f.problems)
       std::cout << "  - " << p << "\n";
   }
+  if (root_ok)
+    std::cout << "state root " << root_path << ": "
+              << (root_state == "fresh" ? "no durable state yet" : "durable state present") << "\n";
+  else
+    std::cout << "state root: will not work\n  - " << root_problem << "\n";
   std::cout << "doctor: " << (findings.size() - broken) << " of " << findings.size()
             << " targets can run\n";
-  return broken == 0 ? exit_ok : exit_blocked;
+  return broken == 0 && root_ok ? exit_ok : exit_blocked;
 }
 
 } // namespace
@@ -112,8 +137,9 @@ int run_doctor(const doctor_options& opt) {
 void add_doctor_command(CLI::App& app, handler& out) {
   auto opt = std::make_shared<doctor_options>();
   auto* cmd = app.add_subcommand(
-    "doctor", "Check every target's agent CLI: found, version, detected options, and what will "
-              "not work with the fix; exit 2 when a target cannot run");
+    "doctor", "Check every target's agent CLI (found, version, detected options, what will not "
+              "work with the fix) and the workspace's state root; exit 2 when a target cannot run "
+              "or the state root is damaged");
   cmd->add_option("--policy", opt->policy_file,
                   "policy file (default: <workspace>/agent-dispatch.json, else the embedded "
                   "policy)");

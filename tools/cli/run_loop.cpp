@@ -122,12 +122,13 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: " << identity.error().message() << "\n";
     return exit_blocked;
   }
-  auto root = runtime::resolve_state_root(*identity, runtime::state_env::from_process());
-  if (!root.is_ok()) {
-    std::cerr << "run: " << root.error().message() << "\n";
+  auto checked_root = runtime::open_state_root(*identity, runtime::state_env::from_process());
+  if (!checked_root.is_ok()) {
+    std::cerr << "run: " << checked_root.error().message() << "\n";
     return exit_blocked;
   }
-  fs::path runs = *root / "runs";
+  const fs::path root = checked_root->path;
+  fs::path runs = root / "runs";
   if (auto st = runtime::make_directories(runs); !st.is_ok()) {
     std::cerr << "run: " << st.message() << "\n";
     return exit_blocked;
@@ -149,16 +150,16 @@ int run_loop(const run_loop_options& opt) {
               << (web->server().needs_token() ? " (the page and the API ask for the --token)" : "")
               << std::endl;
   }
-  auto lock = runtime::state_lock::acquire(*root, runtime::current_lock_owner(*clk));
+  auto lock = runtime::state_lock::acquire(root, runtime::current_lock_owner(*clk));
   if (!lock.is_ok()) {
     std::cerr << "run: " << lock.error().message() << "\n";
     return lock.error().is_conflict() ? exit_waiting : exit_blocked;
   }
   // The debug log lives in the state root, which this dispatcher now owns.
-  if (auto st = runtime::setup_logging(*root, {opt.verbosity}); !st.is_ok())
+  if (auto st = runtime::setup_logging(root, {opt.verbosity}); !st.is_ok())
     std::cerr << "warning: " << st.message() << "\n";
-  spdlog::info("run: workspace {} state root {} pid {}", identity->path, root->string(), getpid());
-  auto store = runtime::durable_store::open(*root, *identity, runtime::posix_file_layer());
+  spdlog::info("run: workspace {} state root {} pid {}", identity->path, root.string(), getpid());
+  auto store = runtime::durable_store::open(root, *identity, runtime::posix_file_layer());
   if (!store.is_ok()) {
     std::cerr << "run: state error: " << store.error().message() << "\n";
     return exit_blocked;
@@ -227,7 +228,7 @@ int run_loop(const run_loop_options& opt) {
   std::shared_ptr<runtime::trace_writer> trace;
   if (!opt.trace_file.empty()) {
     const char* home = std::getenv("HOME");
-    auto opened = open_run_trace({opt.trace_file, identity->path, identity->id, *root,
+    auto opened = open_run_trace({opt.trace_file, identity->path, identity->id, root,
                                   home ? home : "", opt.task_group, opt.max_parallel,
                                   opt.retry_blocked, node_texts(nodes), cli_caps},
                                  pol->value);
@@ -318,7 +319,7 @@ int run_loop(const run_loop_options& opt) {
   // Writes outside a task's claim (docs/claims.md).
   actors::claim_watcher_config claims_cfg;
   claims_cfg.workspace = identity->path;
-  claims_cfg.state_root = root->string();
+  claims_cfg.state_root = root.string();
   claims_cfg.runs_dir = runs.string();
   claims_cfg.policy = pol->value.claims;
   claims_cfg.store = state.store;

@@ -3,7 +3,8 @@
 // budget used and its live attempt with the locator, read from the durable
 // state WITHOUT taking the lock, so it works while a dispatcher runs. Writes
 // nothing. Exit 0 when shown, 2 when the workspace or the state cannot be
-// read.
+// read: a damaged state root (open_state_root) is an error naming the path
+// and the fix, never shown as an empty state.
 #include <filesystem>
 #include <iostream>
 #include <memory>

@@ -25,16 +25,19 @@ runtime::result<status_reading> read_status(const status_request& request,
   auto identity = runtime::identify_workspace(scan->workspace);
   if (!identity)
     return identity.error();
-  auto root = runtime::resolve_state_root(*identity, runtime::state_env::from_process());
-  if (!root)
-    return root.error();
+  // The one check of the state root (runtime/state/root.hpp): a damaged
+  // root is an error, never shown as a new workspace's empty state.
+  auto opened = runtime::open_state_root(*identity, runtime::state_env::from_process());
+  if (!opened)
+    return opened.error();
+  const fs::path root = opened->path;
   std::optional<fs::path> policy_file;
   if (!request.policy.empty())
     policy_file = request.policy;
   auto pol = runtime::load_policy(policy_file, scan->workspace);
   if (!pol)
     return pol.error();
-  auto state = runtime::read_state_unlocked(*root, identity->path, identity->id);
+  auto state = runtime::read_state_unlocked(root, identity->path, identity->id);
   if (!state)
     return state.error();
 
@@ -44,10 +47,10 @@ runtime::result<status_reading> read_status(const status_request& request,
   in.pol = &pol->value;
   in.where.workspace = identity->path;
   in.where.workspace_id = identity->id;
-  in.where.runs_dir = *root / "runs";
-  in.state_root = root->string();
+  in.where.runs_dir = root / "runs";
+  in.state_root = root.string();
   in.group = group;
-  return status_reading{runtime::build_status_report(in, clk), identity->path, root->string()};
+  return status_reading{runtime::build_status_report(in, clk), identity->path, root.string()};
 }
 
 } // namespace ad::cli

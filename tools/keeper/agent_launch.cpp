@@ -21,11 +21,14 @@ namespace ad::keeper {
 
 namespace {
 
-// What the child reports through the error pipe before it gives up.
+// What the child reports through the error pipe: a failure it gives up on
+// (1: chdir, 2: exec), or that it could not join the cgroup (3; it goes
+// on).
 struct child_report {
-  int step = 0; // 1: chdir, 2: exec
+  int step = 0;
   int error = 0;
 };
+constexpr int step_cgroup = 3;
 
 // The descriptors of one launch; whatever is still held is closed at the end.
 struct launch_fds {
@@ -77,7 +80,8 @@ agent_launch_failure failure_of(const child_report& report, const runtime::keepe
 
 } // namespace
 
-std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::keeper_invocation& inv) {
+std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::keeper_invocation& inv,
+                                                                int cgroup_procs_fd) {
   // Everything the child needs is built before fork: after it, the child
   // only makes system calls.
   std::vector<std::string> env_strings = agent_environment(inv);
@@ -123,6 +127,12 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
     if (::getppid() != keeper)
       ::_exit(127); // the keeper died before the request took effect
     ::setsid();
+    // "0" moves the writer: the agent and all it starts are in the cgroup.
+    if (cgroup_procs_fd >= 0 && ::write(cgroup_procs_fd, "0", 1) != 1) {
+      child_report report{step_cgroup, errno};
+      ssize_t n = ::write(fds.report_w, &report, sizeof report);
+      (void) n;
+    }
     for (int sig : {SIGPIPE, SIGHUP, SIGINT, SIGQUIT})
       ::signal(sig, SIG_DFL);
     sigset_t none;
@@ -142,9 +152,15 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
   close_now(fds.err_w);
   child_report got{};
   ssize_t n;
-  do {
-    n = ::read(fds.report_r, &got, sizeof got); // EOF at a successful exec
-  } while (n < 0 && errno == EINTR);
+  bool joined = true;
+  for (;;) {
+    do {
+      n = ::read(fds.report_r, &got, sizeof got); // EOF at a successful exec
+    } while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof got) || got.step != step_cgroup)
+      break;
+    joined = false;
+  }
   if (n == static_cast<ssize_t>(sizeof got)) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -153,7 +169,7 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
   }
   for (int fd : {fds.out_r, fds.err_r})
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  launched_agent agent{pid, std::exchange(fds.out_r, -1), std::exchange(fds.err_r, -1)};
+  launched_agent agent{pid, std::exchange(fds.out_r, -1), std::exchange(fds.err_r, -1), joined};
   return agent;
 }
 

@@ -6,7 +6,9 @@
 // and stderr into two pipes, the keeper's environment plus
 // AGENT_DISPATCH_EXECUTION_ID=<marker> and each --env (replacing earlier
 // values of the same names), default signal dispositions and an empty
-// signal mask, and --cwd as its working directory; argv is searched in PATH
+// signal mask, its own cgroup when the keeper made one (a failure to join
+// is reported, and the agent runs on), and --cwd as its working directory;
+// argv is searched in PATH
 // by execvp. An exec or chdir failure comes back to the keeper through a
 // close-on-exec pipe as an errno. Call once, from the keeper's only thread.
 // Error contract: a child that could not start is a launch failure value
@@ -24,6 +26,7 @@ struct launched_agent {
   int pid = -1;
   int stdout_fd = -1; // read ends, non-blocking, close-on-exec
   int stderr_fd = -1;
+  bool joined_cgroup = true; // false: it was asked to and could not
 };
 
 struct agent_launch_failure {
@@ -31,6 +34,9 @@ struct agent_launch_failure {
   std::string reason;
 };
 
-std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::keeper_invocation& inv);
+// cgroup_procs_fd: the attempt's cgroup.procs open for writing (the child
+// joins it before it execs), or -1.
+std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::keeper_invocation& inv,
+                                                                int cgroup_procs_fd = -1);
 
 } // namespace ad::keeper

@@ -38,9 +38,9 @@ constexpr int final_reads = 64;
 class loop {
 public:
   loop(const keeper_invocation& inv, const launched_agent& agent, int signal_fd, stream_spool& spool,
-       keeper_log& log)
+       keeper_log& log, attempt_processes& processes)
     : inv_(inv), pid_(agent.pid), signal_fd_(signal_fd), spool_(spool), log_(log),
-      machine_({inv.grace_ms, 2000}), buf_(read_chunk) {
+      processes_(processes), machine_(timing_of(inv)), buf_(read_chunk) {
     pipes_[0] = {agent.stdout_fd, spool_channel::out};
     pipes_[1] = {agent.stderr_fd, spool_channel::err};
   }
@@ -53,9 +53,15 @@ private:
     spool_channel channel = spool_channel::out;
   };
 
+  static keeper_timing timing_of(const keeper_invocation& inv) {
+    keeper_timing t;
+    t.grace_ms = inv.grace_ms;
+    return t;
+  }
   void send(group_signal s);
   void read_signals(int64_t now);
   void reap(int64_t now);
+  void clean_up(int64_t now);
   enum class read_result : uint8_t { data, nothing, closed };
   read_result read_once(pipe& p);
   void close_pipe(pipe& p);
@@ -67,6 +73,7 @@ private:
   const int signal_fd_;
   stream_spool& spool_;
   keeper_log& log_;
+  attempt_processes& processes_;
   keeper_machine machine_;
   pipe pipes_[2];
   std::vector<char> buf_;
@@ -75,13 +82,31 @@ private:
   bool write_error_noted_ = false;
 };
 
+int signal_of(group_signal s) { return s == group_signal::terminate ? SIGTERM : SIGKILL; }
+
+// A stop: the agent's group and every other process of the attempt.
 void loop::send(group_signal s) {
   if (s == group_signal::none)
     return;
-  int sig = s == group_signal::terminate ? SIGTERM : SIGKILL;
+  int sig = signal_of(s);
   ::kill(-pid_, sig);
-  log_.note((sig == SIGTERM ? "sent SIGTERM to the agent's process group " : "sent SIGKILL to the agent's process group ") +
-            std::to_string(pid_));
+  processes_.signal(processes_.list(), sig);
+  log_.note("sent " + signal_name(sig) + " to the agent's process group " + std::to_string(pid_) +
+            " and every other process of the attempt");
+}
+
+// After the agent's end: what it left gets SIGTERM, then SIGKILL.
+void loop::clean_up(int64_t now) {
+  if (!machine_.agent_has_ended() || machine_.cleanup_done())
+    return;
+  std::vector<int> left = processes_.list();
+  group_signal s = machine_.leftovers(left.empty() ? leftover_presence::none : leftover_presence::some, now);
+  if (machine_.cleanup_gave_up())
+    log_.note("gave up on " + std::to_string(left.size()) + " processes of the attempt that would not die");
+  if (s == group_signal::none)
+    return;
+  processes_.note_leftovers(left);
+  processes_.signal(left, signal_of(s));
 }
 
 void loop::read_signals(int64_t now) {
@@ -98,27 +123,30 @@ void loop::read_signals(int64_t now) {
   }
 }
 
+// Reaps the agent and the orphans of its tree (re-parented to the keeper,
+// its subreaper).
 void loop::reap(int64_t now) {
-  if (machine_.agent_has_ended())
-    return;
-  int st = 0;
-  pid_t r = ::waitpid(pid_, &st, WNOHANG);
-  if (r < 0 && errno == ECHILD) {
-    // Reaped by someone else (cannot happen with SIGCHLD at its default):
-    // its status is lost; record a plain exit rather than wait for ever.
-    log_.note("the agent was reaped elsewhere: its exit status is unknown");
-    st = 0;
-  } else if (r != pid_) {
-    return;
+  for (;;) {
+    int st = 0;
+    pid_t r = ::waitpid(-1, &st, WNOHANG);
+    if (r < 0 && errno == ECHILD && !machine_.agent_has_ended()) {
+      // Reaped by someone else (cannot happen with SIGCHLD at its default):
+      // its status is lost; record a plain exit rather than wait for ever.
+      log_.note("the agent was reaped elsewhere: its exit status is unknown");
+      r = pid_;
+      st = 0;
+    }
+    if (r <= 0)
+      return;
+    if (r != pid_ || machine_.agent_has_ended())
+      continue; // an orphan of the agent's tree
+    wait_status_ = st;
+    machine_.agent_ended(now);
+    if (WIFSIGNALED(st))
+      log_.note("the agent was killed by " + signal_name(WTERMSIG(st)));
+    else
+      log_.note("the agent exited with code " + std::to_string(WEXITSTATUS(st)));
   }
-  wait_status_ = st;
-  // Other members of its group (its children) may live on.
-  group_presence rest = ::kill(-pid_, 0) == 0 ? group_presence::alive : group_presence::gone;
-  machine_.agent_ended(rest, now);
-  if (WIFSIGNALED(st))
-    log_.note("the agent was killed by " + signal_name(WTERMSIG(st)));
-  else
-    log_.note("the agent exited with code " + std::to_string(WEXITSTATUS(st)));
 }
 
 void loop::note_write_error(const status& st) {
@@ -204,8 +232,9 @@ loop_result loop::run() {
     if (!machine_.agent_has_ended())
       check_lease(now);
     send(machine_.tick(now));
+    clean_up(now);
     if (machine_.drain_over(now)) {
-      log_.note("the agent's output is still open after its end (a process outside its group holds it): closing it");
+      log_.note("the agent's output is still open after its end (a process kept alive holds it): closing it");
       for (pipe& p : pipes_)
         for (int i = 0; p.fd >= 0 && i < final_reads; ++i)
           if (read_once(p) != read_result::data)
@@ -215,14 +244,14 @@ loop_result loop::run() {
           close_pipe(p);
     }
   }
-  return {wait_status_, machine_.termination()};
+  return {wait_status_, machine_.termination(), machine_.cleanup_gave_up()};
 }
 
 } // namespace
 
 loop_result run_keeper_loop(const keeper_invocation& inv, const launched_agent& agent, int signal_fd,
-                            stream_spool& spool, keeper_log& log) {
-  loop l(inv, agent, signal_fd, spool, log);
+                            stream_spool& spool, keeper_log& log, attempt_processes& processes) {
+  loop l(inv, agent, signal_fd, spool, log, processes);
   return l.run();
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/keeper/keeper_records.hpp"
 #include "runtime/keeper/stream_spool.hpp"
 #include "tools/keeper/agent_launch.hpp"
+#include "tools/keeper/attempt_processes.hpp"
 #include "tools/keeper/keeper_log.hpp"
 #include "tools/keeper/keeper_loop.hpp"
 
@@ -93,7 +94,8 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
   if (!spool)
     return folder_error(log, "cannot write in the attempt folder: " + spool.error().message());
 
-  auto launched = launch_agent(inv);
+  attempt_processes processes(inv, log);
+  auto launched = launch_agent(inv, processes.procs_fd());
   if (auto* failed = std::get_if<agent_launch_failure>(&launched)) {
     log.note("the agent did not start: " + failed->reason);
     keeper_exit_record record;
@@ -101,9 +103,11 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
     record.exit_code = 127;
     record.reason = failed->reason;
     record.ended_at_ms = system_clock().now();
+    record.containment = processes.finish(false);
     return finish(dir, record, log);
   }
   const launched_agent& agent = std::get<launched_agent>(launched);
+  processes.agent_started(agent.joined_cgroup);
 
   keeper_record rec;
   rec.keeper_pid = ::getpid();
@@ -119,16 +123,20 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
   rec.line_cap = inv.line_cap;
   rec.head_bytes = inv.retention.head_bytes;
   rec.tail_bytes = inv.retention.tail_bytes;
+  rec.containment = processes.kind();
+  rec.cgroup = processes.cgroup();
   if (auto written = write_keeper_record(dir, rec); !written) {
     ::kill(-agent.pid, SIGKILL);
+    processes.signal(processes.list(), SIGKILL);
     int ignored = 0;
     ::waitpid(agent.pid, &ignored, 0);
+    (void) processes.finish(false);
     return folder_error(log, "cannot write the keeper record, the agent was killed: " + written.message());
   }
   log.note("keeper " + std::to_string(rec.keeper_pid) + " started the agent " + std::to_string(agent.pid) +
            " (" + rec.argv0 + ")");
 
-  loop_result ended = run_keeper_loop(inv, agent, signal_fd, *spool, log);
+  loop_result ended = run_keeper_loop(inv, agent, signal_fd, *spool, log, processes);
 
   keeper_exit_record record;
   if (WIFSIGNALED(ended.wait_status)) {
@@ -141,6 +149,7 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
   }
   record.termination = ended.termination;
   record.stream = spool->counts();
+  record.containment = processes.finish(ended.cleanup_gave_up);
   record.ended_at_ms = system_clock().now();
   if (record.stream.write_failures > 0)
     log.note(std::to_string(record.stream.write_failures) + " lines of output could not be written");

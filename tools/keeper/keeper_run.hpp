@@ -1,8 +1,9 @@
 #pragma once
 // One run of ad-keeper from a parsed command line to its exit code: detach
 // from the caller (own session, SIGPIPE/SIGHUP/SIGINT/SIGQUIT ignored,
-// inherited descriptors closed on exec), open keeper.log and the spool,
-// start the agent, write keeper.json, follow the agent (keeper_loop), then
+// inherited descriptors closed on exec), open keeper.log and the spool, set
+// up the containment (attempt_processes), start the agent, write
+// keeper.json, follow the agent and end what it left (keeper_loop), then
 // write exit.json. Exit codes: 0 the exit record is written; 1 it could not
 // be; 3 the attempt folder could not be written at the start (the agent is
 // not started). The message, when not empty, is for the caller's stderr

@@ -330,8 +330,20 @@ TEST_F(attempt_actor_test, CancellationKillsTheWholeProcessGroup) {
   auto req = shell_attempt(
     "sleep 60 & echo $! > \"$1/grandchild\"; echo $$ > \"$1/pid\"; echo ready; wait");
   auto identity = runtime::make_attempt_identity(req.task, req.plan_number, req.role, req.attempt);
+  // The cancel comes once the agent has started its grandchild (a fixed
+  // sleep raced the start on a loaded machine).
   std::thread canceller([&] {
-    std::this_thread::sleep_for(500ms);
+    auto started = [&] {
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(dir.path() / "runs", ec), end; !ec && it != end;
+           it.increment(ec))
+        if (it->path().filename() == "pid" && fs::file_size(it->path(), ec) > 0)
+          return true;
+      return false;
+    };
+    for (auto until = std::chrono::steady_clock::now() + 30s;
+         !started() && std::chrono::steady_clock::now() < until;)
+      std::this_thread::sleep_for(5ms);
     caf::anon_send(host, messages::cancel_attempt{identity});
   });
   auto r = run(req);

@@ -214,7 +214,7 @@ TEST_F(process_actor_test, messages_round_trip_through_serialization) {
                          msg::process_line_cut::truncated, 9};
   msg::process_exit exit{42, 1234, msg::process_end::signaled, 137, 9, "why"};
   msg::spawn_process sp{{"codex", "exec"}, "/ws", {"A=1"}, "m", 7, 30000, 4096, "/bin/ad-keeper",
-                        "/runs/a01", 250, "/nodes/n1/lease.7", 2000};
+                        "/runs/a01", 250, "/nodes/n1/lease.7", 2000, {"sccache"}};
   std::vector<char> buf;
   caf::binary_serializer sink{sys, buf};
   ASSERT_FALSE(sink(line, exit, sp));
@@ -233,6 +233,7 @@ TEST_F(process_actor_test, messages_round_trip_through_serialization) {
   EXPECT_EQ(sp2.silence_interval_ms, 30000);
   EXPECT_EQ(sp2.flow_window, 4096u);
   EXPECT_EQ(sp2.keeper, "/bin/ad-keeper");
+  EXPECT_EQ(sp2.keep_alive, std::vector<std::string>{"sccache"});
   EXPECT_EQ(sp2.attempt_dir, "/runs/a01");
   EXPECT_EQ(sp2.grace_ms, 250);
   EXPECT_EQ(sp2.lease_file, "/nodes/n1/lease.7");

@@ -193,10 +193,9 @@ std::string child_run::tail() const {
   return "stdout tail:\n" + last(out()) + "stderr tail:\n" + last(err());
 }
 
-std::vector<live_agent> scan_live_agents(const fs::path& registry) {
-  static const std::regex marker_task{R"(^w[0-9a-f]+__(.+)__p\d+__[a-z]+__a\d+__)"};
+std::vector<marked_process> scan_marked_processes(const fs::path& registry) {
   const std::string want_registry = "AGENT_SIM_REGISTRY=" + registry.string();
-  std::vector<live_agent> out;
+  std::vector<marked_process> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     auto name = entry.path().filename().string();
@@ -221,11 +220,24 @@ std::vector<live_agent> scan_live_agents(const fs::path& registry) {
     }
     if (!ours || marker.empty())
       continue;
+    auto cmdline = read_text(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    while (!cmdline.empty() && cmdline.back() == ' ')
+      cmdline.pop_back();
+    out.push_back({std::stoi(name), std::move(marker), std::move(cmdline)});
+  }
+  return out;
+}
+
+std::vector<live_agent> scan_live_agents(const fs::path& registry) {
+  static const std::regex marker_task{R"(^w[0-9a-f]+__(.+)__p\d+__[a-z]+__a\d+__)"};
+  std::vector<live_agent> out;
+  for (auto& p : scan_marked_processes(registry)) {
     live_agent a;
-    a.pid = std::stoi(name);
-    a.marker = marker;
+    a.pid = p.pid;
+    a.marker = std::move(p.marker);
     std::smatch m;
-    a.task_key = std::regex_search(marker, m, marker_task) ? m[1].str() : marker;
+    a.task_key = std::regex_search(a.marker, m, marker_task) ? m[1].str() : a.marker;
     out.push_back(std::move(a));
   }
   // Each launch gets its own marker (attempt identity plus a random suffix),
@@ -256,15 +268,17 @@ std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& ag
 }
 
 int kill_live_agents(const fs::path& registry) {
-  auto agents = scan_live_agents(registry);
-  for (const auto& a : agents) {
-    pid_t group = ::getpgid(a.pid);
+  // Every marked process, also those that left their agent's group.
+  std::set<std::string> markers;
+  for (const auto& p : scan_marked_processes(registry)) {
+    pid_t group = ::getpgid(p.pid);
     if (group > 1 && group != ::getpgrp())
       ::kill(-group, SIGKILL);
-    ::kill(a.pid, SIGKILL);
+    ::kill(p.pid, SIGKILL);
+    markers.insert(p.marker);
   }
   reap_orphans();
-  return static_cast<int>(agents.size());
+  return static_cast<int>(markers.size());
 }
 
 std::map<std::string, int> orphan_signal_deaths() {

@@ -71,6 +71,15 @@ struct live_agent {
   std::string task_key;  // the safe task name inside the marker
 };
 
+// Every live process whose environment holds AGENT_DISPATCH_EXECUTION_ID and
+// AGENT_SIM_REGISTRY=<registry>: agents and every process they started.
+struct marked_process {
+  pid_t pid = 0;
+  std::string marker;
+  std::string cmdline; // arguments joined by spaces
+};
+std::vector<marked_process> scan_marked_processes(const std::filesystem::path& registry);
+
 // Live processes whose environment holds AGENT_DISPATCH_EXECUTION_ID and
 // AGENT_SIM_REGISTRY=<registry>. Zombies have no readable environment and
 // are not counted.
@@ -78,8 +87,9 @@ std::vector<live_agent> scan_live_agents(const std::filesystem::path& registry);
 // Duplicate task keys among live agents, as "task: pid, pid" lines.
 std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& agents);
 
-// SIGKILLs the process group of every live agent of this registry (cleanup
-// after a failed test, so no agent outlives it); returns how many it found.
+// SIGKILLs every marked process of this registry and its process group
+// (cleanup after a failed test, so nothing outlives it); returns how many
+// agents (markers) it found.
 int kill_live_agents(const std::filesystem::path& registry);
 
 // Test teardown: SIGKILLs every run still going, then fails the test for

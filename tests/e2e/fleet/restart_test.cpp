@@ -345,10 +345,25 @@ TEST_F(restart, sigint_terminates_every_agent_and_exits_130) {
   if (HasFatalFailure())
     return;
   auto& run = start(run_args(f_, 4), "sigint");
-  ASSERT_TRUE(wait_for_agents(f_, 4, 60s)) << "no four live agents\n" << run.tail();
   // The marker is visible from exec on, but the simulator records a signal
-  // only once it has blocked the termination signals, a moment later.
-  std::this_thread::sleep_for(300ms);
+  // only once it has blocked the termination signals, a moment later: the
+  // SIGINT waits for four agents that have, as their first line of output
+  // shows (it comes after the block), in their keepers' spools (a fixed
+  // 300 ms was too short for a sanitized simulator on a busy machine).
+  auto ready = [&] {
+    reap_orphans();
+    std::size_t n = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(f_.state_home, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+      n += it->path().filename() == "stream.log" && std::filesystem::file_size(it->path(), ec) > 0;
+    return n >= 4 && scan_live_agents(f_.registry).size() >= 4;
+  };
+  bool four = false;
+  for (auto until = std::chrono::steady_clock::now() + 60s;
+       !(four = ready()) && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(four) << "no four live agents ready for a signal\n" << run.tail();
   run.send(SIGINT);
   auto code = run.wait(60s);
   ASSERT_TRUE(code.has_value()) << "no exit 60 s after SIGINT\n" << run.tail();

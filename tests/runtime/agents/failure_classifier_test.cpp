@@ -244,6 +244,10 @@ TEST(reset_time, understands_the_provider_forms) {
   EXPECT_EQ(iso("HTTP 429 Too Many Requests"), "none");
   EXPECT_EQ(iso("try again in a moment"), "none");
   EXPECT_EQ(iso(std::string(100000, '\xff')), "none");
+  // Long runs of white space (agent output) match in linear time, without
+  // recursion.
+  EXPECT_EQ(iso("try again in" + std::string(16000, ' ') + "5 minutes"), "2026-11-29T13:05:00.000Z");
+  EXPECT_EQ(iso("retry after" + std::string(16000, '\t')), "none");
 }
 
 // Numbers past int64_t milliseconds were cast as doubles, undefined

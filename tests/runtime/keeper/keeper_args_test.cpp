@@ -30,6 +30,8 @@ TEST(keeper_args, what_the_dispatcher_builds_parses_back) {
   inv.retention = {1000, 2000};
   inv.lease_file = "/run/lease";
   inv.lease_ms = 3000;
+  inv.containment = containment_request::subreaper;
+  inv.keep_alive = {"sccache", "gradle-daemon"};
   inv.agent_argv = {"codex", "exec", "--", "-x"};
   auto parsed = parse(keeper_arguments(inv));
   ASSERT_TRUE(parsed.is_ok()) << parsed.error().to_string();
@@ -47,6 +49,18 @@ TEST(keeper_args, what_the_dispatcher_builds_parses_back) {
   EXPECT_EQ(parsed->invocation, plain);
   EXPECT_EQ(parsed->invocation.grace_ms, 5000);
   EXPECT_EQ(parsed->invocation.retention.head_bytes, uint64_t{8} << 20);
+}
+
+TEST(keeper_args, containment_and_keep_alive_are_checked) {
+  EXPECT_NE(error_of({"--attempt-dir", "/a", "--marker", "m", "--containment", "jail", "--", "x"})
+              .find("--containment: expected auto or subreaper, got 'jail'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--attempt-dir", "/a", "--marker", "m", "--keep-alive", "/usr/bin/x", "--", "x"})
+              .find("--keep-alive: expected a process name"),
+            std::string::npos);
+  auto parsed = parse({"--attempt-dir", "/a", "--marker", "m", "--containment", "auto", "--", "x"});
+  ASSERT_TRUE(parsed.is_ok());
+  EXPECT_EQ(parsed->invocation.containment, containment_request::automatic);
 }
 
 TEST(keeper_args, the_equals_form_and_help) {

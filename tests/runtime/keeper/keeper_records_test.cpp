@@ -33,6 +33,8 @@ keeper_record sample_keeper() {
   r.line_cap = 4096;
   r.head_bytes = 100;
   r.tail_bytes = 200;
+  r.containment = containment_kind::cgroup;
+  r.cgroup = "/sys/fs/cgroup/unified/agent-dispatch-w0123";
   return r;
 }
 
@@ -44,6 +46,11 @@ keeper_exit_record sample_exit() {
   r.termination = {keeper_initiator::lease, SIGKILL};
   r.stream = {10, 200, 4, 80, 7, 1};
   r.ended_at_ms = 1796281767523;
+  r.containment.kind = containment_kind::cgroup;
+  r.containment.cgroup = "/sys/fs/cgroup/unified/agent-dispatch-w0123";
+  r.containment.ended = {{4250, "sleep"}, {4251, "node"}};
+  r.containment.kept = {{4252, "sccache"}};
+  r.containment.usage = {1234, std::nullopt};
   return r;
 }
 
@@ -74,6 +81,30 @@ TEST(keeper_records, both_records_round_trip_through_their_files) {
   EXPECT_EQ(j["termination"]["signal"], "SIGKILL");
   EXPECT_EQ(j["end"], "signaled");
   EXPECT_EQ(j["exit_code"], 137);
+}
+
+// Keepers older than containment wrote neither member: read as the fallback
+// with nothing ended, so a new dispatcher adopts their attempts.
+TEST(keeper_records, records_without_containment_read_as_the_fallback) {
+  json k = keeper_record_to_json(sample_keeper());
+  k.erase("containment");
+  k.erase("cgroup");
+  auto rec = keeper_record_from_json(k, "keeper.json");
+  ASSERT_TRUE(rec.is_ok()) << rec.error().to_string();
+  EXPECT_EQ(rec->containment, containment_kind::subreaper);
+  EXPECT_TRUE(rec->cgroup.empty());
+  json e = exit_record_to_json(sample_exit());
+  EXPECT_EQ(e["containment"]["mechanism"], "cgroup");
+  EXPECT_EQ(e["containment"]["memory_peak_bytes"], nullptr);
+  e.erase("containment");
+  auto ex = exit_record_from_json(e, "exit.json");
+  ASSERT_TRUE(ex.is_ok()) << ex.error().to_string();
+  EXPECT_EQ(ex->containment, containment_report{});
+  e["containment"] = {{"mechanism", "jail"}};
+  auto bad = exit_record_from_json(e, "exit.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("containment: \"mechanism\" is neither cgroup nor subreaper"), std::string::npos)
+    << bad.error().message();
 }
 
 TEST(keeper_records, no_exit_record_yet_is_not_ended_and_no_keeper_record_is_not_found) {

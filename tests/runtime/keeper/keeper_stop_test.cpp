@@ -245,9 +245,25 @@ TEST(ad_keeper_stop, a_renewed_lease_holds_and_a_removed_one_fences_at_once) {
   EXPECT_NE(read_text(dir2.path() / "keeper.log").find("is gone: stopping the agent"), std::string::npos);
 }
 
-TEST(ad_keeper_stop, output_held_open_by_a_process_outside_the_group_is_drained_then_closed) {
+// A process outside the agent's group that holds its output ends with the
+// attempt (containment), so the output closes at once.
+TEST(ad_keeper_stop, output_held_open_by_a_process_the_agent_left_closes_when_it_is_ended) {
   temp_dir dir;
   auto inv = invocation(dir.path(), {"orphan:8000", "out:bye", "exit:0"});
+  auto t0 = steady_clock::now();
+  running_keeper k(inv);
+  ASSERT_EQ(k.finish(), 0);
+  EXPECT_LT(steady_clock::now() - t0, 1500ms) << "no drain: the holder was ended";
+  EXPECT_EQ(read_text(dir.path() / "stream.log"), "[stdout] bye\n") << "the orphan never wrote";
+  EXPECT_EQ(exit_record_of(dir.path()).containment.ended.size(), 1u);
+}
+
+// Kept alive by name, it may hold the output: that is read 2 s more, then
+// closed.
+TEST(ad_keeper_stop, output_held_open_by_a_process_kept_alive_is_drained_then_closed) {
+  temp_dir dir;
+  auto inv = invocation(dir.path(), {"orphan:8000", "out:bye", "exit:0"});
+  inv.keep_alive = {"keeper-test-agent"};
   auto t0 = steady_clock::now();
   running_keeper k(inv);
   ASSERT_EQ(k.finish(), 0);

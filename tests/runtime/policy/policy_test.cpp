@@ -130,6 +130,21 @@ TEST(policy_nodes, worker_nodes_come_from_the_policy_and_are_written_back_only_w
   EXPECT_NE(bad.error().message().find("HOST:PORT"), std::string::npos) << bad.error().message();
 }
 
+TEST(policy_processes, none_is_kept_alive_by_default_and_named_ones_are_written_back) {
+  auto pol = parse_policy(default_policy_json(), "embedded");
+  ASSERT_TRUE(pol.is_ok());
+  EXPECT_TRUE(pol->processes.keep_alive.empty());
+  EXPECT_FALSE(policy_to_json(*pol).contains("processes"));
+  auto loaded = parse_policy_text(R"({"processes": {"keep_alive": ["sccache", "gradle-daemon"]}})", "f.json");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().to_string();
+  EXPECT_EQ(loaded->value.processes.keep_alive, (std::vector<std::string>{"sccache", "gradle-daemon"}));
+  EXPECT_EQ(policy_to_json(loaded->value)["processes"]["keep_alive"][1], "gradle-daemon");
+  auto bad = parse_policy_text(R"({"processes": {"keep_alive": ["/usr/bin/sccache"]}})", "f.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("/processes/keep_alive/0: expected a process name"), std::string::npos)
+    << bad.error().message();
+}
+
 struct bad_case {
   const char* name;
   const char* text;
@@ -222,6 +237,75 @@ TEST(policy_file, a_huge_regex_is_refused_without_compiling_it) {
     << msg.substr(0, 400);
   EXPECT_NE(msg.find("100000 characters long"), std::string::npos) << msg.substr(0, 400);
   EXPECT_LT(msg.size(), 1000u) << "the expression is shown cut";
+}
+
+// std::regex_match recursed once per character of the time zone and
+// overflowed the stack from about 26,500 characters on (SIGSEGV, no
+// message).
+TEST(policy_file, a_100000_character_timezone_is_refused_naming_the_field) {
+  std::string zone = "Asia/" + std::string(100000, 'S');
+  auto loaded = parse_policy_text(R"({"timezone": ")" + zone + R"("})", "/tmp/p.json");
+  ASSERT_FALSE(loaded.is_ok());
+  const auto msg = loaded.error().message();
+  EXPECT_NE(msg.find("/tmp/p.json: /timezone: expected at most 256 characters, found a string of "
+                     "100005 characters"),
+            std::string::npos)
+    << msg.substr(0, 400);
+  EXPECT_LT(msg.size(), 400u);
+}
+
+TEST(policy_file, every_string_field_has_a_bound) {
+  auto refused = [](const std::string& text, const std::string& pointer) {
+    auto loaded = parse_policy_text(text, "p.json");
+    if (loaded.is_ok())
+      return ::testing::AssertionFailure() << pointer << " accepted";
+    const auto msg = loaded.error().message();
+    if (msg.find(pointer) == std::string::npos ||
+        msg.find(": expected at most ") == std::string::npos || msg.size() > 1000)
+      return ::testing::AssertionFailure() << msg.substr(0, 400);
+    return ::testing::AssertionSuccess();
+  };
+  std::string name(257, 'n');
+  std::string text((64 << 10) + 1, 't');
+  auto target = [](const std::string& extra) {
+    return R"({"targets": [{"id": "a", "adapter": "command", "model": "m",
+               "execution_class": "cloud_model", "argv": ["x"])" + extra +
+           R"(}], "rules": [], "promotion": {}, "review_target": "a"})";
+  };
+  EXPECT_TRUE(refused(R"({"review_target": ")" + name + R"("})", "/review_target"));
+  EXPECT_TRUE(refused(target(R"(, "env": {")" + name + R"(": "v"})"), "/targets/0/env/nnnnn"));
+  EXPECT_TRUE(refused(target(R"(, "env": {"V": ")" + text + R"("})"), "/targets/0/env/V"));
+  EXPECT_TRUE(refused(R"({"nodes": [")" + name + R"(:7300"]})", "/nodes/0"));
+  EXPECT_TRUE(refused(R"({"promotion": {")" + name + R"(": "a"}})", "/promotion/nnnnn"));
+  auto prompts = default_policy_json()["prompts"];
+  prompts["worker"] = text;
+  EXPECT_TRUE(refused(json{{"prompts", prompts}}.dump(), "/prompts/worker"));
+  // At the bound, accepted.
+  prompts["worker"] = std::string(64 << 10, 't');
+  EXPECT_TRUE(parse_policy_text(json{{"prompts", prompts}}.dump(), "p.json").is_ok());
+}
+
+TEST(policy_file, shapes_are_checked_without_regular_expressions) {
+  for (const char* zone : {"UTC", "Asia/Seoul", "Etc/GMT+9", "America/Argentina/Buenos_Aires"})
+    EXPECT_TRUE(parse_policy_text(R"({"timezone": ")" + std::string(zone) + R"("})", "p").is_ok())
+      << zone;
+  for (const char* zone : {"", "/UTC", "Asia//Seoul", "Asia/", "Asia/Se oul", "../etc"})
+    EXPECT_FALSE(parse_policy_text(R"({"timezone": ")" + std::string(zone) + R"("})", "p").is_ok())
+      << zone;
+  for (const char* node : {"h:1", "10.0.0.7:65535", "[::1]:7300"})
+    EXPECT_TRUE(parse_policy_text(R"({"nodes": [")" + std::string(node) + R"("]})", "p").is_ok())
+      << node;
+  for (const char* node : {"h", "h:", "h:123456", "a:b:1", "[]:1", "[zz]:1", "h st:1", ":1"})
+    EXPECT_FALSE(parse_policy_text(R"({"nodes": [")" + std::string(node) + R"("]})", "p").is_ok())
+      << node;
+  auto window = [](const std::string& start) {
+    return R"({"rules": [{"id": "r", "stage": "worker", "lanes": ["cloud"], "grades": [1, 10],
+               "time_window": {"start": ")" + start + R"(", "end": "06:00"}, "candidates": ["claude-opus"]}]})";
+  };
+  for (const char* t : {"00:00", "23:59", "09:30"})
+    EXPECT_TRUE(parse_policy_text(window(t), "p").is_ok()) << t;
+  for (const char* t : {"24:00", "12:60", "9:30", "09:3", "0930", "09:30 "})
+    EXPECT_FALSE(parse_policy_text(window(t), "p").is_ok()) << t;
 }
 
 TEST(policy_file, invalid_json_names_the_file) {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "runtime/core/files.hpp"
@@ -55,7 +56,7 @@ protected:
     req.cwd = dir_.path();
     req.marker = "kept-test-" + std::to_string(::getpid());
     req.sink = std::move(sink);
-    req.keeper = keeper_launch{keeper_binary(), attempt_, 500, lease_file, lease_ms};
+    req.keeper = keeper_launch{keeper_binary(), attempt_, 500, lease_file, lease_ms, {}};
     auto out = reactor_->spawn(std::move(req));
     EXPECT_TRUE(out.is_ok()) << out.error().to_string();
     return out.is_ok() ? *out : spawn_outcome{};
@@ -181,6 +182,49 @@ TEST_F(reactor_kept, a_killed_keeper_ends_its_agents_group_and_says_why) {
   EXPECT_TRUE(eventually(
       [&] { return probe_process_group(keeper->agent_pgid) == group_liveness::gone; }))
       << "a member of the agent's group outlived its keeper";
+}
+
+// A keeper SIGKILLed (no exit.json, no cleanup of its own): what its agent
+// started outside its group (setsid, closed stdio) carries the marker and,
+// with a cgroup, is in it: the reactor ends it too. Before, only the
+// agent's group was killed and these lived on.
+TEST_F(reactor_kept, a_killed_keeper_takes_along_what_its_agent_started_outside_its_group) {
+  for (const char* containment : {"auto", "subreaper"}) {
+    SCOPED_TRACE(containment);
+    fs::remove_all(attempt_);
+    fs::create_directories(attempt_);
+    const fs::path pids = dir_.path() / "pids";
+    fs::remove(pids);
+    ::setenv("AD_KEEPER_CONTAINMENT", containment, 1);
+    auto sink = std::make_shared<collecting_sink>();
+    auto out = run_kept("setsid sleep 301 & echo $! >> " + pids.string() +
+                          "; setsid sleep 302 >/dev/null 2>&1 </dev/null & echo $! >> " +
+                          pids.string() + "; echo started; wait",
+                        sink);
+    ::unsetenv("AD_KEEPER_CONTAINMENT");
+    ASSERT_EQ(out.kind, spawn_result_kind::started);
+    ASSERT_TRUE(sink->wait_line("started"));
+    std::vector<int> children;
+    std::istringstream listed(*read_file(pids));
+    for (std::string line; std::getline(listed, line);)
+      children.push_back(std::atoi(line.c_str()));
+    ASSERT_EQ(children.size(), 2u);
+    ASSERT_EQ(::kill(out.pid, SIGKILL), 0);
+    auto ex = sink->wait_exit();
+    ASSERT_TRUE(ex.has_value()) << "no exit after the keeper's death";
+    auto gone = [](int pid) {
+      auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+      auto entry = stat ? parse_process_stat(*stat) : std::nullopt;
+      return !entry || entry->state == 'Z' || entry->state == 'X';
+    };
+    for (int pid : children)
+      EXPECT_TRUE(eventually([&] { return gone(pid); })) << "pid " << pid << " outlived its keeper";
+    auto keeper = read_keeper_record(attempt_);
+    ASSERT_TRUE(keeper.is_ok());
+    if (!keeper->cgroup.empty()) {
+      EXPECT_FALSE(fs::exists(keeper->cgroup)) << "the attempt's cgroup was left";
+    }
+  }
 }
 
 // The agent itself is already dead (a zombie of its stopped keeper) when the

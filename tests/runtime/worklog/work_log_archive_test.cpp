@@ -194,6 +194,38 @@ TEST_F(work_log_archive_files, a_conflict_leaves_every_source_in_place) {
   EXPECT_FALSE(fs::exists(dir_.path() / "agent-task/archive/2026/11/g/work_log_0.log"));
 }
 
+// The repro of the full disk: a FINISH row cut mid-line, then the whole row
+// (an older writer glued it on). Every restart exited 3 with "line 22 is not
+// a timeline row". The cut row is kept beside the archive, named in it, and
+// the timeline holds the row once.
+TEST_F(work_log_archive_files, a_torn_row_is_kept_aside_and_named_not_a_conflict) {
+  std::string finish = render({row(2, "2026-11-29T10:40:00Z", "FINISH", "g/01_a", "worker", 1,
+                                   "succeeded")});
+  std::string finish_row = finish.substr(finish.rfind("| 2 |"));
+  auto live = dir_.write("agent-task/g/WORK_LOG.md",
+                         render({row(1, "2026-11-29T10:00:00Z", "START", "g/01_a", "worker", 1)}) +
+                           finish_row.substr(0, 30) + "\n" + finish_row);
+  dir_.write("agent-task/g/WORK_LOG.md.torn", "2026-11-29T11:00:00.000Z earlier: | 9 | t\n");
+  auto dest = archive_work_log({dir_.path(), "g", {}, {}}, clk_);
+  ASSERT_TRUE(dest.is_ok()) << dest.error().to_string();
+  auto text = *read_file(*dest);
+  auto doc = parse_work_log(text);
+  EXPECT_TRUE(doc.foreign.empty());
+  EXPECT_TRUE(doc.torn.empty());
+  ASSERT_EQ(doc.rows.size(), 2u);
+  EXPECT_EQ(doc.rows[1].result, "succeeded");
+  EXPECT_NE(text.find("> " + live.string() + " line 8 was cut short by a write that did not finish"),
+            std::string::npos)
+    << text;
+  auto side = read_file(work_log_torn_path(*dest));
+  ASSERT_TRUE(side.is_ok());
+  EXPECT_NE(side->find(live.string() + " line 8: " + finish_row.substr(0, 30)), std::string::npos)
+    << *side;
+  EXPECT_NE(side->find("earlier: | 9 | t"), std::string::npos) << *side;
+  EXPECT_FALSE(fs::exists(live));
+  EXPECT_FALSE(fs::exists(work_log_torn_path(live)));
+}
+
 TEST_F(work_log_archive_files, nothing_to_archive_is_not_found) {
   auto dest = archive_work_log({dir_.path(), "g", {dir_.path() / "nope.md"}, {}}, clk_);
   ASSERT_FALSE(dest.is_ok());

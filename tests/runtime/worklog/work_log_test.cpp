@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runtime/core/files.hpp"
+#include "runtime/worklog/work_log_fault.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -61,12 +62,12 @@ TEST(work_log_append, writes_the_header_once_and_increases_seq) {
   EXPECT_EQ(log, dir.path() / "agent-task" / "auth" / "WORK_LOG.md");
   auto a = append_work_log(log, start_event("auth/01_a", 1), clk);
   ASSERT_TRUE(a.is_ok()) << a.error().to_string();
-  EXPECT_EQ(a->seq, 1u);
-  EXPECT_EQ(a->time, format_utc_iso(clk.now()));
+  EXPECT_EQ(a->row.seq, 1u);
+  EXPECT_EQ(a->row.time, format_utc_iso(clk.now()));
   auto b = append_work_log(log, {"FINISH", "auth/01_a", "worker", 1, "claude/opus",
                                  "succeeded", "/l"}, clk);
   ASSERT_TRUE(b.is_ok());
-  EXPECT_EQ(b->seq, 2u);
+  EXPECT_EQ(b->row.seq, 2u);
   auto text = read_file(log);
   ASSERT_TRUE(text.is_ok());
   EXPECT_EQ(text->find("| seq | time |"), text->rfind("| seq | time |"));
@@ -82,7 +83,7 @@ TEST(work_log_append, adds_a_table_to_a_log_written_by_hand) {
   manual_clock clk(0);
   auto r = append_work_log(log, start_event("g", 1), clk);
   ASSERT_TRUE(r.is_ok());
-  EXPECT_EQ(r->seq, 1u);
+  EXPECT_EQ(r->row.seq, 1u);
   auto doc = parse_work_log(*read_file(log));
   ASSERT_EQ(doc.rows.size(), 1u);
   ASSERT_EQ(doc.foreign.size(), 1u); // the free text line is kept as it was
@@ -101,6 +102,103 @@ TEST(work_log_append, a_write_failure_is_an_error_status) {
   dir.write("agent-task/h", "file");
   auto r2 = append_work_log(work_log_path(dir.path(), "h"), start_event("h", 1), clk);
   EXPECT_FALSE(r2.is_ok());
+}
+
+// A write cut short leaves the beginning of a row: the last line without
+// its newline, or (after an older writer glued the next row on) a row's
+// beginning followed by a whole row. Neither is foreign text.
+TEST(work_log_parse, a_row_cut_short_is_torn_not_foreign) {
+  const std::string whole = "| 1 | t | START | g/01_a | worker | 1 | m | running | /l |\n";
+  auto tail = parse_work_log(work_log_header() + whole + "| 2 | t | FINISH | g/01_a | wor");
+  EXPECT_TRUE(tail.foreign.empty());
+  ASSERT_EQ(tail.torn.size(), 1u);
+  EXPECT_EQ(tail.torn[0].line_number, 8u);
+  EXPECT_EQ(tail.rows.size(), 1u);
+  auto glued = parse_work_log(work_log_header() + "| 1 | t | START | g/0\n" + whole);
+  EXPECT_TRUE(glued.foreign.empty());
+  ASSERT_EQ(glued.torn.size(), 1u);
+  EXPECT_EQ(glued.torn[0].line_number, 7u);
+  // A cut header at the end is torn; a whole row without its newline is a row.
+  EXPECT_EQ(parse_work_log("# Work Log\n\n| seq | ti").torn.size(), 1u);
+  auto unterminated = parse_work_log(work_log_header() + whole.substr(0, whole.size() - 1));
+  EXPECT_TRUE(unterminated.torn.empty());
+  EXPECT_EQ(unterminated.rows.size(), 1u);
+  // Prose is foreign wherever it is.
+  EXPECT_EQ(parse_work_log(work_log_header() + "a note\n" + whole).foreign.size(), 1u);
+}
+
+// The ENOSPC repro: a row cut mid-line blocked every later archive. The next
+// append moves it to the side file, says so, and the log reads clean.
+TEST(work_log_append, a_torn_last_row_is_moved_aside_and_named) {
+  test::temp_dir dir;
+  manual_clock clk(1796000000000);
+  fs::path log = work_log_path(dir.path(), "g");
+  ASSERT_TRUE(append_work_log(log, start_event("g/01_a", 1), clk));
+  const std::string fragment = "| 2 | 2026-11-29T13:00:00.000Z | FINISH | g/01_a | wor";
+  {
+    auto text = *read_file(log);
+    ASSERT_TRUE(write_file_atomic(log, text + fragment).is_ok());
+  }
+  auto r = append_work_log(log, {"FINISH", "g/01_a", "worker", 1, "claude/opus", "succeeded", "/l"},
+                           clk);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  ASSERT_TRUE(r->healed.has_value());
+  EXPECT_EQ(r->healed->line_number, 8u);
+  EXPECT_EQ(r->healed->text, fragment);
+  EXPECT_EQ(r->healed->side_file, work_log_torn_path(log));
+  EXPECT_NE(r->healed->message().find(log.string() + " line 8 was cut short"), std::string::npos)
+    << r->healed->message();
+  EXPECT_EQ(r->row.seq, 2u);
+  auto doc = parse_work_log(*read_file(log));
+  EXPECT_TRUE(doc.foreign.empty());
+  EXPECT_TRUE(doc.torn.empty());
+  ASSERT_EQ(doc.rows.size(), 2u);
+  EXPECT_EQ(doc.rows[1].result, "succeeded");
+  auto side = read_file(work_log_torn_path(log));
+  ASSERT_TRUE(side.is_ok());
+  EXPECT_NE(side->find(log.string() + " line 8: " + fragment), std::string::npos) << *side;
+  // Healed once: the next append finds nothing to move.
+  auto again = append_work_log(log, start_event("g/02_b", 1), clk);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_FALSE(again->healed.has_value());
+}
+
+// A full disk: the write that fails is cut back, the log stays as it was,
+// and the rows written once space returns follow it cleanly.
+TEST(work_log_append, a_failed_write_leaves_no_part_of_the_row) {
+  test::temp_dir dir;
+  manual_clock clk(0);
+  fs::path log = work_log_path(dir.path(), "g");
+  ASSERT_TRUE(append_work_log(log, start_event("g/01_a", 1), clk));
+  auto before = *read_file(log);
+  for (const char* mode : {"1:once", "1:full"}) {
+    ::setenv("AD_TEST_WORK_LOG_FAULT", mode, 1);
+    auto failed = append_work_log(log, start_event("g/02_b", 1), clk);
+    ASSERT_FALSE(failed.is_ok()) << mode;
+    EXPECT_NE(failed.error().message().find("No space left on device"), std::string::npos)
+      << failed.error().message();
+    EXPECT_EQ(*read_file(log), before) << mode;
+    if (std::string(mode) == "1:full")
+      EXPECT_FALSE(append_work_log(log, start_event("g/03_c", 1), clk).is_ok());
+    ::unsetenv("AD_TEST_WORK_LOG_FAULT");
+  }
+  EXPECT_EQ(*read_file(log), before);
+  ASSERT_TRUE(append_work_log(log, start_event("g/02_b", 1), clk));
+  auto doc = parse_work_log(*read_file(log));
+  EXPECT_TRUE(doc.torn.empty());
+  EXPECT_TRUE(doc.foreign.empty());
+  EXPECT_EQ(doc.rows.size(), 2u);
+}
+
+TEST(work_log_fault, the_test_hook_counts_writes_per_setting) {
+  EXPECT_EQ(work_log_fault_for("2:once", 1), work_log_write_fault::none);
+  EXPECT_EQ(work_log_fault_for("2:once", 2), work_log_write_fault::cut);
+  EXPECT_EQ(work_log_fault_for("2:once", 3), work_log_write_fault::none);
+  EXPECT_EQ(work_log_fault_for("2:full", 2), work_log_write_fault::cut);
+  EXPECT_EQ(work_log_fault_for("2:full", 9), work_log_write_fault::nothing);
+  EXPECT_EQ(work_log_fault_for("2:crash", 2), work_log_write_fault::crash);
+  for (const char* bad : {"", "2", "x:once", "0:once", "2:sometimes"})
+    EXPECT_EQ(work_log_fault_for(bad, 2), work_log_write_fault::none) << bad;
 }
 
 TEST(work_log_append, concurrent_appenders_in_several_processes_get_unique_increasing_seq) {

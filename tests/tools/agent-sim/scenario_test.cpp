@@ -166,7 +166,8 @@ TEST(scenario, help_documents_every_action_and_failure) {
   std::string help(help_text());
   for (auto k : {action_kind::work, action_kind::selfcheck, action_kind::review, action_kind::events,
                  action_kind::silence, action_kind::hang, action_kind::fail, action_kind::spawn_child,
-                 action_kind::exit, action_kind::write, action_kind::collab_tool, action_kind::retried})
+                 action_kind::exit, action_kind::write, action_kind::collab_tool, action_kind::retried,
+                 action_kind::wait_file})
     EXPECT_NE(help.find("\"kind\":\"" + std::string(to_string(k)) + "\""), std::string::npos) << to_string(k);
   for (int f = 0; f <= static_cast<int>(failure_kind::root_refusal); ++f) {
     std::string name(to_string(static_cast<failure_kind>(f)));

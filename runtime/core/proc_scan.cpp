@@ -1,0 +1,213 @@
+#include "runtime/core/proc_scan.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "runtime/core/files.hpp"
+#include "runtime/core/proc_stat.hpp"
+
+namespace ad::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool all_digits(std::string_view name) {
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+} // namespace
+
+bool empty_environment_is_final(std::string_view stat) {
+  // Element 0 is field 3 (state), element 6 field 9 (flags).
+  auto fields = stat_fields_after_name(stat);
+  if (!fields || fields->size() < 7 || (*fields)[0].empty())
+    return true;
+  unsigned long flags = 0;
+  auto f = (*fields)[6];
+  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), flags);
+  if (ec != std::errc() || end != f.data() + f.size())
+    return true;
+  char state = (*fields)[0].front();
+  constexpr unsigned long kernel_thread_flag = 0x00200000; // PF_KTHREAD
+  return state == 'Z' || state == 'X' || (flags & kernel_thread_flag) != 0;
+}
+
+namespace {
+
+enum class environ_match { found, other, empty, unreadable };
+
+environ_match match_environ(const fs::path& path, std::string_view needle, std::string& buf) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return environ_match::unreadable;
+  buf.clear();
+  char chunk[16384];
+  ssize_t n = 0;
+  bool failed = false;
+  while ((n = ::read(fd, chunk, sizeof chunk)) != 0) {
+    if (n < 0) {
+      failed = true;
+      break;
+    }
+    buf.append(chunk, static_cast<std::size_t>(n));
+    if (buf.size() > (8u << 20))
+      break; // an environment this large is not ours to parse
+  }
+  ::close(fd);
+  if (failed)
+    return environ_match::unreadable;
+  if (buf.empty())
+    return environ_match::empty;
+  std::string_view env(buf);
+  while (!env.empty()) {
+    auto end = env.find('\0');
+    if (env.substr(0, end) == needle)
+      return environ_match::found;
+    if (end == std::string_view::npos)
+      break;
+    env.remove_prefix(end + 1);
+  }
+  return environ_match::other;
+}
+
+bool may_be_inside_exec(const fs::path& stat_path) {
+  auto text = read_file(stat_path, 64 << 10);
+  return text && !empty_environment_is_final(*text); // a vanished process is final
+}
+
+// How often a process that may be inside execve is read again, waiting
+// 1, 2, 4, ... ms before each read: an exec ends well within that.
+constexpr int exec_rereads = 6;
+
+} // namespace
+
+std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
+  std::vector<int> pids;
+  if (marker.empty())
+    return pids;
+  std::string needle = std::string(attempt_marker_variable) + "=" + std::string(marker);
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return pids;
+  std::string buf;
+  std::vector<std::string> inside_exec;
+  auto judge = [&](const std::string& name, std::vector<std::string>& again) {
+    fs::path entry = proc_root / name;
+    switch (match_environ(entry / "environ", needle, buf)) {
+      case environ_match::found:
+        pids.push_back(std::stoi(name));
+        break;
+      case environ_match::empty:
+        if (may_be_inside_exec(entry / "stat"))
+          again.push_back(name);
+        break;
+      case environ_match::other:
+      case environ_match::unreadable:
+        break;
+    }
+  };
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name(entry->d_name);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
+          return std::isdigit(c) != 0;
+        }))
+      continue;
+    judge(std::string(name), inside_exec);
+  }
+  ::closedir(dir);
+  for (int round = 0; round < exec_rereads && !inside_exec.empty(); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << round));
+    std::vector<std::string> still;
+    for (const auto& name : inside_exec)
+      judge(name, still);
+    inside_exec = std::move(still);
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+// --- the process table ------------------------------------------------------
+
+std::optional<process_entry> parse_process_stat(std::string_view stat) {
+  auto open = stat.find('(');
+  auto close = stat.rfind(')');
+  auto fields = stat_fields_after_name(stat);
+  // Element 0 is field 3 (state), 1 field 4 (ppid), 2 field 5 (pgrp).
+  if (open == std::string_view::npos || close < open || !fields || fields->size() < 3 ||
+      (*fields)[0].size() != 1)
+    return std::nullopt;
+  auto number = [](std::string_view text, int& out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  process_entry e;
+  auto head = stat.substr(0, open);
+  while (!head.empty() && head.back() == ' ')
+    head.remove_suffix(1);
+  if (!number(head, e.pid) || !number((*fields)[1], e.ppid) || !number((*fields)[2], e.pgid))
+    return std::nullopt;
+  e.state = (*fields)[0].front();
+  e.comm = std::string(stat.substr(open + 1, close - open - 1));
+  return e;
+}
+
+std::vector<process_entry> list_processes(const fs::path& proc_root) {
+  std::vector<process_entry> out;
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return out;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name(entry->d_name);
+    if (!all_digits(name))
+      continue;
+    auto text = read_file(proc_root / std::string(name) / "stat", 64 << 10);
+    if (!text)
+      continue;
+    if (auto e = parse_process_stat(*text); e && e->state != 'Z' && e->state != 'X')
+      out.push_back(std::move(*e));
+  }
+  ::closedir(dir);
+  std::sort(out.begin(), out.end(),
+            [](const process_entry& a, const process_entry& b) { return a.pid < b.pid; });
+  return out;
+}
+
+std::vector<int> descendants_of(int ancestor, const std::vector<process_entry>& table) {
+  std::multimap<int, int> children;
+  for (const auto& e : table)
+    children.emplace(e.ppid, e.pid);
+  std::vector<int> out;
+  std::vector<int> todo{ancestor};
+  while (!todo.empty()) {
+    int parent = todo.back();
+    todo.pop_back();
+    auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == ancestor || std::find(out.begin(), out.end(), it->second) != out.end())
+        continue;
+      out.push_back(it->second);
+      todo.push_back(it->second);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string process_argv0(int pid, const fs::path& proc_root) {
+  auto text = read_file(proc_root / std::to_string(pid) / "cmdline", 64 << 10);
+  if (!text)
+    return {};
+  return std::string(text->c_str()); // up to the first NUL
+}
+
+} // namespace ad::runtime

@@ -1,0 +1,59 @@
+#pragma once
+// Reading the kernel's process table under /proc: the processes that carry
+// an attempt's marker in their environment (the agent and everything it
+// started inherit it), each process's parent, group and state, the
+// descendants of a process, a process's argv[0]. Used by the liveness
+// probes, the reactor and the keeper's containment. Reads /proc only; no
+// state, no threads of its own. Error contract: never throws; a process that
+// cannot be read (gone, another user's) is skipped.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ad::runtime {
+
+// The variable that carries an attempt's marker in its processes'
+// environment.
+inline constexpr std::string_view attempt_marker_variable = "AGENT_DISPATCH_EXECUTION_ID";
+
+// Whether a process whose /proc/<pid>/environ reads empty has no environment
+// for good, judged from its /proc/<pid>/stat text: a zombie or a kernel thread
+// (or unparsable text). Any other process may be inside execve, where the
+// kernel lets readers into the new memory before it sets the environment range.
+bool empty_environment_is_final(std::string_view stat);
+
+// Pids whose environment holds AGENT_DISPATCH_EXECUTION_ID=<marker>, sorted.
+// Unreadable entries (other users, vanished processes) are skipped. An empty
+// marker matches nothing. A process whose environment reads empty may be
+// inside execve and is read again for up to ~63 ms before it is passed over.
+std::vector<int> processes_with_marker(std::string_view marker,
+                                       const std::filesystem::path& proc_root = "/proc");
+
+// One line of the process table.
+struct process_entry {
+  int pid = 0;
+  int ppid = 0;
+  int pgid = 0;
+  char state = 0;   // R, S, D, Z, ...
+  std::string comm; // the kernel's name (at most 15 bytes)
+};
+
+// A /proc/<pid>/stat text; nullopt when malformed. The name may hold
+// spaces and ')': the fields after it are found after the last ')'.
+std::optional<process_entry> parse_process_stat(std::string_view stat);
+
+// Every live process (zombies left out), by pid.
+std::vector<process_entry> list_processes(const std::filesystem::path& proc_root = "/proc");
+
+// The pids below `ancestor` in the table (children, their children, ...),
+// sorted; the ancestor itself is not one.
+std::vector<int> descendants_of(int ancestor, const std::vector<process_entry>& table);
+
+// argv[0] of a process as /proc/<pid>/cmdline gives it; empty when it
+// cannot be read (a kernel thread, a zombie, gone).
+std::string process_argv0(int pid, const std::filesystem::path& proc_root = "/proc");
+
+} // namespace ad::runtime

@@ -1,0 +1,51 @@
+// The process table as /proc gives it: a stat line whose command name holds
+// spaces and ')' still yields its pid, parent and group; a malformed line
+// yields nothing; descendants are found below a process however deep.
+#include "runtime/core/proc_scan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ad::runtime {
+namespace {
+
+TEST(proc_scan, a_stat_line_gives_pid_parent_group_and_state) {
+  auto e = parse_process_stat("4242 (sleep) S 17 4240 4240 0 -1 4194304 0");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->pid, 4242);
+  EXPECT_EQ(e->ppid, 17);
+  EXPECT_EQ(e->pgid, 4240);
+  EXPECT_EQ(e->state, 'S');
+  EXPECT_EQ(e->comm, "sleep");
+}
+
+TEST(proc_scan, a_command_name_with_spaces_and_parentheses_shifts_nothing) {
+  auto e = parse_process_stat("77 (a) b) c 1 2) R 5 6 7 0 -1 0");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->pid, 77);
+  EXPECT_EQ(e->comm, "a) b) c 1 2");
+  EXPECT_EQ(e->state, 'R');
+  EXPECT_EQ(e->ppid, 5);
+  EXPECT_EQ(e->pgid, 6);
+}
+
+TEST(proc_scan, a_malformed_stat_line_gives_nothing) {
+  EXPECT_FALSE(parse_process_stat("").has_value());
+  EXPECT_FALSE(parse_process_stat("12 sleep S 1 2").has_value());
+  EXPECT_FALSE(parse_process_stat("12 (sleep) S 1").has_value());
+  EXPECT_FALSE(parse_process_stat("x (sleep) S 1 2").has_value());
+  EXPECT_FALSE(parse_process_stat("12 (sleep) S one 2").has_value());
+  EXPECT_FALSE(parse_process_stat("12 (sleep) SS 1 2").has_value());
+}
+
+TEST(proc_scan, descendants_are_found_at_every_depth_and_only_below) {
+  std::vector<process_entry> table = {
+    {10, 1, 10, 'S', "agent"}, {11, 10, 10, 'S', "sh"},    {12, 11, 12, 'S', "setsid"},
+    {13, 1, 13, 'S', "other"}, {14, 12, 12, 'S', "sleep"}, {15, 13, 13, 'S', "child"},
+  };
+  EXPECT_EQ(descendants_of(10, table), (std::vector<int>{11, 12, 14}));
+  EXPECT_EQ(descendants_of(13, table), (std::vector<int>{15}));
+  EXPECT_TRUE(descendants_of(14, table).empty());
+}
+
+} // namespace
+} // namespace ad::runtime
