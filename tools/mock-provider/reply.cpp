@@ -51,6 +51,14 @@ http_reply body_reply(const reply_spec& spec, int status, const json& body) {
   return r;
 }
 
+json served_usage(const http_reply& r) {
+  if (r.shape == reply_shape::drop) return nullptr;
+  json told = nullptr;
+  for (const auto& [frame, usage] : r.usage_marks)
+    if (r.shape == reply_shape::body || r.cut_after < 0 || frame < r.cut_after) told = usage;
+  return told;
+}
+
 http_reply drop_reply(const reply_spec& spec) {
   http_reply r;
   r.shape = reply_shape::drop;
