@@ -53,10 +53,8 @@ http_reply body_reply(const reply_spec& spec, int status, const json& body) {
 
 json served_usage(const http_reply& r) {
   if (r.shape == reply_shape::drop) return nullptr;
-  json told = nullptr;
-  for (const auto& [frame, usage] : r.usage_marks)
-    if (r.shape == reply_shape::body || r.cut_after < 0 || frame < r.cut_after) told = usage;
-  return told;
+  bool cut = r.cut_after >= 0 && static_cast<std::size_t>(r.cut_after) < r.events.size();
+  return cut ? json(nullptr) : r.answer_usage;
 }
 
 http_reply drop_reply(const reply_spec& spec) {

@@ -27,13 +27,14 @@ struct http_reply {
   int hold_ms = 0;                 // stream cut: silence before the close
   close_mode close = close_mode::fin; // stream cut or drop
   int delay_ms = 0;
-  // Usage the reply tells: once frame `first` (of events; 0 for a body) has
-  // been sent, the client knows `second` (told_usage's form). In order.
-  std::vector<std::pair<int, json>> usage_marks;
+  // The usage the reply reports when the client gets all of it (an
+  // answer: wire.hpp told_usage's form); null for an error.
+  json answer_usage;
 };
 
-// The usage the reply tells as it is sent (its last mark before the cut),
-// or null when it tells none.
+// The usage of the request when the reply answers it in full: the answer's,
+// or null for an error, a dropped request and a stream (or body) cut before
+// its end.
 json served_usage(const http_reply& r);
 
 // "event: <name>\ndata: <json>\n\n"; without a name only the data line.

@@ -107,21 +107,6 @@ void add_request_id(api_kind api, const request_view& req, http_reply& r) {
   r.headers.emplace_back(name, id);
 }
 
-// Where each API's complete stream tells the usage (complete_stream_marks):
-// responses in its last frame (response.completed), chat in the chunk
-// before `data: [DONE]`, messages in message_start (the input) and in
-// message_delta, before message_stop (the output).
-std::vector<std::pair<int, json>> complete_stream_marks(api_kind api, std::size_t frames,
-                                                        const usage_figures& u) {
-  int last = static_cast<int>(frames) - 1;
-  switch (api) {
-  case api_kind::responses: return {{last, told_usage(api, u)}};
-  case api_kind::chat: return {{last - 1, told_usage(api, u)}};
-  case api_kind::messages: return {{0, told_usage(api, u, true)}, {last - 1, told_usage(api, u)}};
-  }
-  return {};
-}
-
 } // namespace
 
 usage_figures usage_for(api_kind api, const usage_spec& spec) {
@@ -139,9 +124,9 @@ usage_figures usage_for(api_kind api, const usage_spec& spec) {
   return u;
 }
 
-json told_usage(api_kind api, const usage_figures& u, bool start_only) {
+json told_usage(api_kind api, const usage_figures& u) {
   json told{{"input_tokens", u.input},
-            {"output_tokens", start_only ? 1 : u.output},
+            {"output_tokens", u.output},
             {"cache_read_tokens", u.cache_read},
             {"cache_write_tokens", u.cache_write}};
   if (api == api_kind::responses || (api == api_kind::chat && u.reasoning > 0))
@@ -185,13 +170,9 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
   case reply_kind::shell:
   case reply_kind::write_file: a.call = resolve_tool(api, spec, req); [[fallthrough]];
   case reply_kind::text:
-    if (req.streaming) {
-      out = stream_reply(spec, frames(api, a, req));
-      out.usage_marks = complete_stream_marks(api, out.events.size(), a.usage);
-    } else {
-      out = body_reply(spec, 200, whole_message(api, a, req));
-      out.usage_marks = {{0, told_usage(api, a.usage)}};
-    }
+    out = req.streaming ? stream_reply(spec, frames(api, a, req))
+                        : body_reply(spec, 200, whole_message(api, a, req));
+    out.answer_usage = told_usage(api, a.usage);
     break;
   case reply_kind::http_error:
     out = body_reply(spec, spec.status,
@@ -204,8 +185,6 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
       partial.deltas = spec.deltas;
       partial.usage = a.usage;
       out = stream_reply(spec, failed_frames(api, partial, spec.error, req));
-      // Only claude's stream has told anything (its message_start) before the error.
-      if (api == api_kind::messages) out.usage_marks = {{0, told_usage(api, a.usage, true)}};
     } else {
       int status = spec.status ? spec.status : (api == api_kind::messages ? 529 : 500);
       out = body_reply(spec, status, error_body(api, spec.error));
@@ -215,7 +194,7 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
     if (a.text.empty()) a.text = "Let me start by looking at the files in the workspace.";
     if (req.streaming) {
       out = stream_reply(spec, frames(api, a, req));
-      out.usage_marks = complete_stream_marks(api, out.events.size(), a.usage);
+      out.answer_usage = told_usage(api, a.usage); // answered only when the cut comes after the end
       out.cut_after = spec.after_events;
     } else {
       // The non-streaming form is cut the same way: status, headers and the

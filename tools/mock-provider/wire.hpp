@@ -44,12 +44,11 @@ http_reply render_reply(api_kind api, const reply_spec& spec, const request_view
 // using the tool names the request offers (see README.md for the mapping).
 tool_use resolve_tool(api_kind api, const reply_spec& spec, const request_view& req);
 
-// What the client has been told of its usage once it has read a whole
-// answer (`start_only` false) or only a stream's first frame: the dispatcher
-// record's field names, only the fields the API's wire carries (claude's
-// message_start tells the input and 1 output token; the Messages API has no
-// reasoning count; Chat Completions one only when it is above 0).
-json told_usage(api_kind api, const usage_figures& u, bool start_only = false);
+// The usage of an answer as the request log gives it: the dispatcher
+// record's field names, only the fields the API's wire carries (the
+// Messages API has no reasoning count; Chat Completions one only when it is
+// above 0).
+json told_usage(api_kind api, const usage_figures& u);
 
 // Per API: the SSE frames of a complete answer, the non-streaming body of
 // the same answer, the frames of a stream that fails after `partial`, and

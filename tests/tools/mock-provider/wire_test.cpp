@@ -184,7 +184,7 @@ TEST(mock_wire, each_api_writes_the_usage_in_its_own_fields) {
   EXPECT_EQ(served_usage(pi)["reasoning_tokens"], 8);
 }
 
-TEST(mock_wire, defaults_are_the_captures_figures_and_cuts_tell_what_came_before_them) {
+TEST(mock_wire, defaults_are_the_captures_figures_and_only_whole_answers_are_served) {
   auto codex = render_reply(api_kind::responses, reply(R"({"kind": "text", "text": "ok"})"),
                             request(api_kind::responses, codex_tools));
   EXPECT_EQ(served_usage(codex), json::parse(R"({"input_tokens": 1200, "output_tokens": 40,
@@ -195,15 +195,18 @@ TEST(mock_wire, defaults_are_the_captures_figures_and_cuts_tell_what_came_before
       "total_tokens": 1290})"));
   EXPECT_EQ(served_usage(pi)["input_tokens"], 1234);
   auto claude_req = request(api_kind::messages, R"({"model": "m", "stream": true, "tools": [{"name": "Bash"}]})");
-  // Cut after message_start and two more events: the start's usage was told.
+  // Cut after message_start and two more events: no answer, though the
+  // start told the input.
   auto cut = render_reply(api_kind::messages, reply(R"({"kind": "stream_cut", "after_events": 3})"), claude_req);
-  EXPECT_EQ(served_usage(cut), json::parse(R"({"input_tokens": 321, "output_tokens": 1,
+  EXPECT_EQ(data_of(cut).front()["message"]["usage"]["input_tokens"], 321);
+  EXPECT_TRUE(served_usage(cut).is_null());
+  // A "cut" after the last frame is a whole answer.
+  auto whole = render_reply(api_kind::messages, reply(R"({"kind": "stream_cut", "after_events": 99})"), claude_req);
+  EXPECT_EQ(served_usage(whole), json::parse(R"({"input_tokens": 321, "output_tokens": 12,
       "cache_read_tokens": 0, "cache_write_tokens": 0})"));
-  auto before = render_reply(api_kind::messages, reply(R"({"kind": "stream_cut", "after_events": 0})"), claude_req);
-  EXPECT_TRUE(served_usage(before).is_null());
   auto failed = render_reply(api_kind::messages, reply(R"({"kind": "stream_error", "error": {"type": "x"}})"),
                              claude_req);
-  EXPECT_EQ(served_usage(failed)["output_tokens"], 1);
+  EXPECT_TRUE(served_usage(failed).is_null());
   auto codex_cut = render_reply(api_kind::responses, reply(R"({"kind": "stream_cut", "after_events": 5})"),
                                 request(api_kind::responses, codex_tools));
   EXPECT_TRUE(served_usage(codex_cut).is_null()) << "response.completed never came";
