@@ -1,6 +1,5 @@
 #include "runtime/agents/usage_reader.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>

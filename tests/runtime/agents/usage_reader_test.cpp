@@ -9,12 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/core/files.hpp"
+#include "tests/support/cli_shapes.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -25,19 +25,9 @@ namespace fs = std::filesystem;
 const fs::path captures = test::source_dir() / "tests/fixtures/realcli";
 
 std::vector<std::string> lines_of(const fs::path& file) {
-  std::vector<std::string> out;
-  auto text = read_file(file);
-  EXPECT_TRUE(text.is_ok()) << file;
-  if (!text)
-    return out;
-  size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    size_t end = nl == std::string::npos ? text->size() : nl;
-    out.push_back(text->substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
+  auto lines = test::file_lines(file);
+  EXPECT_FALSE(lines.empty()) << file;
+  return lines;
 }
 
 std::vector<std::string> stdout_of(std::string_view cli, std::string_view scenario) {
