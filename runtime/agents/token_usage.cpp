@@ -66,7 +66,8 @@ result<double> cost_of(const json& v) {
   double d = v.get<double>();
   if (!std::isfinite(d) || d < 0 || d > max_usage_cost_usd)
     return status::invalid_argument("usage: \"cost_usd\" is " + v.dump() + ", expected 0.."
-                                    + dump_json(json(max_usage_cost_usd)) + " US dollars");
+                                    + format_token_count(static_cast<int64_t>(max_usage_cost_usd))
+                                    + " US dollars");
   return d;
 }
 

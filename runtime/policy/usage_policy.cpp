@@ -50,6 +50,22 @@ token_usage priced_usage(token_usage u, const token_prices* prices) {
 
 std::string_view to_string(limit_scope s) { return s == limit_scope::run ? "run" : "task"; }
 
+std::string describe_limits(const usage_limits& limits) {
+  std::string out;
+  for (auto scope : {limit_scope::task, limit_scope::run}) {
+    const usage_ceiling& c = scope == limit_scope::run ? limits.run : limits.task;
+    if (c.empty())
+      continue;
+    std::string text(to_string(scope));
+    if (c.tokens)
+      text += " " + format_token_count(*c.tokens) + " tokens";
+    if (c.cost_usd)
+      text += (c.tokens ? " or " : " ") + format_usd(*c.cost_usd);
+    out += (out.empty() ? "" : ", ") + text;
+  }
+  return out;
+}
+
 ceiling_check check_ceiling(const usage_limits& limits, limit_scope scope, const token_usage& spent) {
   const usage_ceiling& ceiling = scope == limit_scope::run ? limits.run : limits.task;
   ceiling_check out;

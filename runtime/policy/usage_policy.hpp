@@ -84,6 +84,10 @@ struct ceiling_check {
 // reached run ceiling starts nothing more anywhere.
 ceiling_check check_ceiling(const usage_limits& limits, limit_scope scope, const token_usage& spent);
 
+// The ceilings for people: "task 2,000,000 tokens or $5.00, run $100.00";
+// "" when there are none.
+std::string describe_limits(const usage_limits& limits);
+
 // The policy's JSON forms (policy_to_json): {"<target id>": {"input": 3,
 // "output": 15, "cache_read": 0.3}} and {"task": {"tokens": N}, "run":
 // {"cost_usd": X}}, the set fields only. Parsing is parse_policy's.

@@ -9,8 +9,8 @@ namespace ad::runtime {
 
 namespace {
 
-const std::string price_expected =
-  "a price in US dollars per million tokens, 0.." + dump_json(json(max_price_per_million));
+const std::string price_expected = "a price in US dollars per million tokens, 0.."
+                                   + format_token_count(static_cast<int64_t>(max_price_per_million));
 
 bool price(policy_checker& c, const json& v, const std::string& ptr, double& out) {
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0
@@ -23,7 +23,9 @@ bool price(policy_checker& c, const json& v, const std::string& ptr, double& out
 }
 
 void parse_ceiling(policy_checker& c, const json& v, const std::string& p, usage_ceiling& out) {
-  if (!c.object(v, p, {"tokens", "cost_usd"}, {}))
+  // Unknown keys are reported, and the known ones checked all the same.
+  c.object(v, p, {"tokens", "cost_usd"}, {});
+  if (!v.is_object())
     return;
   if (v.contains("tokens")) {
     const json& t = v["tokens"];
@@ -42,7 +44,9 @@ void parse_ceiling(policy_checker& c, const json& v, const std::string& p, usage
     if (!d.is_number() || !std::isfinite(d.get<double>()) || !(d.get<double>() > 0)
         || d.get<double>() > max_usage_cost_usd)
       c.fail(p + "/cost_usd",
-             "a number of US dollars above 0, at most " + dump_json(json(max_usage_cost_usd)), &d);
+             "a number of US dollars above 0, at most "
+               + format_token_count(static_cast<int64_t>(max_usage_cost_usd)),
+             &d);
     else
       out.cost_usd = d.get<double>();
   }
@@ -70,11 +74,15 @@ void parse_prices(policy_checker& c, const json& v, std::map<std::string, token_
   for (auto it = v.begin(); it != v.end(); ++it) {
     std::string p = "/prices/" + escape_pointer_token(it.key());
     const json& t = it.value();
-    if (!c.object(t, p, {"input", "output", "cache_read", "cache_write"}, {"input", "output"}))
+    // Unknown and missing keys are reported, and the others checked all the same.
+    bool ok = c.object(t, p, {"input", "output", "cache_read", "cache_write"}, {"input", "output"});
+    if (!t.is_object())
       continue;
     token_prices prices;
-    bool ok = price(c, t["input"], p + "/input", prices.input);
-    ok = price(c, t["output"], p + "/output", prices.output) && ok;
+    if (t.contains("input"))
+      ok = price(c, t["input"], p + "/input", prices.input) && ok;
+    if (t.contains("output"))
+      ok = price(c, t["output"], p + "/output", prices.output) && ok;
     for (auto [key, field] : {std::pair{"cache_read", &prices.cache_read},
                               std::pair{"cache_write", &prices.cache_write}}) {
       double d = 0;

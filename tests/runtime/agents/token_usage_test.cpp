@@ -108,8 +108,8 @@ TEST(token_usage, the_reader_refuses_wrong_types_and_out_of_range_numbers) {
             "usage: \"cache_write_tokens\" is 18446744073709551615, more than 1000000000000000");
   EXPECT_EQ(refusal(R"({"cost_usd": "0.1"})"),
             "usage: \"cost_usd\" has the wrong type (string), expected a number of US dollars");
-  EXPECT_EQ(refusal(R"({"cost_usd": -0.01})"), "usage: \"cost_usd\" is -0.01, expected 0..1000000000000.0 US dollars");
-  EXPECT_EQ(refusal(R"({"cost_usd": 1e300})"), "usage: \"cost_usd\" is 1e+300, expected 0..1000000000000.0 US dollars");
+  EXPECT_EQ(refusal(R"({"cost_usd": -0.01})"), "usage: \"cost_usd\" is -0.01, expected 0..1,000,000,000,000 US dollars");
+  EXPECT_EQ(refusal(R"({"cost_usd": 1e300})"), "usage: \"cost_usd\" is 1e+300, expected 0..1,000,000,000,000 US dollars");
 }
 
 TEST(token_usage, the_reader_takes_the_limits_and_ignores_keys_it_does_not_know) {

@@ -49,6 +49,15 @@ TEST(usage_policy, prices_and_limits_are_read_and_shown_back) {
   EXPECT_EQ(policy_to_json(*again), shown);
 }
 
+TEST(usage_policy, the_ceilings_are_described_for_people) {
+  EXPECT_EQ(describe_limits(parse_policy_text(spending, "p.json")->value.limits),
+            "task 2,000,000 tokens or $5.00, run $100.00");
+  EXPECT_EQ(describe_limits(usage_limits{}), "");
+  usage_limits run_tokens;
+  run_tokens.run.tokens = 50000000;
+  EXPECT_EQ(describe_limits(run_tokens), "run 50,000,000 tokens");
+}
+
 TEST(usage_policy, without_them_nothing_is_priced_or_limited_and_nothing_is_shown) {
   auto pol = parse_policy(default_policy_json(), "embedded");
   ASSERT_TRUE(pol.is_ok());
@@ -114,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
     bad_case{"price_missing_output", R"({"prices": {"claude-opus": {"input": 1}}})",
              "/prices/claude-opus/output", "a value (required key)", "nothing (the key is missing)"},
     bad_case{"negative_price", R"({"prices": {"claude-opus": {"input": -1, "output": 2}}})",
-             "/prices/claude-opus/input", "a price in US dollars per million tokens, 0..1000000.0", "number -1"},
+             "/prices/claude-opus/input", "a price in US dollars per million tokens, 0..1,000,000", "number -1"},
     bad_case{"price_as_text", R"({"prices": {"claude-opus": {"input": 1, "output": 2, "cache_read": "0.1"}}})",
              "/prices/claude-opus/cache_read", "a price in US dollars per million tokens", "string \"0.1\""},
     bad_case{"unknown_price_key", R"({"prices": {"claude-opus": {"input": 1, "output": 2, "reasoning": 3}}})",
@@ -132,7 +141,7 @@ INSTANTIATE_TEST_SUITE_P(
     bad_case{"too_many_tokens", R"({"limits": {"run": {"tokens": 1000000000000000001}}})", "/limits/run/tokens",
              "a whole number of tokens", "number 1000000000000000001"},
     bad_case{"zero_cost", R"({"limits": {"run": {"cost_usd": 0}}})", "/limits/run/cost_usd",
-             "a number of US dollars above 0, at most 1000000000000.0", "number 0"},
+             "a number of US dollars above 0, at most 1,000,000,000,000", "number 0"},
     bad_case{"cost_as_text", R"({"limits": {"task": {"cost_usd": "5"}}})", "/limits/task/cost_usd",
              "a number of US dollars above 0", "string \"5\""},
     bad_case{"limits_not_an_object", R"({"limits": 5})", "/limits", "an object", "number 5"},
@@ -147,6 +156,17 @@ INSTANTIATE_TEST_SUITE_P(
              "/targets/0/usage_reader", "codex, claude or pi (the CLI format the command prints its usage in)",
              "string \"agy\""}),
   [](const auto& info) { return std::string(info.param.name); });
+
+TEST(usage_policy, every_wrong_field_is_reported_not_only_the_first_of_a_section) {
+  auto loaded = parse_policy_text(R"({"prices": {"codex-terra": {"input": -1, "colour": 1}},
+      "limits": {"task": {"tokens": "lots", "budget": 3}, "run": {"cost_usd": 0}}})",
+                                  "bad.json");
+  ASSERT_FALSE(loaded.is_ok());
+  const std::string msg = loaded.error().message();
+  for (const char* pointer : {"/prices/codex-terra/input", "/prices/codex-terra/output", "/prices/codex-terra/colour",
+                              "/limits/task/tokens", "/limits/task/budget", "/limits/run/cost_usd"})
+    EXPECT_NE(msg.find(std::string("bad.json: ") + pointer + ": expected"), std::string::npos) << pointer << "\n" << msg;
+}
 
 TEST(usage_policy, prices_give_a_cost_only_when_every_counted_kind_has_one) {
   token_prices claude{5, 25, 0.5, 6.25};
