@@ -51,15 +51,15 @@ TEST(claude_contract, rate_limit_429_then_ok_recovers_in_the_run) {
   EXPECT_EQ(served(r).output_tokens, 12);
 }
 
-TEST(claude_contract, a_run_cut_after_an_answer_counts_what_the_mock_told_it) {
+TEST(claude_contract, a_run_cut_after_an_answer_keeps_the_answers_usage) {
   AD_REQUIRE_CLIS();
   // One answered request, then cut streams and a cut fallback; one retry.
   auto r = run_scenario(claude("write_then_cut", {"--retries", "1"}));
   ASSERT_TRUE(ran(r));
   EXPECT_EQ(r.outcome.exit_code, 1) << r.err;
   EXPECT_EQ(file_text(r.ws / "hello.txt"), "hello from mock\n");
-  // The answer's usage, cache reads and writes included; claude counts
-  // nothing for the cut streams, though their message_start told the input.
+  // The answer's usage, cache reads and writes included; the cut streams
+  // told nothing.
   expect_usage_as_served(cli::claude, r);
   EXPECT_EQ(served(r).cache_write_tokens, 20);
   EXPECT_EQ(read_usage(cli::claude, r).input_tokens, 321);
