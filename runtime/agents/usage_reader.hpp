@@ -50,7 +50,7 @@
 #include <string_view>
 
 #include "runtime/agents/adapter.hpp"
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"

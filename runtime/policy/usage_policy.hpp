@@ -5,7 +5,7 @@
 // run may spend. check_ceiling is the one decision about them: whether a new
 // attempt may start, given what its scope has spent so far; it never stops
 // an attempt that is running. "tokens" in a ceiling are counted_tokens
-// (runtime/agents/token_usage.hpp): input, output, cache reads and cache
+// (runtime/core/token_usage.hpp): input, output, cache reads and cache
 // writes, every token the model read or wrote. Pure values and functions:
 // no I/O, never throw, safe to share between threads.
 
@@ -15,8 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/status.hpp"
 
 namespace ad::runtime {
 
@@ -92,6 +93,10 @@ std::string describe_limits(const usage_limits& limits);
 // "output": 15, "cache_read": 0.3}} and {"task": {"tokens": N}, "run":
 // {"cost_usd": X}}, the set fields only. Parsing is parse_policy's.
 json prices_to_json(const std::map<std::string, token_prices>& prices);
+// One target's prices, {"input": 3, "output": 15, "cache_read": 0.3}, and
+// back (invalid_argument naming the field; the bounds are parse_policy's).
+json to_json(const token_prices& prices);
+result<token_prices> token_prices_from_json(const json& value);
 json limits_to_json(const usage_limits& limits);
 
 } // namespace ad::runtime

@@ -109,15 +109,28 @@ void parse_limits(policy_checker& c, const json& v, usage_limits& out) {
 
 json prices_to_json(const std::map<std::string, token_prices>& prices) {
   json out = json::object();
-  for (const auto& [target, p] : prices) {
-    json j = {{"input", p.input}, {"output", p.output}};
-    if (p.cache_read)
-      j["cache_read"] = *p.cache_read;
-    if (p.cache_write)
-      j["cache_write"] = *p.cache_write;
-    out[target] = std::move(j);
-  }
+  for (const auto& [target, p] : prices)
+    out[target] = to_json(p);
   return out;
+}
+
+json to_json(const token_prices& p) {
+  json j = {{"input", p.input}, {"output", p.output}};
+  if (p.cache_read)
+    j["cache_read"] = *p.cache_read;
+  if (p.cache_write)
+    j["cache_write"] = *p.cache_write;
+  return j;
+}
+
+result<token_prices> token_prices_from_json(const json& value) {
+  // The policy's own check, on a table of this one entry.
+  policy_checker c("token prices");
+  std::map<std::string, token_prices> one;
+  parse_prices(c, json{{"target", value}}, one);
+  if (auto st = c.result(); !st)
+    return st;
+  return one.at("target");
 }
 
 json limits_to_json(const usage_limits& limits) {

@@ -224,6 +224,12 @@ attempt_order make_order(const task_context& ctx, const task_spec& spec, const t
   auto budget = st.failure_budgets.find(stage);
   o.stage_budget = budget == st.failure_budgets.end() ? 0 : budget->second;
   o.timing = ctx.timing;
+  if (target.adapter == "command" && target.usage_reader != usage_format::none)
+    o.usage_reader = std::string{to_string(target.usage_reader)};
+  if (const auto* prices = ctx.pol->find_prices(target.id)) {
+    o.has_prices = true;
+    o.prices = *prices;
+  }
   return o;
 }
 

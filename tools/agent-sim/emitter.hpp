@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "tools/agent-sim/invocation.hpp"

@@ -30,7 +30,7 @@ constexpr named_kind action_names[] = {
   {"usage", action_kind::usage},
 };
 
-// The fields of a usage record (runtime/agents/token_usage.hpp).
+// The fields of a usage record (runtime/core/token_usage.hpp).
 const std::set<std::string> usage_keys{"input_tokens",       "output_tokens",    "cache_read_tokens",
                                        "cache_write_tokens", "reasoning_tokens", "cost_usd"};
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
 

@@ -475,6 +475,56 @@ TEST_F(task_machine_test, events_survive_their_trace_form) {
     << bad.error().message();
 }
 
+TEST_F(task_machine_test, an_attempts_usage_survives_its_trace_form_and_old_results_still_read) {
+  attempt_result r;
+  r.identity = "g__01_x__p1__worker__a01";
+  r.usage.input_tokens = 1200;
+  r.usage.output_tokens = 40;
+  r.usage.cost_usd = 0.0028;
+  auto j = to_json(task_event{task_ev::attempt_finished{r}});
+  EXPECT_EQ(j["result"]["usage"], (json{{"input_tokens", 1200}, {"output_tokens", 40},
+                                        {"cost_usd", 0.0028}}));
+  auto back = task_event_from_json(j);
+  ASSERT_TRUE(back.is_ok()) << back.error().to_string();
+  EXPECT_EQ(std::get<task_ev::attempt_finished>(*back).result, r);
+
+  // A result recorded before usage existed has none, and no key is written
+  // for an empty one.
+  auto old = to_json(task_event{task_ev::attempt_finished{attempt_result{}}});
+  EXPECT_FALSE(old["result"].contains("usage"));
+  auto old_back = task_event_from_json(old);
+  ASSERT_TRUE(old_back.is_ok());
+  EXPECT_TRUE(std::get<task_ev::attempt_finished>(*old_back).result.usage.empty());
+
+  j["result"]["usage"]["output_tokens"] = -1;
+  auto bad = task_event_from_json(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("output_tokens"), std::string::npos) << bad.error().message();
+}
+
+TEST_F(task_machine_test, the_order_carries_the_targets_prices_and_a_commands_usage_format) {
+  pol_.prices["sim-a"] = token_prices{.input = 2.0, .output = 10.0, .cache_read = 0.5, .cache_write = {}};
+  pol_.targets[0].usage_reader = usage_format::pi;
+  task_machine m(ctx_, spec());
+  auto launch = to_running(m);
+  const auto& order = the<task_cmd::start_attempt>(launch).order;
+  EXPECT_EQ(order.usage_reader, "pi");
+  ASSERT_TRUE(order.has_prices);
+  EXPECT_EQ(order.prices, pol_.prices["sim-a"]);
+  auto back = attempt_order_from_json(to_json(order));
+  ASSERT_TRUE(back.is_ok()) << back.error().to_string();
+  EXPECT_EQ(*back, order);
+
+  // Without prices and a usage format the order's trace form is as before.
+  pol_.prices.clear();
+  pol_.targets[0].usage_reader = usage_format::none;
+  task_machine plain(ctx_, spec());
+  auto plain_launch = to_running(plain);
+  auto j = to_json(the<task_cmd::start_attempt>(plain_launch).order);
+  EXPECT_FALSE(j.contains("prices"));
+  EXPECT_FALSE(j.contains("usage_reader"));
+}
+
 // A restart's adoption: the task follows the attempt its keeper runs instead
 // of choosing a target and launching; nothing is made durable before (the
 // attempt start was recorded by the run that started it), and its end is

@@ -1,7 +1,7 @@
 // The usage record: absent fields stay absent through sums and JSON, the
 // reader refuses wrong types and out-of-range numbers, what a token ceiling
 // counts, and the texts for people.
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/agents/token_usage.hpp"
+#include "runtime/core/token_usage.hpp"
 
 #include <algorithm>
 #include <array>
