@@ -525,6 +525,34 @@ TEST_F(task_machine_test, the_order_carries_the_targets_prices_and_a_commands_us
   EXPECT_FALSE(j.contains("usage_reader"));
 }
 
+TEST_F(task_machine_test, what_an_attempt_spent_is_durable_with_its_end) {
+  task_machine m(ctx_, spec());
+  to_running(m);
+  auto r = result_of(m, "failed", "generic-error");
+  r.usage.input_tokens = 1200;
+  r.usage.output_tokens = 40;
+  m.step(t0 + 10, task_ev::attempt_finished{r});
+  auto after = m.step(t0 + 10, task_ev::attempt_read{});
+  const auto& changes = the<task_cmd::make_durable>(after).changes;
+  ASSERT_EQ(change_names(changes),
+            (std::vector<std::string>{"record_write_set", "record_attempt_usage"}));
+  const auto& spent = std::get<record_attempt_usage>(changes[1]);
+  EXPECT_EQ(spent.attempt_id, m.identity());
+  EXPECT_EQ(spent.task, task_name);
+  EXPECT_EQ(spent.target, "sim-a");
+  EXPECT_EQ(spent.usage, r.usage);
+
+  // A cancelled attempt's spend is durable too.
+  task_machine c(ctx_, spec());
+  to_running(c);
+  c.step(t0 + 20, task_ev::stop{});
+  auto rc = result_of(c, "failed", "cancelled");
+  rc.usage.output_tokens = 7;
+  auto ended = c.step(t0 + 21, task_ev::attempt_finished{rc});
+  EXPECT_EQ(change_names(the<task_cmd::make_durable>(ended).changes),
+            (std::vector<std::string>{"clear_active_stage", "record_attempt_usage"}));
+}
+
 // A restart's adoption: the task follows the attempt its keeper runs instead
 // of choosing a target and launching; nothing is made durable before (the
 // attempt start was recorded by the run that started it), and its end is
