@@ -65,7 +65,10 @@ void run_board::apply(const run_event& e) {
       running_[e.identity] = board_attempt{e.task, e.role, e.target, e.attempt, e.time};
       status_[e.task] = task_status_running;
       break;
-    case run_event_kind::attempt_finished: running_.erase(e.identity); break;
+    case run_event_kind::attempt_finished:
+      running_.erase(e.identity);
+      spent_ += e.usage;
+      break;
     case run_event_kind::summary: {
       finished_ = true;
       auto line = render_event_line(e);
@@ -96,6 +99,8 @@ std::string run_board::frame(millis now, colour_mode colours) const {
   for (const auto& [status, n] : counts)  // statuses outside the standard set
     if (std::find(board_statuses.begin(), board_statuses.end(), status) == board_statuses.end())
       out += "  " + std::to_string(n) + " " + status;
+  if (!spent_.empty())
+    out += "  spent " + usage_summary(spent_);
   out += '\n';
 
   size_t width = 4;

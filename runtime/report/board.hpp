@@ -1,6 +1,7 @@
 #pragma once
-// The live board shown on a terminal during `run`: counts of tasks by status,
-// one row per running attempt (task, role, target, attempt, elapsed time) and
+// The live board shown on a terminal during `run`: counts of tasks by status
+// and the tokens and cost the finished attempts spent, one row per running
+// attempt (task, role, target, attempt, elapsed time) and
 // the last few events as plain lines. run_board folds run events into that
 // view; frame() renders it as text for a given "now" (an injected clock
 // reading, so tests are exact), and redraw() wraps a frame in the ANSI
@@ -58,6 +59,9 @@ private:
   std::map<std::string, std::string> status_;          // task -> status word
   std::map<std::string, board_attempt> running_;       // identity -> attempt
   std::deque<std::string> recent_;                     // plain event lines, no '\n'
+  // What the attempts that finished while this board watched spent (the
+  // summary line has the run's total from the durable state).
+  token_usage spent_;
   bool finished_ = false;
   std::string summary_line_;
 };

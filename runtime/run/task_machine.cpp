@@ -513,6 +513,7 @@ void task_machine::attempt_ended(millis now, const attempt_result& r, out_t& out
   e.failure_class = r.failure_class;
   e.evidence = r.evidence.substr(0, 300);
   e.locator = r.locator_path;
+  e.usage = r.usage;
   show(std::move(e), out);
   if (cancelled_) {
     std::vector<state_change> changes{clear_active_stage{spec_.name}};

@@ -531,7 +531,8 @@ TEST_F(task_machine_test, what_an_attempt_spent_is_durable_with_its_end) {
   auto r = result_of(m, "failed", "generic-error");
   r.usage.input_tokens = 1200;
   r.usage.output_tokens = 40;
-  m.step(t0 + 10, task_ev::attempt_finished{r});
+  auto ended_run = m.step(t0 + 10, task_ev::attempt_finished{r});
+  EXPECT_EQ(the<task_cmd::show>(ended_run).event.usage, r.usage) << "the attempt_finished event";
   auto after = m.step(t0 + 10, task_ev::attempt_read{});
   const auto& changes = the<task_cmd::make_durable>(after).changes;
   ASSERT_EQ(change_names(changes),
