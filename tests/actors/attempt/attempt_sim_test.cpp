@@ -236,8 +236,9 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
     EXPECT_TRUE(r->usage.empty()) << adapter;
     EXPECT_FALSE(loc.contains("usage"));
   }
-  if (adapter == "claude")
+  if (adapter == "claude") {
     EXPECT_TRUE(r->usage.cost_usd) << "claude's own total_cost_usd";
+  }
 
   auto work_log = slurp(ws / "agent-task/auth/WORK_LOG.md");
   EXPECT_NE(work_log.find("| START | auth/02+01_api | worker | 1 |"), std::string::npos)
