@@ -50,7 +50,8 @@ typename Inspector::result_type inspect(Inspector& f, attempt_order& x) {
            x.effort, x.prompt, x.session_id, x.native_session_file, x.resumed_from_locator,
            x.provider, x.caps, x.plan_path, x.review_path, x.write_paths, x.command_template, x.env_additions,
            x.has_selector_evidence, x.selector_evidence, x.stage_budget, x.retry_handoff_id,
-           x.progress, x.timing, x.line_cap, x.node, x.keep_alive);
+           x.progress, x.timing, x.line_cap, x.node, x.keep_alive, x.usage_reader, x.has_prices,
+           x.prices);
 }
 
 template <class Inspector>
@@ -59,7 +60,7 @@ typename Inspector::result_type inspect(Inspector& f, attempt_result& x) {
            x.status, x.exit_code, x.pid, x.failure_class, x.failure_source, x.evidence,
            x.evidence_origin, x.termination_signal, x.session_id, x.native_session_path,
            x.started_at, x.finished_at, x.heartbeats, x.silence_inspected, x.has_reset_at,
-           x.reset_at);
+           x.reset_at, x.usage);
 }
 
 } // namespace ad::runtime

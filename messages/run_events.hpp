@@ -29,6 +29,7 @@
 #include <caf/sec.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "messages/wire.hpp"
 #include "runtime/report/run_event.hpp"
 
 namespace ad::runtime {
@@ -61,7 +62,7 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
            x.time, x.task, x.stage, x.role, x.reason, x.outcome, x.target, x.cli, x.model,
            x.attempt, x.identity, x.locator, x.node, x.attempt_status, x.exit_code, x.failure_class,
            x.evidence, x.from_target, x.to_target, x.pattern_ids, x.action, x.until, x.tasks,
-           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait);
+           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait, x.usage);
 }
 
 } // namespace ad::runtime

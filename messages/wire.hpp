@@ -20,10 +20,12 @@
 #include <caf/meta/type_name.hpp>
 
 #include "messages/errc.hpp"
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/policy/quota.hpp"
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/policy/tactical.hpp"
+#include "runtime/policy/usage_policy.hpp"
 #include "runtime/run/admission_quota.hpp"
 #include "runtime/state/model_json.hpp"
 
@@ -126,6 +128,23 @@ typename Inspector::result_type inspect(Inspector& f, route_decision& x) {
         return status::invalid_argument(e.what());
       }
     });
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, token_usage& x) {
+  return messages::detail::inspect_as_text(
+    f, "token_usage", x, [](const token_usage& v) { return dump_json(usage_to_json(v)); },
+    [](const std::string& text) -> result<token_usage> {
+      auto doc = parse_json(text, "token_usage");
+      if (!doc)
+        return doc.error();
+      return usage_from_json(*doc);
+    });
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, token_prices& x) {
+  return messages::detail::inspect_as_json(f, "token_prices", x, token_prices_from_json);
 }
 
 // A plain value: its fields directly.

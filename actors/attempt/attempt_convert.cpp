@@ -42,6 +42,14 @@ runtime::result<runtime::attempt_setup> to_attempt_setup(const messages::start_a
     runtime::to_json(s.selector_evidence, req.selector_evidence);
   s.stage_budget = req.stage_budget;
   s.retry_handoff_id = req.retry_handoff_id;
+  if (!req.usage_reader.empty()) {
+    auto format = runtime::parse_usage_format(req.usage_reader);
+    if (!format)
+      return format.error();
+    s.usage_reader = *format;
+  }
+  if (req.has_prices)
+    s.prices = req.prices;
   s.failure_patterns = cfg.failure_patterns;
   s.dispatcher_pid = cfg.dispatcher_pid;
   s.dispatcher_start_token = cfg.dispatcher_start_token;
@@ -71,6 +79,7 @@ messages::attempt_result to_attempt_result(const runtime::attempt_run& run,
   r.silence_inspected = loc.extra.contains("silence_inspections");
   r.has_reset_at = v.reset_at.has_value();
   r.reset_at = v.reset_at.value_or(0);
+  r.usage = run.usage();
   return r;
 }
 

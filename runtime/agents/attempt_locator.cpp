@@ -176,6 +176,8 @@ json locator_to_json(const attempt_locator& l) {
                                {"stream_tail", l.silence->stream_tail}};
   else
     j["silence_inspection"] = nullptr;
+  if (l.usage)
+    j["usage"] = usage_to_json(*l.usage);
   j["selector_evidence"] = l.selector_evidence;
   j["stage_budget"] = l.stage_budget;
   j["retry_handoff_id"] = opt(l.retry_handoff_id);
@@ -253,6 +255,13 @@ result<attempt_locator> locator_from_json(const json& value) {
       si.at = at.value_or(0);
       l.silence = std::move(si);
     }
+  }
+  if (const json* u = r.take("usage"); u != nullptr && !u->is_null()) {
+    auto usage = usage_from_json(*u);
+    if (!usage)
+      r.fail("usage", "a usage object with whole token counts and a cost in US dollars");
+    else
+      l.usage = std::move(*usage);
   }
   if (const json* ev = r.take("selector_evidence"))
     l.selector_evidence = *ev;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
@@ -87,6 +88,11 @@ struct attempt_locator {
   std::optional<std::string> termination_initiator; // dispatcher, caller, unknown
   std::optional<millis> quota_reset_at;
   std::optional<silence_inspection> silence;
+  // What the attempt spent (token_usage.hpp): while it runs, as far as its
+  // CLI has reported (rewritten with the locator); at the end, the settled
+  // figures, with the cost from the policy's prices when the CLI gave none.
+  // Absent when nothing was reported.
+  std::optional<token_usage> usage;
   // routing and recovery
   json selector_evidence; // null or the decision's evidence object
   int64_t stage_budget = 0;

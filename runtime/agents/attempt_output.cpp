@@ -6,8 +6,10 @@ namespace ad::runtime {
 
 attempt_output::attempt_output(adapter_kind kind, review_guard guard,
                                no_progress_settings progress,
-                               const compiled_failure_patterns* table)
-    : kind_(kind), guard_(guard), outcome_(kind), progress_(kind, progress),
+                               const compiled_failure_patterns* table,
+                               std::optional<usage_format> usage)
+    : kind_(kind), guard_(guard), outcome_(kind), usage_(usage.value_or(usage_format_of(kind))),
+      progress_(kind, progress),
       table_(table != nullptr ? table : &default_compiled_failure_patterns()) {}
 
 namespace {
@@ -52,8 +54,12 @@ output_step attempt_output::feed(output_channel channel, std::string_view line, 
       step.collaboration_tool = std::move(tool);
     }
   }
+  if (parsed == nullptr && kind_ == adapter_kind::command && channel == output_channel::out
+      && usage_.format() != usage_format::none)
+    usage_.on_line(line); // a command that speaks one of the CLIs' formats
   if (parsed != nullptr) {
     outcome_.on_event(*parsed);
+    usage_.on_event(*parsed);
     if (auto stop = progress_.on_event(*parsed, at, *table_)) {
       stopped_ = stop;
       step.no_progress = std::move(stop);

@@ -2,7 +2,9 @@
 // One attempt's view of its agent's output: every line goes through feed(),
 // which renders it for normalized-output.log, notes a discovered session id,
 // keeps terminal diagnostics (the newest 50), follows the CLI's typed end
-// (cli_outcome_tracker), applies the adapter's no-progress rule
+// (cli_outcome_tracker), reads what the agent spent (usage_reader: the
+// adapter's own format, or the one the policy names for a command target),
+// applies the adapter's no-progress rule
 // (progress_watch) and, for a codex review, spots the start of a
 // collaboration tool. The attempt writes the returned lines and acts on the
 // returned flags (record the session id, terminate on a review-control
@@ -24,6 +26,7 @@
 #include "runtime/agents/failure_patterns.hpp"
 #include "runtime/agents/stream_render.hpp"
 #include "runtime/agents/terminal_diagnostics.hpp"
+#include "runtime/agents/usage_reader.hpp"
 
 namespace ad::runtime {
 
@@ -54,8 +57,12 @@ output_event parse_output_event(adapter_kind kind, output_channel channel, std::
 
 class attempt_output {
 public:
+  // usage: the stream format to read usage from; nullopt is the adapter's
+  // own (usage_format_of). A command agent's stdout lines are parsed for it
+  // only when one is given.
   attempt_output(adapter_kind kind, review_guard guard, no_progress_settings progress = {},
-                 const compiled_failure_patterns* table = nullptr);
+                 const compiled_failure_patterns* table = nullptr,
+                 std::optional<usage_format> usage = std::nullopt);
 
   // One line that arrived at `at` (ms; the no-progress rule measures time
   // with it).
@@ -69,6 +76,9 @@ public:
 
   const diagnostic_log& diagnostics() const { return diagnostics_; }
   const cli_outcome& outcome() const { return outcome_.outcome(); }
+  // What the agent spent so far, as its CLI reported it.
+  token_usage usage() const { return usage_.so_far(); }
+  const usage_reader& usage_stream() const { return usage_; }
   adapter_kind kind() const { return kind_; }
   const std::optional<no_progress_stop>& no_progress() const { return stopped_; }
   const std::optional<std::string>& review_violation() const { return violation_; }
@@ -81,6 +91,7 @@ private:
   diagnostic_log diagnostics_;
   std::optional<std::string> violation_;
   cli_outcome_tracker outcome_;
+  usage_reader usage_;
   progress_watch progress_;
   const compiled_failure_patterns* table_;
   std::optional<no_progress_stop> stopped_;

@@ -6,6 +6,7 @@
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/json_fields.hpp"
 #include "runtime/agents/native_sessions.hpp"
+#include "runtime/agents/usage_reader.hpp"
 #include "runtime/attempt/pi_watch.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
@@ -171,7 +172,7 @@ status attempt_run::start_output(const attempt_setup& setup) {
   patterns_ = setup.failure_patterns ? *setup.failure_patterns : default_compiled_failure_patterns();
   output_.emplace(setup.launch.kind,
                   setup.role == "review" ? review_guard::codex_review : review_guard::off,
-                  setup.progress, &patterns_);
+                  setup.progress, &patterns_, setup.usage_reader);
   return status::ok();
 }
 
@@ -246,8 +247,35 @@ std::filesystem::path attempt_run::pi_session_folder() const {
   return pi_session_dir(attempt_dir_);
 }
 
+token_usage attempt_run::usage() const {
+  if (settled_usage_)
+    return *settled_usage_;
+  if (!output_)
+    return {};
+  return priced_usage(output_->usage(), setup_.prices ? &*setup_.prices : nullptr);
+}
+
+void attempt_run::settle_usage_at_end() {
+  std::optional<token_usage> session;
+  const auto& stream = output_->usage_stream();
+  if (wants_session_usage(stream, 0) && locator_.native_session_path) {
+    auto read = read_session_usage(stream.format(), *locator_.native_session_path,
+                                   locator_.started_at);
+    if (read)
+      session = *read;
+    else
+      heartbeat_line(format_utc_iso(clock_->now()) + " [usage] " + read.error().to_string());
+  }
+  settled_usage_ = priced_usage(settle_usage(stream, 0, session),
+                                setup_.prices ? &*setup_.prices : nullptr);
+}
+
 void attempt_run::write_locator() {
   locator_.updated_at = clock_->now();
+  // An adopted attempt's stream is read again from its first line: what the
+  // locator says already stays until the new reading has found usage.
+  if (auto u = usage(); !u.empty())
+    locator_.usage = std::move(u);
   auto text = dump_json(locator_to_json(locator_), 2);
   if (auto st = write_file_atomic(locator_path_, text); !st)
     locator_.extra["locator_write_error"] = st.to_string();
@@ -567,6 +595,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   classification_inputs_ = in;
   classification_ = v;
   resolve_native_session();
+  settle_usage_at_end();
   if (kind() == adapter_kind::pi && locator_.native_session_path) {
     // The watcher's last reading may be a poll old: the final phase is read
     // again at the end.

@@ -36,6 +36,7 @@
 #include "runtime/attempt/attempt_files.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/policy/usage_policy.hpp"
 #include "runtime/worklog/work_log.hpp"
 
 namespace ad::runtime {
@@ -74,6 +75,10 @@ struct attempt_setup {
   no_progress_settings progress;  // the adapter's no-progress rule (progress_watch.hpp)
   std::string resumed_from_locator; // pi native resume: the attempt it continues
   std::string node;                 // distributed mode: the worker node it runs on
+  // The stream format usage is read from (nullopt: the adapter's own), and
+  // the target's prices for a usage its CLI reports without a cost.
+  std::optional<usage_format> usage_reader;
+  std::optional<token_prices> prices;
   int dispatcher_pid = 0;
   std::string dispatcher_start_token;
   // The agent runs under its keeper (docs/keeper.md), which writes
@@ -158,6 +163,12 @@ public:
                    std::vector<std::string> pending_tool_call_ids);
   const std::string& pi_phase() const noexcept { return pi_phase_; }
 
+  // What the agent spent so far (priced with setup().prices when its CLI
+  // gave no cost); after finish(), the settled figures: a codex turn that
+  // failed and a pi stream with lost lines are read from the CLI's session
+  // file (usage_reader.hpp, settle_usage). Every locator write records it.
+  token_usage usage() const;
+
   // heartbeat.log line + locator refresh.
   void heartbeat(int64_t silent_ms);
   // One silence inspection: heartbeat.log line with the stream tail, and the
@@ -239,6 +250,10 @@ private:
   // its session. The folders follow the agent's environment (an env
   // addition wins over ours): HOME, CODEX_HOME, CLAUDE_CONFIG_DIR.
   void resolve_native_session();
+  // At the end: the usage from the stream, or the session file's when the
+  // stream lacks it.
+  void settle_usage_at_end();
+  std::optional<token_usage> settled_usage_;
   // codex: the rollout's final typed error, as the diagnostic codex:rollout.
   void read_codex_rollout();
   std::filesystem::path home_;

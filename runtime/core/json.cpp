@@ -68,6 +68,21 @@ void require_integer_numbers(const json& j) {
       require_integer_numbers(item);
 }
 
+void require_integer_numbers(const json& j, std::string_view skip) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != skip)
+        require_integer_numbers(it.value(), skip);
+    return;
+  }
+  if (j.is_array()) {
+    for (const auto& item : j)
+      require_integer_numbers(item, skip);
+    return;
+  }
+  require_integer_numbers(j);
+}
+
 void throw_json_member_error(std::string_view key, std::string_view what) {
   std::string message;
   message.reserve(key.size() + what.size() + 3);

@@ -42,6 +42,10 @@ std::string dump_json(const json& value, int indent = -1);
 // Throws std::invalid_argument ("holds 1e+300 where an integer belongs") when
 // j holds, at any depth, a number written with a fraction or an exponent.
 void require_integer_numbers(const json& j);
+// The same, except inside members named `skip` (at any depth): values whose
+// own reader checks their numbers, such as a usage record's cost
+// (usage_from_json).
+void require_integer_numbers(const json& j, std::string_view skip);
 
 // The member `key` of object j as a T. Throws std::invalid_argument
 // ("\"key\" is missing", "\"key\" has the wrong type (array)", "\"key\"

@@ -3,6 +3,7 @@
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/policy/tactical.hpp"
 #include "runtime/process/liveness.hpp"
+#include "runtime/state/spend.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/workspace/dry_run_render.hpp"
 
@@ -114,6 +115,12 @@ status_report build_status_report(const status_input& in, const clock& clk) {
     report.tasks.push_back(std::move(row));
   }
   report.claim_violations = model.claim_violations;
+  auto totals = spend_totals_of(model);
+  report.spent = totals.run;
+  report.spent_by_target = totals.by_target;
+  for (auto& row : report.tasks)
+    if (auto s = totals.by_task.find(row.name); s != totals.by_task.end())
+      row.spent = s->second;
   return report;
 }
 
@@ -159,6 +166,8 @@ std::string render_status_text(const status_report& r, const clock& clk) {
     if (!t.budget_used.empty())
       out += " budget_used=" + join_counts(t.budget_used);
     out += "\n    " + t.reason + "\n";
+    if (!t.spent.empty())
+      out += "    spent " + usage_summary(t.spent) + "\n";
     for (const auto& a : t.live)
       out += "    " + a.liveness + " " + a.role + " attempt: " + a.reason +
              (a.node.empty() ? "" : " node=" + a.node) +
@@ -174,6 +183,12 @@ std::string render_status_text(const status_report& r, const clock& clk) {
     out += describe_claim_violation(violations[i]) + "\n";
   for (const auto& w : r.warnings)
     out += "warning: " + w + "\n";
+  if (!r.spent.empty()) {
+    out += "spent: " + usage_summary(r.spent) + "\n";
+    for (const auto& [target, u] : r.spent_by_target)
+      out += "    " + (target.empty() ? std::string("(unknown target)") : target) + ": " +
+             usage_summary(u) + "\n";
+  }
   const auto& s = r.summary;
   out += "summary: " + std::to_string(s.tasks) + " tasks: " + std::to_string(s.ready) + " ready, " +
          std::to_string(s.waiting) + " waiting, " + std::to_string(s.blocked) + " blocked, " +
@@ -242,6 +257,7 @@ std::string render_status_json_lines(const status_report& r) {
     j["attempts_by_role"] = t.attempts_by_role;
     j["target"] = t.target;
     j["budget_used"] = t.budget_used;
+    j["usage"] = usage_to_json(t.spent);
     json live = json::array();
     for (const auto& a : t.live) {
       live.push_back({{"role", a.role},
@@ -270,6 +286,11 @@ std::string render_status_json_lines(const status_report& r) {
     out += dump_json(j) + "\n";
   }
   json s = dry_run_summary_json(r.summary);
+  s["usage"] = usage_to_json(r.spent);
+  json by_target = json::object();
+  for (const auto& [target, u] : r.spent_by_target)
+    by_target[target] = usage_to_json(u);
+  s["usage_by_target"] = std::move(by_target);
   out += dump_json(s) + "\n";
   return out;
 }

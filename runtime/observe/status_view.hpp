@@ -51,6 +51,7 @@ struct status_task {
   int64_t reset_wait_until = 0;             // durable quota-reset wait of the stage, 0 = none
   std::vector<route_decision> route;        // route history, oldest first
   std::map<std::string, write_set_snapshot> write_sets;  // attempt id -> before/after
+  token_usage spent;                        // every attempt of the task (state "spent")
 };
 
 struct status_dispatcher {
@@ -69,6 +70,10 @@ struct status_report {
   status_dispatcher dispatcher;
   std::vector<status_task> tasks;
   std::vector<claim_violation_record> claim_violations; // oldest first
+  // What was spent, from the state's attempt records (runtime/state/spend.hpp):
+  // the run's (every task, across restarts) and per policy target.
+  token_usage spent;
+  std::map<std::string, token_usage> spent_by_target;
   dry_run_summary summary;
   std::vector<std::string> warnings;
 };

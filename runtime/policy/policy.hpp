@@ -1,7 +1,8 @@
 #pragma once
 // The execution policy as a value: targets (adapter + model), selection rules,
 // the promotion chain, the fixed review target, budgets, backoff, timeouts,
-// failure and tactical patterns and prompt texts (SPEC sections 5 and 7). The
+// failure and tactical patterns, prompt texts (SPEC sections 5 and 7), and
+// what spending costs and may cost (prices and limits, usage_policy.hpp). The
 // document format is JSON (docs/policy.md); an embedded default reproduces the
 // original dispatcher's setup, and a policy file replaces each top-level key
 // it sets. Everything here is pure: parse_policy validates a JSON value and
@@ -21,8 +22,10 @@
 #include <vector>
 
 #include "runtime/agents/failure_patterns.hpp"
+#include "runtime/agents/usage_reader.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/policy/usage_policy.hpp"
 
 namespace ad::runtime {
 
@@ -50,7 +53,14 @@ struct policy_target {
   std::vector<std::string> quota_probe; // optional probe argv ({adapter}, {model}, {target})
   std::string provider;            // pi: --provider ("" = iop, the original setup's)
   std::map<std::string, std::string> env; // set in the agent's environment
+  // command adapter: the stream format its stdout speaks, so its usage is
+  // read (usage_reader.hpp); none: a command reports no usage.
+  usage_format usage_reader = usage_format::none;
 };
+
+// The usage format an attempt on the target reads: the adapter's own, or
+// for a command target the one the policy names.
+usage_format usage_format_of(const policy_target& t);
 
 // Local time-of-day window; end < start wraps past midnight. Days empty = every day.
 struct time_window {
@@ -161,8 +171,15 @@ struct policy {
   // Distributed mode: worker nodes as "HOST:PORT", used when `run` is given
   // no --node (docs/distributed.md). Optional; empty: agents run here.
   std::vector<std::string> nodes;
+  // Optional: per target id, the prices that give a cost to a usage the
+  // target's CLI reported without one.
+  std::map<std::string, token_prices> prices;
+  // Optional: the ceilings on what a task and the run may spend.
+  usage_limits limits;
 
   const policy_target* find_target(std::string_view id) const;
+  // The prices for a target id, or nullptr.
+  const token_prices* find_prices(std::string_view target_id) const;
 };
 
 // The embedded default policy document.

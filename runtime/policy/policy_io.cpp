@@ -31,6 +31,8 @@ json policy_to_json(const policy& p) {
       j["provider"] = t.provider;
     if (!t.env.empty())
       j["env"] = t.env;
+    if (t.usage_reader != usage_format::none)
+      j["usage_reader"] = std::string(to_string(t.usage_reader));
     targets.push_back(std::move(j));
   }
   json rules = json::array();
@@ -105,11 +107,15 @@ json policy_to_json(const policy& p) {
       {"native_resume", p.prompts.native_resume},
       {"intervention", p.prompts.intervention}}},
   };
-  // Only when set, so documents without nodes read as before.
+  // Only when set, so documents without them (message traces) read as before.
   if (!p.nodes.empty())
     doc["nodes"] = p.nodes;
   if (!p.processes.keep_alive.empty())
     doc["processes"] = json{{"keep_alive", p.processes.keep_alive}};
+  if (!p.prices.empty())
+    doc["prices"] = prices_to_json(p.prices);
+  if (!p.limits.empty())
+    doc["limits"] = limits_to_json(p.limits);
   return doc;
 }
 

@@ -1,12 +1,11 @@
 // Validation of the policy document (parse_policy).
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
 
-#include "runtime/core/user_regex.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/policy/policy_checker.hpp"
 
 namespace ad::runtime {
 
@@ -29,173 +28,19 @@ const policy_target* policy::find_target(std::string_view id) const {
   return nullptr;
 }
 
+const token_prices* policy::find_prices(std::string_view target_id) const {
+  auto it = prices.find(std::string(target_id));
+  return it == prices.end() ? nullptr : &it->second;
+}
+
+usage_format usage_format_of(const policy_target& t) {
+  if (t.adapter == "command")
+    return t.usage_reader;
+  auto kind = parse_adapter_kind(t.adapter);
+  return kind ? usage_format_of(*kind) : usage_format::none;
+}
+
 namespace {
-
-// A JSON pointer token for key (RFC 6901 escapes); a key past 80
-// characters is shown by its first 80 and "...", so an error stays short.
-std::string escape_pointer_token(std::string_view key) {
-  constexpr std::size_t shown = 80;
-  std::string out;
-  for (char c : key.substr(0, shown)) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  if (key.size() > shown)
-    out += "...";
-  return out;
-}
-
-std::string describe(const json* v) {
-  if (v == nullptr)
-    return "nothing (the key is missing)";
-  std::string text = dump_json(*v);
-  if (text.size() > 80)
-    text = text.substr(0, 77) + "...";
-  return std::string(v->type_name()) + " " + text;
-}
-
-// Collects validation errors; each names source, pointer, expected, found.
-class checker {
-public:
-  explicit checker(std::string_view source) : source_(source) {}
-
-  void fail(const std::string& pointer, std::string_view expected, const json* found) {
-    errors_.push_back(source_ + ": " + (pointer.empty() ? "/" : pointer) + ": expected " +
-                      std::string(expected) + ", found " + describe(found));
-  }
-  void fail_text(const std::string& pointer, std::string_view expected, std::string found) {
-    errors_.push_back(source_ + ": " + (pointer.empty() ? "/" : pointer) + ": expected " +
-                      std::string(expected) + ", found " + found);
-  }
-
-  // An object with only `allowed` keys and every `required` key.
-  bool object(const json& v, const std::string& ptr, std::initializer_list<std::string_view> allowed,
-              std::initializer_list<std::string_view> required) {
-    if (!v.is_object()) {
-      fail(ptr, "an object", &v);
-      return false;
-    }
-    bool ok = true;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        std::string keys;
-        for (auto k : allowed)
-          keys += (keys.empty() ? "" : ", ") + std::string(k);
-        fail(ptr + "/" + escape_pointer_token(it.key()), "no unknown key (allowed: " + keys + ")",
-             &it.value());
-        ok = false;
-      }
-    }
-    for (auto k : required)
-      if (!v.contains(k)) {
-        fail(ptr + "/" + std::string(k), "a value (required key)", nullptr);
-        ok = false;
-      }
-    return ok;
-  }
-
-  // A string of at most max_chars bytes (docs/limits.md): names and ids
-  // by default, policy_max_text_chars for prompts, argv and values.
-  bool string(const json& v, const std::string& ptr, std::string& out, bool allow_empty = false,
-              std::size_t max_chars = policy_max_name_chars) {
-    if (!v.is_string() || (!allow_empty && v.get_ref<const std::string&>().empty())) {
-      fail(ptr, allow_empty ? "a string" : "a non-empty string", &v);
-      return false;
-    }
-    if (!short_enough(v.get_ref<const std::string&>(), ptr, max_chars))
-      return false;
-    out = v.get<std::string>();
-    return true;
-  }
-
-  // A key or string value within max_chars; the error gives its length.
-  bool short_enough(std::string_view text, const std::string& ptr,
-                    std::size_t max_chars = policy_max_name_chars) {
-    if (text.size() <= max_chars)
-      return true;
-    fail_text(ptr, "at most " + std::to_string(max_chars) + " characters",
-              "a string of " + std::to_string(text.size()) + " characters");
-    return false;
-  }
-
-  bool integer(const json& v, const std::string& ptr, int& out, int lo, int hi) {
-    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
-      fail(ptr, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi), &v);
-      return false;
-    }
-    out = static_cast<int>(v.get<int64_t>());
-    return true;
-  }
-
-  bool number(const json& v, const std::string& ptr, double& out, double lo, std::string_view what) {
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo) {
-      fail(ptr, what, &v);
-      return false;
-    }
-    out = v.get<double>();
-    return true;
-  }
-
-  bool boolean(const json& v, const std::string& ptr, bool& out) {
-    if (!v.is_boolean()) {
-      fail(ptr, "true or false", &v);
-      return false;
-    }
-    out = v.get<bool>();
-    return true;
-  }
-
-  bool strings(const json& v, const std::string& ptr, std::vector<std::string>& out,
-               bool allow_empty_list, std::size_t max_chars = policy_max_name_chars) {
-    if (!v.is_array() || (!allow_empty_list && v.empty())) {
-      fail(ptr, allow_empty_list ? "an array of strings" : "a non-empty array of strings", &v);
-      return false;
-    }
-    out.clear();
-    bool ok = true;
-    for (size_t i = 0; i < v.size(); ++i) {
-      std::string s;
-      if (string(v[i], ptr + "/" + std::to_string(i), s, false, max_chars))
-        out.push_back(s);
-      else
-        ok = false;
-    }
-    return ok;
-  }
-
-  bool regexes(const std::vector<std::string>& list, const std::string& ptr) {
-    bool ok = true;
-    for (size_t i = 0; i < list.size(); ++i) {
-      auto re = user_regex::compile(list[i]);
-      if (!re) {
-        std::string shown = list[i].size() > 80 ? list[i].substr(0, 80) + "..." : list[i];
-        fail_text(ptr + "/" + std::to_string(i),
-                  "a valid regular expression (RE2 syntax, at most "
-                    + std::to_string(user_regex_max_chars) + " characters)",
-                  "\"" + shown + "\" (" + re.error().message() + ")");
-        ok = false;
-      }
-    }
-    return ok;
-  }
-
-  status result() const {
-    if (errors_.empty())
-      return status::ok();
-    std::string msg;
-    for (const auto& e : errors_)
-      msg += (msg.empty() ? "" : "\n") + e;
-    return status::invalid_argument(msg);
-  }
-
-private:
-  std::string source_;
-  std::vector<std::string> errors_;
-};
 
 const std::vector<std::string_view> adapters = {"codex", "claude", "agy", "pi", "command"};
 
@@ -267,10 +112,11 @@ bool is_node_address(std::string_view s) {
   });
 }
 
-void parse_target(checker& c, const json& v, const std::string& p, policy_target& t) {
+void parse_target(policy_checker& c, const json& v, const std::string& p, policy_target& t) {
   if (!c.object(v, p,
                 {"id", "adapter", "model", "execution_class", "selfcheck_required",
-                 "reasoning_effort", "native_resume", "argv", "quota_probe", "provider", "env"},
+                 "reasoning_effort", "native_resume", "argv", "quota_probe", "provider", "env",
+                 "usage_reader"},
                 {"id", "adapter", "model", "execution_class"}))
     return;
   c.string(v["id"], p + "/id", t.id);
@@ -310,6 +156,23 @@ void parse_target(checker& c, const json& v, const std::string& p, policy_target
     if (c.string(v["provider"], p + "/provider", t.provider) && t.adapter != "pi")
       c.fail(p + "/provider", "no provider (only pi takes --provider)", &v["provider"]);
   }
+  if (v.contains("usage_reader")) {
+    std::string name;
+    if (c.string(v["usage_reader"], p + "/usage_reader", name)) {
+      auto format = parse_usage_format(name);
+      if (t.adapter != "command")
+        c.fail(p + "/usage_reader",
+               "no usage_reader (codex, claude and pi targets read their own CLI's usage; only a "
+               "command target names one)",
+               &v["usage_reader"]);
+      else if (!format)
+        c.fail(p + "/usage_reader",
+               "codex, claude or pi (the CLI format the command prints its usage in)",
+               &v["usage_reader"]);
+      else
+        t.usage_reader = *format;
+    }
+  }
   if (v.contains("env")) {
     const json& env = v["env"];
     if (!env.is_object()) {
@@ -331,7 +194,7 @@ void parse_target(checker& c, const json& v, const std::string& p, policy_target
   }
 }
 
-void parse_window(checker& c, const json& v, const std::string& p, time_window& w) {
+void parse_window(policy_checker& c, const json& v, const std::string& p, time_window& w) {
   if (!c.object(v, p, {"days", "start", "end"}, {"start", "end"}))
     return;
   std::string start, end;
@@ -360,7 +223,7 @@ void parse_window(checker& c, const json& v, const std::string& p, time_window& 
     c.fail(p + "/end", "a time different from start", &v["end"]);
 }
 
-void parse_rule(checker& c, const json& v, const std::string& p, policy_rule& r) {
+void parse_rule(policy_checker& c, const json& v, const std::string& p, policy_rule& r) {
   if (!c.object(v, p, {"id", "priority", "stage", "lanes", "grades", "time_window", "candidates"},
                 {"id", "stage", "lanes", "grades", "candidates"}))
     return;
@@ -388,7 +251,7 @@ void parse_rule(checker& c, const json& v, const std::string& p, policy_rule& r)
   c.strings(v["candidates"], p + "/candidates", r.candidates, false);
 }
 
-void parse_budgets(checker& c, const json& v, const std::string& p, policy_budgets& b) {
+void parse_budgets(policy_checker& c, const json& v, const std::string& p, policy_budgets& b) {
   if (!c.object(v, p, {"recovery_failures", "selfcheck_incomplete", "review_no_progress", "reset_waits"},
                 {}))
     return;
@@ -402,7 +265,7 @@ void parse_budgets(checker& c, const json& v, const std::string& p, policy_budge
     c.integer(v["reset_waits"], p + "/reset_waits", b.reset_waits, 0, 1000);
 }
 
-void parse_backoff(checker& c, const json& v, const std::string& p, policy_backoff& b) {
+void parse_backoff(policy_checker& c, const json& v, const std::string& p, policy_backoff& b) {
   if (!c.object(v, p, {"initial_s", "coefficient", "max_s"}, {}))
     return;
   if (v.contains("initial_s"))
@@ -413,7 +276,7 @@ void parse_backoff(checker& c, const json& v, const std::string& p, policy_backo
     c.number(v["max_s"], p + "/max_s", b.max_s, 0, "a number of seconds >= 0");
 }
 
-void parse_no_progress(checker& c, const json& v, const std::string& p, policy_no_progress& n) {
+void parse_no_progress(policy_checker& c, const json& v, const std::string& p, policy_no_progress& n) {
   if (!c.object(v, p, {"network_wait_s", "retrying_s", "cli_max_retries"}, {}))
     return;
   if (v.contains("network_wait_s"))
@@ -425,7 +288,7 @@ void parse_no_progress(checker& c, const json& v, const std::string& p, policy_n
     c.integer(v["cli_max_retries"], p + "/cli_max_retries", n.cli_max_retries, 0, 100);
 }
 
-void parse_claims(checker& c, const json& v, const std::string& p, policy_claims& out) {
+void parse_claims(policy_checker& c, const json& v, const std::string& p, policy_claims& out) {
   if (!c.object(v, p, {"on_violation", "watch"}, {}))
     return;
   std::string text;
@@ -447,7 +310,7 @@ void parse_claims(checker& c, const json& v, const std::string& p, policy_claims
   }
 }
 
-void parse_processes(checker& c, const json& v, const std::string& p, policy_processes& out) {
+void parse_processes(policy_checker& c, const json& v, const std::string& p, policy_processes& out) {
   if (!c.object(v, p, {"keep_alive"}, {}))
     return;
   if (v.contains("keep_alive") && c.strings(v["keep_alive"], p + "/keep_alive", out.keep_alive, true))
@@ -458,7 +321,7 @@ void parse_processes(checker& c, const json& v, const std::string& p, policy_pro
                &v["keep_alive"][i]);
 }
 
-void parse_timeouts(checker& c, const json& v, const std::string& p, policy_timeouts& t) {
+void parse_timeouts(policy_checker& c, const json& v, const std::string& p, policy_timeouts& t) {
   if (!c.object(v, p, {"heartbeat_s", "silence_inspection_s", "stall_limit_s", "reset_wait_max_s",
                        "quota_cooldown_s"},
                 {}))
@@ -474,7 +337,7 @@ void parse_timeouts(checker& c, const json& v, const std::string& p, policy_time
   num("quota_cooldown_s", t.quota_cooldown_s);
 }
 
-void parse_prompts(checker& c, const json& v, const std::string& p, policy_prompts& out) {
+void parse_prompts(policy_checker& c, const json& v, const std::string& p, policy_prompts& out) {
   if (!c.object(v, p, {"worker", "selfcheck", "review", "continuation", "review_continuation",
                        "context_package", "native_resume", "intervention"},
                 {"worker", "selfcheck", "review", "continuation", "review_continuation",
@@ -493,7 +356,7 @@ void parse_prompts(checker& c, const json& v, const std::string& p, policy_promp
   text("intervention", out.intervention);
 }
 
-void check_references(checker& c, const json& doc, const policy& pol) {
+void check_references(policy_checker& c, const json& doc, const policy& pol) {
   std::set<std::string> ids;
   for (size_t i = 0; i < pol.targets.size(); ++i)
     if (!pol.targets[i].id.empty() && !ids.insert(pol.targets[i].id).second)
@@ -538,17 +401,23 @@ void check_references(checker& c, const json& doc, const policy& pol) {
   }
   if (!pol.review_target.empty() && !known(pol.review_target))
     c.fail("/review_target", "the id of a target in /targets", &doc["review_target"]);
+  for (const auto& [id, prices] : pol.prices)
+    if (!known(id)) {
+      json key = id;
+      c.fail_text("/prices/" + escape_pointer_token(id), "a key naming a target in /targets",
+                  "key " + dump_json(key));
+    }
 }
 
 } // namespace
 
 result<policy> parse_policy(const json& doc, std::string_view source) {
-  checker c(source);
+  policy_checker c(source);
   policy pol;
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "no_progress", "claims", "processes", "failure_patterns",
-                 "tactical_patterns", "prompts", "nodes"},
+                 "tactical_patterns", "prompts", "nodes", "prices", "limits"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
     return c.result();
@@ -608,6 +477,10 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
         c.fail("/nodes/" + std::to_string(i), "a node address HOST:PORT such as \"10.0.0.7:7300\"",
                &doc["nodes"][i]);
   }
+  if (doc.contains("prices"))
+    parse_prices(c, doc["prices"], pol.prices);
+  if (doc.contains("limits"))
+    parse_limits(c, doc["limits"], pol.limits);
   const json& fps = doc["failure_patterns"];
   if (!fps.is_array()) {
     c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);

@@ -188,7 +188,10 @@ void run_board::apply(const run_event& e) {
         board_attempt{e.task, e.role, e.target, e.node, e.attempt, e.time, e.locator, "", ""};
       set_status(e.task, task_status_running);
       break;
-    case run_event_kind::attempt_finished: running_.erase(e.identity); break;
+    case run_event_kind::attempt_finished:
+      running_.erase(e.identity);
+      spent_ += e.usage;
+      break;
     case run_event_kind::summary:
       finished_ = true;
       summary_line_ = render_event_body(e);
@@ -235,6 +238,8 @@ std::string run_board::frame(millis now, colour_mode colours, terminal_size size
   for (const auto& [status, n] : counts)  // statuses outside the standard set
     if (std::find(board_statuses.begin(), board_statuses.end(), status) == board_statuses.end())
       head += "  " + std::to_string(n) + " " + status;
+  if (!spent_.empty())
+    head += "  spent " + usage_summary(spent_);
   head += "  " + paint(clock_text(now), dim, colours);
 
   section running{paint("running:", dim, colours), {}, "running"};

@@ -1,6 +1,7 @@
 #pragma once
 // The live board shown on a terminal during `run`: counts of tasks by
-// status, one row per running attempt (task, role, target, attempt, local
+// status and the tokens and cost the finished attempts spent, one row per
+// running attempt (task, role, target, attempt, local
 // start time, elapsed time, tokens when known, its last rendered output
 // line), the waits grouped by what they wait for (with their end as a
 // local clock time), the blocked tasks with their reason and the exact
@@ -108,6 +109,9 @@ private:
   std::map<std::string, board_wait> waits_;            // waiting task -> its wait
   std::map<std::string, std::string> blocked_;         // blocked task -> reason
   std::deque<std::pair<millis, std::string>> recent_;  // event time, line without the stamp
+  // What the attempts that finished while this board watched spent (the
+  // summary line has the run's total from the durable state).
+  token_usage spent_;
   bool finished_ = false;
   std::string summary_line_;
 };

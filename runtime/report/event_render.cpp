@@ -20,6 +20,35 @@ void add_field(std::string& out, const char* key, const std::string& value) {
   out += value;
 }
 
+// The usage as one key=value token: "1,200in/40out/$0.0028" ("" when none).
+std::string usage_field(const token_usage& u) {
+  std::string out;
+  auto part = [&](const std::optional<int64_t>& n, const char* what) {
+    if (!n)
+      return;
+    if (!out.empty())
+      out += '/';
+    out += format_token_count(*n) + what;
+  };
+  part(u.input_tokens, "in");
+  part(u.output_tokens, "out");
+  part(u.cache_read_tokens, "cache-read");
+  part(u.cache_write_tokens, "cache-write");
+  if (u.cost_usd) {
+    if (!out.empty())
+      out += '/';
+    out += format_usd(*u.cost_usd);
+  }
+  return out;
+}
+
+// "usage" when anything was reported: absent otherwise, so the events (and
+// the traces that record them) of runs without usage stay as they were.
+void add_usage(json& j, const token_usage& u) {
+  if (!u.empty())
+    j["usage"] = usage_to_json(u);
+}
+
 void add_reason(std::string& out, const std::string& reason) {
   auto line = one_line(reason);
   if (!line.empty())
@@ -120,6 +149,7 @@ std::string render_event_body(const run_event& e) {
       add_field(out, "status", e.attempt_status);
       add_field(out, "exit", std::to_string(e.exit_code));
       add_field(out, "class", e.failure_class);
+      add_field(out, "spent", usage_field(e.usage));
       add_field(out, "locator", e.locator);
       add_reason(out, e.evidence);
       break;
@@ -159,6 +189,8 @@ std::string render_event_body(const run_event& e) {
       out += " " + std::to_string(total_of(e.counts)) + " tasks";
       if (!parts.empty())
         out += ": " + join(parts, ", ");
+      if (!e.usage.empty())
+        out += "; spent " + usage_summary(e.usage);
       out += "; exit " + std::to_string(e.exit_code);
       auto reason = one_line(e.reason);
       if (!reason.empty())
@@ -224,6 +256,7 @@ json run_event_json(const run_event& e) {
       j["failure_class"] = e.failure_class;
       j["evidence"] = one_line(e.evidence);
       j["locator"] = e.locator;
+      add_usage(j, e.usage);
       break;
     case run_event_kind::failover:
     case run_event_kind::promotion:
@@ -267,6 +300,7 @@ json run_event_json(const run_event& e) {
         j[json_key(c.status)] = j.value(json_key(c.status), int64_t{0}) + c.count;
       j["exit_code"] = e.exit_code;
       j["message"] = one_line(e.reason);
+      add_usage(j, e.usage);
       break;
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/token_usage.hpp"
 
 namespace ad::runtime {
 
@@ -89,6 +90,9 @@ struct run_event {
   int32_t exit_code = 0;       // attempt_finished and summary
   std::string failure_class;
   std::string evidence;
+  // attempt_finished: what the attempt spent; summary: what the run has
+  // spent (every attempt the state records, across restarts)
+  token_usage usage;
   // supervisor
   std::string from_target;
   std::string to_target;

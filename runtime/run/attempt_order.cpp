@@ -78,6 +78,10 @@ json to_json(const attempt_order& o) {
     j["node"] = o.node;
   if (!o.keep_alive.empty())
     j["keep_alive"] = o.keep_alive;
+  if (!o.usage_reader.empty())
+    j["usage_reader"] = o.usage_reader;
+  if (o.has_prices)
+    j["prices"] = to_json(o.prices);
   return j;
 }
 
@@ -122,6 +126,15 @@ result<attempt_order> attempt_order_from_json(const json& j) {
       o.node = json_member<std::string>(j, "node");
     if (j.contains("keep_alive"))
       o.keep_alive = json_member<std::vector<std::string>>(j, "keep_alive");
+    if (j.contains("usage_reader"))
+      o.usage_reader = json_member<std::string>(j, "usage_reader");
+    if (j.contains("prices")) {
+      auto prices = token_prices_from_json(j["prices"]);
+      if (!prices)
+        return prices.error().with_context("attempt order");
+      o.has_prices = true;
+      o.prices = *prices;
+    }
     return o;
   } catch (const std::exception& e) {
     return status::invalid_argument("attempt order: " + exception_text(e));
@@ -129,7 +142,7 @@ result<attempt_order> attempt_order_from_json(const json& j) {
 }
 
 json to_json(const attempt_result& r) {
-  return json{{"identity", r.identity},
+  json j{{"identity", r.identity},
               {"locator", r.locator_path},
               {"attempt_dir", r.attempt_dir},
               {"status", r.status},
@@ -147,6 +160,10 @@ json to_json(const attempt_result& r) {
               {"heartbeats", r.heartbeats},
               {"silence_inspected", r.silence_inspected},
               {"reset_at", r.has_reset_at ? json(r.reset_at) : json()}};
+  // Absent when empty, so results recorded before usage read the same.
+  if (!r.usage.empty())
+    j["usage"] = usage_to_json(r.usage);
+  return j;
 }
 
 result<attempt_result> attempt_result_from_json(const json& j) {
@@ -172,6 +189,12 @@ result<attempt_result> attempt_result_from_json(const json& j) {
     if (j.contains("reset_at") && !j["reset_at"].is_null()) {
       r.has_reset_at = true;
       r.reset_at = json_member<int64_t>(j, "reset_at");
+    }
+    if (j.contains("usage")) {
+      auto usage = usage_from_json(j["usage"]);
+      if (!usage)
+        return usage.error().with_context("attempt result");
+      r.usage = std::move(*usage);
     }
     return r;
   } catch (const std::exception& e) {

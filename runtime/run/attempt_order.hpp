@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/policy/usage_policy.hpp"
 #include "runtime/state/model.hpp"
 
 namespace ad::runtime {
@@ -100,6 +102,12 @@ struct attempt_order {
   // Names of processes the agent may leave running past the attempt (the
   // policy's processes.keep_alive; docs/keeper.md). Empty: none.
   std::vector<std::string> keep_alive;
+  // Usage (docs/agents.md, "Usage"): the stream format a command target's
+  // stdout speaks ("" = the adapter's own), and the target's prices that give
+  // a cost to a usage its CLI reported without one (when has_prices).
+  std::string usage_reader;
+  bool has_prices = false;
+  token_prices prices;
   bool operator==(const attempt_order&) const = default;
 };
 
@@ -124,6 +132,10 @@ struct attempt_result {
   bool silence_inspected = false;
   bool has_reset_at = false; // provider-quota: when the quota resets
   int64_t reset_at = 0;
+  // What the attempt spent up to its end, also when it failed or was
+  // cancelled (empty: nothing reported); priced with the order's prices
+  // when the CLI gave no cost.
+  token_usage usage;
   bool operator==(const attempt_result&) const = default;
 };
 

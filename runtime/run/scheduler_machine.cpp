@@ -8,6 +8,7 @@
 #include "runtime/run/admission_quota.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/state/reconcile.hpp"
+#include "runtime/state/spend.hpp"
 #include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
@@ -868,6 +869,7 @@ void scheduler_machine::finish_if_idle(millis now, out_t& out) {
     summary.counts.push_back({status, n});
   summary.exit_code = exit.code;
   summary.reason = exit.summary;
+  summary.usage = spend_totals_of(mirror_).run;
   show(std::move(summary), out);
   out.push_back(sched_cmd::finish_run{exit.code, exit.summary, exit.details});
   phase_ = scheduler_phase::finished;

@@ -225,6 +225,12 @@ attempt_order make_order(const task_context& ctx, const task_spec& spec, const t
   o.stage_budget = budget == st.failure_budgets.end() ? 0 : budget->second;
   o.timing = ctx.timing;
   o.keep_alive = ctx.pol->processes.keep_alive;
+  if (target.adapter == "command" && target.usage_reader != usage_format::none)
+    o.usage_reader = std::string{to_string(target.usage_reader)};
+  if (const auto* prices = ctx.pol->find_prices(target.id)) {
+    o.has_prices = true;
+    o.prices = *prices;
+  }
   return o;
 }
 
@@ -510,9 +516,12 @@ void task_machine::attempt_ended(millis now, const attempt_result& r, out_t& out
   e.failure_class = r.failure_class;
   e.evidence = r.evidence.substr(0, 300);
   e.locator = r.locator_path;
+  e.usage = r.usage;
   show(std::move(e), out);
   if (cancelled_) {
-    persist(now, {clear_active_stage{spec_.name}}, task_phase::cancel_persisting, out);
+    std::vector<state_change> changes{clear_active_stage{spec_.name}};
+    add_spend(changes);
+    persist(now, std::move(changes), task_phase::cancel_persisting, out);
     return;
   }
   // The write set after the attempt and what the next step reads: the
@@ -520,6 +529,18 @@ void task_machine::attempt_ended(millis now, const attempt_result& r, out_t& out
   phase_ = task_phase::after_reading;
   out.push_back(task_cmd::read_after_attempt{r.status == "succeeded", r.locator_path,
                                              (fs::path(r.attempt_dir) / "stream.log").string()});
+}
+
+void task_machine::add_spend(std::vector<state_change>& changes) const {
+  if (!result_.usage.empty())
+    changes.push_back(record_attempt_usage{result_.identity, spec_.name, target_, result_.usage});
+}
+
+std::vector<state_change> task_machine::end_changes() const {
+  std::vector<state_change> changes{
+    write_set_change(spec_.name, identity_, snapshot_phase::after, reading_.write_set)};
+  add_spend(changes);
+  return changes;
 }
 
 void task_machine::after_reading(millis now, attempt_reading reading, out_t& out) {
@@ -550,10 +571,8 @@ void task_machine::after_reading(millis now, attempt_reading reading, out_t& out
     }
   }
   // The write set after the attempt, durable before the supervisor reads
-  // the task's history (SPEC section 7).
-  persist(now,
-          {write_set_change(spec_.name, identity_, snapshot_phase::after, reading_.write_set)},
-          task_phase::after_persisting, out);
+  // the task's history (SPEC section 7), and what the attempt spent.
+  persist(now, end_changes(), task_phase::after_persisting, out);
 }
 
 void task_machine::settle(millis now, out_t& out) {
@@ -721,10 +740,7 @@ std::vector<task_command> task_machine::step(millis now, const task_event& event
         if (phase_ != task_phase::after_naming)
           return;
         reading_.named_files = ev.files;
-        persist(now,
-                {write_set_change(spec_.name, identity_, snapshot_phase::after,
-                                  reading_.write_set)},
-                task_phase::after_persisting, out);
+        persist(now, end_changes(), task_phase::after_persisting, out);
       } else if constexpr (std::is_same_v<T, task_ev::supervisor_decided>) {
         if (phase_ == task_phase::supervising)
           on_supervised(now, ev, out);

@@ -258,6 +258,11 @@ private:
   void launch_after_reading(millis now, const launch_reading& reading, out_t& out);
   void attempt_ended(millis now, const attempt_result& r, out_t& out);
   void after_reading(millis now, attempt_reading reading, out_t& out);
+  // The changes that record the ended attempt's end: its write set after
+  // it, and what it spent (when it reported anything).
+  std::vector<state_change> end_changes() const;
+  // What the ended attempt spent, when it reported anything.
+  void add_spend(std::vector<state_change>& changes) const;
   void on_durable(millis now, out_t& out);
   void settle(millis now, out_t& out);
   void on_supervised(millis now, task_ev::supervisor_decided d, out_t& out);

@@ -178,6 +178,12 @@ status apply_change(state_model& state, const state_change& change) {
         rec.archive = c.archive;
         return status::ok();
       },
+      [&](const record_attempt_usage& c) -> status {
+        if (c.attempt_id.empty())
+          return status::invalid_argument("record_attempt_usage needs an attempt id");
+        state.spent[c.attempt_id] = attempt_spend{c.task, c.target, c.usage};
+        return status::ok();
+      },
       [&](const record_claim_violation& c) -> status {
         if (c.path.empty())
           return status::invalid_argument("record_claim_violation needs a path");

@@ -201,6 +201,16 @@ struct record_claim_violation {
   millis at = 0;
 };
 
+// What a finished attempt spent (its identity, task, policy target and
+// usage): replaces the attempt's record when there is one, so an attempt
+// recorded twice counts once. Needs no task record.
+struct record_attempt_usage {
+  std::string attempt_id;
+  std::string task;
+  std::string target;
+  token_usage usage;
+};
+
 using state_change =
   std::variant<begin_work_unit, set_task_flag, set_blocked, clear_blocked, set_active_stage,
                clear_active_stage, set_counter, record_failure, reset_failures, record_decision,
@@ -208,7 +218,8 @@ using state_change =
                clear_retry_handoff, record_attempt_started, set_intervention,
                clear_intervention, record_write_set, remove_task, set_attempt_counter,
                replace_claim, release_claim, observe_orchestration, set_orchestration_status,
-               complete_orchestration_task, record_claim_violation>;
+               complete_orchestration_task, record_claim_violation,
+               record_attempt_usage>;
 
 // Applies one change (see the contract above).
 status apply_change(state_model& state, const state_change& change);

@@ -43,6 +43,7 @@ AD_STATE_OP(observe_orchestration)
 AD_STATE_OP(set_orchestration_status)
 AD_STATE_OP(complete_orchestration_task)
 AD_STATE_OP(record_claim_violation)
+AD_STATE_OP(record_attempt_usage)
 #undef AD_STATE_OP
 
 // Every change with only a task name.
@@ -190,6 +191,27 @@ void decode(const json& j, set_intervention& x) {
   j.at("context").get_to(x.context);
 }
 
+token_usage unwrap_usage(const json& j) {
+  auto u = usage_from_json(j);
+  if (!u)
+    throw std::invalid_argument(u.error().message());
+  return std::move(*u);
+}
+
+void encode(json& j, const record_attempt_usage& x) {
+  j["attempt_id"] = x.attempt_id;
+  j["task"] = x.task;
+  j["target"] = x.target;
+  j["usage"] = usage_to_json(x.usage);
+}
+void decode(const json& j, record_attempt_usage& x) {
+  j.at("attempt_id").get_to(x.attempt_id);
+  j.at("task").get_to(x.task);
+  if (j.contains("target"))
+    j.at("target").get_to(x.target);
+  x.usage = unwrap_usage(j.at("usage"));
+}
+
 void encode(json& j, const record_write_set& x) {
   j["task"] = x.task;
   j["attempt_id"] = x.attempt_id;
@@ -332,7 +354,7 @@ json change_to_json(const state_change& change) {
 
 result<state_change> change_from_json(const json& j, std::string_view source) {
   try {
-    require_integer_numbers(j);
+    require_integer_numbers(j, "usage"); // record_attempt_usage's cost is a fraction
     const auto& name = j.at("op").get_ref<const std::string&>();
     state_change out;
     if (!decode_by_name(name, j, out, std::make_index_sequence<std::variant_size_v<state_change>>{}))

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/token_usage.hpp"
 
 namespace ad::runtime {
 
@@ -187,12 +188,25 @@ struct claim_violation_record {
 inline constexpr std::size_t max_claim_violations = 256;
 
 // The whole durable state of one workspace.
+// What one finished attempt spent (docs/state-format.md, "spent"): the task
+// and policy target it ran for and its usage, as its result reported it.
+struct attempt_spend {
+  std::string task;
+  std::string target;
+  token_usage usage;
+  bool operator==(const attempt_spend&) const = default;
+};
+
 struct state_model {
   std::map<std::string, task_state> tasks;
   std::map<attempt_key, int64_t> attempt_counters;
   std::map<std::string, write_claim> claims;  // owner task -> claim
   std::vector<claim_violation_record> claim_violations; // oldest first
   std::map<std::string, orchestration_record> orchestrations;  // scope -> record
+  // attempt identity -> what it spent. Kept by identity, so recording an
+  // attempt again (a replay, an adopted attempt) replaces its record, and
+  // kept when its task starts a new work unit or is removed: the run spent it.
+  std::map<std::string, attempt_spend> spent;
   bool operator==(const state_model&) const = default;
 };
 

@@ -281,6 +281,14 @@ void from_json(const json& j, claim_violation_record& x) {
   get_or(j, "at", x.at);
 }
 
+// Absent when empty: states without usage keep their earlier bytes.
+json spent_to_json(const std::map<std::string, attempt_spend>& spent) {
+  json out = json::object();
+  for (const auto& [id, s] : spent)
+    out[id] = json{{"task", s.task}, {"target", s.target}, {"usage", usage_to_json(s.usage)}};
+  return out;
+}
+
 void to_json(json& j, const state_model& x) {
   json counters = json::array();
   for (const auto& [key, count] : x.attempt_counters)
@@ -293,6 +301,8 @@ void to_json(json& j, const state_model& x) {
   // Absent when empty: states without violations keep their earlier bytes.
   if (!x.claim_violations.empty())
     j["claim_violations"] = x.claim_violations;
+  if (!x.spent.empty())
+    j["spent"] = spent_to_json(x.spent);
 }
 void from_json(const json& j, state_model& x) {
   get_or(j, "tasks", x.tasks);
@@ -308,6 +318,18 @@ void from_json(const json& j, state_model& x) {
   get_or(j, "claims", x.claims);
   get_or(j, "orchestrations", x.orchestrations);
   get_or(j, "claim_violations", x.claim_violations);
+  x.spent.clear();
+  if (auto it = j.find("spent"); it != j.end())
+    for (auto e = it->begin(); e != it->end(); ++e) {
+      attempt_spend s;
+      e.value().at("task").get_to(s.task);
+      get_or(e.value(), "target", s.target);
+      auto usage = usage_from_json(e.value().at("usage"));
+      if (!usage)
+        throw std::invalid_argument("spent." + e.key() + ": " + usage.error().message());
+      s.usage = std::move(*usage);
+      x.spent[e.key()] = std::move(s);
+    }
 }
 
 json state_to_json(const state_model& x) {
@@ -318,7 +340,7 @@ json state_to_json(const state_model& x) {
 
 result<state_model> state_from_json(const json& j, std::string_view source) {
   try {
-    require_integer_numbers(j);
+    require_integer_numbers(j, "usage"); // the attempts' costs are fractions
     return j.get<state_model>();
   } catch (const std::exception& e) {
     return status::corruption(std::string(source) + ": malformed state: " + exception_text(e));
@@ -352,6 +374,8 @@ void append_state_json_text(std::string& out, const state_model& x) {
                  {"orchestrations", x.orchestrations}};
   if (!x.claim_violations.empty())
     head_tree["claim_violations"] = x.claim_violations;
+  if (!x.spent.empty())
+    head_tree["spent"] = spent_to_json(x.spent);
   std::string head = dump_json(head_tree);
   out.append(head, 0, head.size() - 1);  // without its closing brace
   out.append(",\"tasks\":{");

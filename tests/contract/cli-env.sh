@@ -4,7 +4,8 @@
 # environment to run it with, one NAME=value per line.
 #
 #   cli-env.sh [--retries N] [--retry-delay-ms N] [--timeout-ms N]
-#              [--sdk-retries N] [--oauth] codex|claude|pi PORT HOME_DIR
+#              [--sdk-retries N] [--oauth] [--pi-cost IN,OUT,CACHE_READ,CACHE_WRITE]
+#              codex|claude|pi PORT HOME_DIR
 #
 # --retries N          codex: request_max_retries and stream_max_retries;
 #                      claude: CLAUDE_CODE_MAX_RETRIES; pi: retry.maxRetries
@@ -18,6 +19,9 @@
 #                      retries of 429 and 5xx under pi's, default 2)
 # --oauth              claude: a subscriber token (CLAUDE_CODE_OAUTH_TOKEN)
 #                      instead of ANTHROPIC_API_KEY
+# --pi-cost A,B,C,D    pi: the models' prices in models.json (US dollars per
+#                      million input, output, cache-read, cache-write
+#                      tokens), so pi reports a cost; without it pi reports 0
 # Without options every CLI keeps its own defaults (as in the captures).
 #
 # Every proxy variable points at a closed loopback port with loopback
@@ -28,11 +32,11 @@
 set -euo pipefail
 
 usage() {
-  sed -n '6,7p' "$0" | sed 's/^# *//' >&2
+  sed -n '6,8p' "$0" | sed 's/^# *//' >&2
   exit 2
 }
 
-retries="" delay="" idle="" sdk="" oauth=0
+retries="" delay="" idle="" sdk="" oauth=0 cost=""
 while [ $# -gt 0 ]; do
   case "$1" in
   --retries) retries="${2:?}"; shift 2 ;;
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
   --timeout-ms) idle="${2:?}"; shift 2 ;;
   --sdk-retries) sdk="${2:?}"; shift 2 ;;
   --oauth) oauth=1; shift ;;
+  --pi-cost) cost="${2:?}"; shift 2 ;;
   --) shift; break ;;
   -*) usage ;;
   *) break ;;
@@ -51,6 +56,15 @@ case "$port" in '' | *[!0-9]*) usage ;; esac
 for n in "$retries" "$delay" "$idle" "$sdk"; do
   case "$n" in *[!0-9]*) usage ;; esac
 done
+price=""
+if [ -n "$cost" ]; then
+  IFS=, read -r p_in p_out p_read p_write extra <<<"$cost"
+  for n in "$p_in" "$p_out" "$p_read" "$p_write"; do
+    [[ "$n" =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage
+  done
+  [ -z "$extra" ] || usage
+  price=", \"cost\": {\"input\": $p_in, \"output\": $p_out, \"cacheRead\": $p_read, \"cacheWrite\": $p_write}"
+fi
 mkdir -p "$home"
 home="$(cd "$home" && pwd)"
 
@@ -119,8 +133,8 @@ pi)
       "api": "openai-completions",
       "apiKey": "mock-key",
       "models": [
-        {"id": "laguna-s", "name": "laguna-s", "reasoning": true},
-        {"id": "laguna-m", "name": "laguna-m", "reasoning": true}
+        {"id": "laguna-s", "name": "laguna-s", "reasoning": true$price},
+        {"id": "laguna-m", "name": "laguna-m", "reasoning": true$price}
       ]
     }
   }

@@ -1,6 +1,7 @@
 // The real codex (codex-cli 0.171.0) against the mock Responses API,
 // compared with the captures in tests/fixtures/realcli/codex.
 #include "tests/contract/contract_checks.hpp"
+#include "tests/contract/usage_checks.hpp"
 
 namespace ad::contract {
 namespace {
@@ -32,6 +33,10 @@ TEST(codex_contract, success_writes_the_file_through_exec_command) {
   expect_like_capture(cli::codex, "success", r);
   EXPECT_EQ(file_text(r.ws / "REALCLI_CODEX_OK.txt"), "hello from mock\n");
   EXPECT_EQ(r.requests.size(), 2u);
+  // Two answers of 1,200 input / 40 output tokens; codex reports no cost.
+  expect_usage_as_served(cli::codex, r);
+  EXPECT_EQ(served(r).input_tokens, 2400);
+  EXPECT_FALSE(read_usage(cli::codex, r).cost_usd);
 }
 
 TEST(codex_contract, rate_limit_429_then_ok_recovers_in_the_run) {
@@ -43,6 +48,40 @@ TEST(codex_contract, rate_limit_429_then_ok_recovers_in_the_run) {
   EXPECT_EQ(file_text(r.ws / "REALCLI_CODEX_OK.txt"), "hello from mock\n");
   EXPECT_TRUE(saw_retry(r, "429 Too Many Requests")) << r.out;
   EXPECT_EQ(r.requests.size(), 3u);
+  // The 429 told no usage: the two answers are the run's.
+  expect_usage_as_served(cli::codex, r);
+}
+
+TEST(codex_contract, cached_input_and_reasoning_are_read_as_served) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(codex("usage_cached"));
+  ASSERT_TRUE(ran(r));
+  EXPECT_EQ(r.outcome.exit_code, 0) << r.err;
+  // codex's input_tokens hold the cached and cache-written input too.
+  nlohmann::json completed;
+  for (const auto& e : json_lines(r.out))
+    if (e.value("type", "") == "turn.completed") completed = e["usage"];
+  EXPECT_EQ(completed.value("input_tokens", -1), 2400) << completed.dump();
+  EXPECT_EQ(completed.value("cached_input_tokens", -1), 600) << completed.dump();
+  EXPECT_EQ(completed.value("cache_write_input_tokens", -1), 200) << completed.dump();
+  EXPECT_EQ(completed.value("reasoning_output_tokens", -1), 16) << completed.dump();
+  expect_usage_as_served(cli::codex, r);
+  EXPECT_EQ(read_usage(cli::codex, r).input_tokens, 1600);
+}
+
+TEST(codex_contract, a_turn_cut_after_an_answer_keeps_its_usage_from_the_rollout) {
+  AD_REQUIRE_CLIS();
+  // One answered request, then every request cut; one reconnect.
+  auto r = run_scenario(codex("write_then_cut", {"--retries", "1"}));
+  ASSERT_TRUE(ran(r));
+  EXPECT_EQ(r.outcome.exit_code, 1) << r.err;
+  EXPECT_EQ(file_text(r.ws / "REALCLI_CODEX_OK.txt"), "hello from mock\n");
+  runtime::usage_reader stream(runtime::usage_format::codex);
+  for (const auto& e : json_lines(r.out)) stream.on_event(e);
+  EXPECT_FALSE(stream.closed()) << "a failed turn prints no usage";
+  ASSERT_TRUE(codex_rollout(r)) << "no rollout under " << r.home;
+  expect_usage_as_served(cli::codex, r);
+  EXPECT_EQ(read_usage(cli::codex, r).output_tokens, 40);
 }
 
 TEST(codex_contract, model_not_found_404_fails_the_turn) {

@@ -2,7 +2,9 @@
 // API, compared with the captures in tests/fixtures/realcli/pi.
 #include <filesystem>
 
+#include "runtime/policy/usage_policy.hpp"
 #include "tests/contract/contract_checks.hpp"
+#include "tests/contract/usage_checks.hpp"
 
 namespace ad::contract {
 namespace {
@@ -28,6 +30,35 @@ TEST(pi_contract, success_write_writes_the_file) {
   ASSERT_TRUE(ran(r));
   expect_like_capture(cli::pi, "success_write", r);
   EXPECT_EQ(file_text(r.ws / "notes" / "hello.txt"), "hello\n");
+  // Two answers of 1,234 / 56; pi knows no price for the model: no cost.
+  expect_usage_as_served(cli::pi, r);
+  EXPECT_EQ(served(r).input_tokens, 2 * 1234);
+  EXPECT_FALSE(read_usage(cli::pi, r).cost_usd);
+}
+
+TEST(pi_contract, a_priced_model_reports_its_cost_of_what_was_served) {
+  AD_REQUIRE_CLIS();
+  auto r = run_scenario(pi("success_priced", "Create notes/hello.txt containing one line: hello.",
+                           {"--pi-cost", "3,15,0.3,3.75"}));
+  ASSERT_TRUE(ran(r));
+  EXPECT_EQ(r.outcome.exit_code, 0) << r.err;
+  expect_usage_as_served(cli::pi, r);
+  EXPECT_EQ(served(r).cache_read_tokens, 2 * 200);
+  auto cost = read_usage(cli::pi, r).cost_usd;
+  ASSERT_TRUE(cost) << r.out;
+  // pi's own figure is what the same prices make of the served tokens.
+  EXPECT_NEAR(*cost, *runtime::cost_from_prices(served(r), {3, 15, 0.3, 3.75}), 1e-12);
+}
+
+TEST(pi_contract, a_run_cut_after_an_answer_keeps_the_answers_usage) {
+  AD_REQUIRE_CLIS();
+  // One answered request, then every request cut; one retry, 50 ms later.
+  auto r = run_scenario(pi("write_then_cut", "Create c.txt containing c.", {"--retries", "1", "--retry-delay-ms", "50"}));
+  ASSERT_TRUE(ran(r));
+  EXPECT_EQ(file_text(r.ws / "c.txt"), "c\n");
+  EXPECT_NE(r.out.find(R"("stopReason":"error")"), std::string::npos) << "the run did not fail";
+  expect_usage_as_served(cli::pi, r);
+  EXPECT_EQ(served(r).output_tokens, 56);
 }
 
 TEST(pi_contract, rate_limit_429_then_ok_recovers_in_the_run) {
@@ -40,6 +71,7 @@ TEST(pi_contract, rate_limit_429_then_ok_recovers_in_the_run) {
   EXPECT_EQ(r.outcome.exit_code, 0);
   EXPECT_EQ(file_text(r.ws / "b.txt"), "b\n");
   EXPECT_TRUE(saw_auto_retry(r)) << r.out;
+  expect_usage_as_served(cli::pi, r);
 }
 
 TEST(pi_contract, model_not_found_404_stops_with_an_error) {

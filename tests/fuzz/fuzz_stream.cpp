@@ -1,12 +1,15 @@
 // An agent's output as one attempt reads it, line by line: rendering for
 // normalized-output.log, the CLI's typed end, terminal diagnostics, the
-// no-progress rule and the review guard, then the failure classification.
+// usage, the no-progress rule and the review guard, then the failure
+// classification.
 // The first line names the adapter ("codex", "claude", "agy", "pi",
 // "command", with " review" for a codex review); each later line is a
 // stdout line, or a stderr line when it starts with "[stderr] " (the
 // channel tags of stream.log; "[stdout] " is dropped). Invariants: rendered
-// lines stay within the rendered-line limit; a failed verdict names its
-// source and an attempt that exited 0 with no typed failure is no failure.
+// lines stay within the rendered-line limit; the usage read is a valid
+// record (it reads back from its own JSON unchanged); a failed verdict names
+// its source and an attempt that exited 0 with no typed failure is no
+// failure.
 #include "runtime/agents/attempt_output.hpp"
 #include "runtime/agents/failure_classifier.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
@@ -49,6 +52,10 @@ AD_FUZZ_TARGET(stream) {
       ad::fuzz::fuzz_require(r.size() <= max_rendered_chars * 4 + 64,
                              "a rendered line of " + std::to_string(r.size()) + " bytes");
   }
+  token_usage usage = out.usage();
+  auto back = usage_from_json(usage_to_json(usage));
+  ad::fuzz::fuzz_require(back.is_ok() && *back == usage,
+                         "the usage read is no valid record: " + dump_json(usage_to_json(usage)));
   failure_inputs in;
   in.kind = kind;
   in.outcome = out.outcome();

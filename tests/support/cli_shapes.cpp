@@ -94,6 +94,19 @@ std::string read_all(const std::filesystem::path& p) {
   return s.str();
 }
 
+std::vector<std::string> file_lines(const std::filesystem::path& p) {
+  std::vector<std::string> out;
+  std::string text = read_all(p);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::size_t end = nl == std::string::npos ? text.size() : nl;
+    out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::vector<json> json_lines(std::string_view text) {
   std::vector<json> out;
   std::size_t at = 0;

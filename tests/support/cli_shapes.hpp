@@ -51,6 +51,9 @@ std::vector<nlohmann::json> json_lines(std::string_view text);
 // A file's bytes, "" when it cannot be read.
 std::string read_all(const std::filesystem::path& p);
 
+// A file's lines without their newlines; none when it cannot be read.
+std::vector<std::string> file_lines(const std::filesystem::path& p);
+
 // The name an event is compared under: its "type", claude's system events
 // as "system/<subtype>" and its synthetic assistant message as
 // "assistant/<synthetic>", codex items as "item.completed/<item type>",

@@ -35,6 +35,7 @@ struct claude_plan {
   std::string terminal_reason = "api_error";
   bool usage_limit = false;         // a subscriber limit: rate_limit_event first
   bool api = true;                  // false: no synthetic message (a failure without a capture)
+  bool cut = false;                 // each failed request was cut after its start (counted, see cut_request)
 };
 
 // claude retries a 429 whose retry-after is short; with a long one
@@ -128,6 +129,7 @@ claude_plan plan_for(const failure_report& f, const emit_context& ctx) {
       p.error = "server_error";
       p.api_error = "connection_failed";
       p.text = "API Error: Connection to the API was lost (ECONNRESET). This is usually temporary \u2014 try again.";
+      p.cut = true;
       break;
     case failure_kind::file_exists:
     case failure_kind::file_not_found:
@@ -142,13 +144,38 @@ claude_plan plan_for(const failure_report& f, const emit_context& ctx) {
   return p;
 }
 
-ojson usage_of(int input, int output) {
-  return {{"input_tokens", input}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 0},
-          {"output_tokens", output}, {"output_tokens_details", {{"thinking_tokens", 0}}},
+// The result's usage: the run's totals.
+ojson usage_of(const runtime::token_usage& u) {
+  return {{"input_tokens", u.input_tokens.value_or(0)},
+          {"cache_creation_input_tokens", u.cache_write_tokens.value_or(0)},
+          {"cache_read_input_tokens", u.cache_read_tokens.value_or(0)},
+          {"output_tokens", u.output_tokens.value_or(0)},
+          {"output_tokens_details", {{"thinking_tokens", u.reasoning_tokens.value_or(0)}}},
           {"server_tool_use", {{"web_search_requests", 0}, {"web_fetch_requests", 0}}},
           {"service_tier", "standard"},
           {"cache_creation", {{"ephemeral_1h_input_tokens", 0}, {"ephemeral_5m_input_tokens", 0}}},
           {"inference_geo", ""}, {"iterations", ojson::array()}, {"speed", "standard"}, {"fallback_credit", nullptr}};
+}
+
+// What the captures' mock served each claude request (claude-opus-4-8).
+runtime::token_usage claude_request_usage() {
+  runtime::token_usage u;
+  u.input_tokens = 321;
+  u.output_tokens = 12;
+  u.cache_read_tokens = 0;
+  u.cache_write_tokens = 0;
+  u.reasoning_tokens = 0;
+  return u;
+}
+
+// What claude charges for a request it did not get a scripted cost for: the
+// list prices its captures' costs show for claude-opus-4-8 ($5 input, $25
+// output, $0.50 cache reads, $6.25 cache writes per million tokens).
+double claude_list_cost(const runtime::token_usage& u) {
+  return (static_cast<double>(u.input_tokens.value_or(0)) * 5 + static_cast<double>(u.output_tokens.value_or(0)) * 25 +
+          static_cast<double>(u.cache_read_tokens.value_or(0)) * 0.5 +
+          static_cast<double>(u.cache_write_tokens.value_or(0)) * 6.25) /
+         1e6;
 }
 
 class claude_emitter final : public emitter {
@@ -205,6 +232,7 @@ public:
     if (p.retried)
       for (int n = 1; n <= ctx_.env.claude_max_retries; ++n)
         if (!retry_line(p, n)) return 1;
+    if (p.cut) cut_request();
     if (!p.api) {
       assistant_text(p.text, "end_turn");
       result(true, p.text, "end_turn", p.terminal_reason, nullptr, "", "", true);
@@ -242,7 +270,22 @@ private:
     return static_cast<millis>(base * (1.0 + 0.25 * ctx_.ids->fraction()));
   }
 
+  // A request cut after its message_start: claude counts the start's usage
+  // (the input, 1 output token) and charges the input and 10 output tokens,
+  // as its captures show (stream_cut: 11 requests, usage 3,531 / 11 tokens,
+  // $0.020405).
+  void cut_request() {
+    runtime::token_usage u = request_usage(claude_request_usage());
+    runtime::token_usage charged = u;
+    charged.output_tokens = 10;
+    u.output_tokens = 1;
+    u.cost_usd = claude_list_cost(charged);
+    total_ += u;
+    ++answered_;
+  }
+
   bool retry_line(const claude_plan& p, int n) {
+    if (p.cut) cut_request();
     millis delay = retry_delay_ms(p, n);
     emit({{"type", "system"}, {"subtype", "api_retry"}, {"attempt", n}, {"max_retries", ctx_.env.claude_max_retries},
           {"retry_delay_ms", delay}, {"error_status", p.retry_status}, {"error", p.retry_error},
@@ -295,12 +338,30 @@ private:
     ojson message{{"id", "msg_" + ctx_.ids->hex(24)}, {"type", "message"}, {"role", "assistant"},
                   {"model", ctx_.inv.model}, {"content", std::move(content)}, {"stop_reason", nullptr},
                   {"stop_sequence", nullptr},
-                  {"usage", {{"input_tokens", 1200}, {"output_tokens", 1}, {"cache_creation_input_tokens", 0},
-                             {"cache_read_input_tokens", 0}}},
+                  {"usage", start_usage()},
                   {"context_management", nullptr}};
+    answered();
     transcript_copy = message;
     transcript_copy["stop_reason"] = stop_reason_in_transcript;
     return message;
+  }
+
+  // A message's usage as claude prints it while it streams: the figures of
+  // the message's start, one output token.
+  ojson start_usage() const {
+    runtime::token_usage u = request_usage(claude_request_usage());
+    return {{"input_tokens", u.input_tokens.value_or(0)}, {"output_tokens", 1},
+            {"cache_creation_input_tokens", u.cache_write_tokens.value_or(0)},
+            {"cache_read_input_tokens", u.cache_read_tokens.value_or(0)}};
+  }
+
+  // One request answered (an assistant message): its usage and cost join
+  // the run's.
+  void answered() {
+    runtime::token_usage u = request_usage(claude_request_usage());
+    if (!u.cost_usd) u.cost_usd = claude_list_cost(u);
+    total_ += u;
+    ++answered_;
   }
 
   std::string tool_use(const std::string& what) {
@@ -359,21 +420,23 @@ private:
     transcript("assistant", message, extra);
   }
 
-  // The one result line; `answered`: the model answered (usage and cost),
-  // false for a request that failed.
+  // The one result line with the run's usage and cost (every request
+  // answered before it, also when the last one failed); `answered`: the
+  // last request was answered, false for one that failed.
   void result(bool is_error, const std::string& text, const char* stop_reason, const std::string& terminal_reason,
               ojson status, const std::string& type, const std::string& api_error, bool answered) {
     millis elapsed = ctx_.clock->now() - start_;
-    int input = answered ? 1200 * (turns_ + 1) : 0;
-    int output = answered ? 40 * (turns_ + 1) : 0;
-    double cost = answered ? 0.0075 * (turns_ + 1) : 0.0;
+    double cost = total_.cost_usd.value_or(0);
     ojson model_usage = ojson::object();
-    if (answered)
-      model_usage[ctx_.inv.model] = {{"inputTokens", input}, {"outputTokens", output}, {"cacheReadInputTokens", 0},
-                                     {"cacheCreationInputTokens", 0}, {"webSearchRequests", 0}, {"costUSD", cost},
+    if (answered_ > 0)
+      model_usage[ctx_.inv.model] = {{"inputTokens", total_.input_tokens.value_or(0)},
+                                     {"outputTokens", total_.output_tokens.value_or(0)},
+                                     {"cacheReadInputTokens", total_.cache_read_tokens.value_or(0)},
+                                     {"cacheCreationInputTokens", total_.cache_write_tokens.value_or(0)},
+                                     {"webSearchRequests", 0}, {"costUSD", cost},
                                      {"contextWindow", 1000000}, {"maxOutputTokens", 64000}};
     ojson r{{"duration_api_ms", answered ? elapsed : 0}, {"stop_reason", stop_reason}, {"session_id", session_},
-            {"total_cost_usd", cost}, {"usage", usage_of(input, output)}, {"modelUsage", model_usage},
+            {"total_cost_usd", cost}, {"usage", usage_of(total_)}, {"modelUsage", model_usage},
             {"permission_denials", ojson::array()}, {"terminal_reason", terminal_reason},
             {"fast_mode_state", "off"}, {"fast_mode_disabled_reason", "sdk_opt_in_required"},
             {"subagent_stats", {{"spawned", 0}, {"completed", 0}, {"failed", 0}}}, {"safety_stops", 0},
@@ -428,6 +491,8 @@ private:
   std::string parent_;
   millis start_ = 0;
   int turns_ = 0;
+  int answered_ = 0;           // requests the model answered (assistant messages) or began to (cut ones)
+  runtime::token_usage total_; // their usage and cost
 };
 
 } // namespace

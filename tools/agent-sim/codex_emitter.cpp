@@ -1,6 +1,8 @@
 // codex `exec --json` as codex-cli 0.171.0 prints it (tests/fixtures/realcli/
 // codex): the events, its own retries with the captured waits, the texts of
-// each failure, exit 1 on a failed turn, and the rollout file.
+// each failure, exit 1 on a failed turn, the usage (the thread's totals in
+// turn.completed, and a token_count after each answered request in the
+// rollout), and the rollout file.
 #include <array>
 
 #include "runtime/core/clock.hpp"
@@ -163,7 +165,7 @@ public:
                                    {"aggregated_output", output}, {"exit_code", 0}}}});
     record("response_item", {{"type", "function_call_output"}, {"call_id", call},
                              {"output", "Process exited with code 0\nOutput:\n" + output}});
-    requests_ += 1;
+    answered();
   }
 
   void tool_pending(const std::string& what) override {
@@ -194,11 +196,8 @@ public:
 
   void success(const std::string& summary) override {
     emit({{"type", "item.completed"}, {"item", {{"id", next_item()}, {"type", "agent_message"}, {"text", summary}}}});
-    requests_ += 1;
-    emit({{"type", "turn.completed"},
-          {"usage", {{"input_tokens", 1200 * requests_}, {"cached_input_tokens", 0},
-                     {"cache_write_input_tokens", 0}, {"output_tokens", 40 * requests_},
-                     {"reasoning_output_tokens", 0}}}});
+    answered();
+    emit({{"type", "turn.completed"}, {"usage", usage_json(total_, false)}});
     std::string id = "msg_" + ctx_.ids->hex(24);
     record("event_msg", {{"type", "item_completed"}, {"thread_id", thread_}, {"turn_id", turn_},
                          {"item", {{"type", "AgentMessage"}, {"id", id},
@@ -239,6 +238,45 @@ private:
   }
 
   bool wait(double seconds) { return !ctx_.wait || seconds <= 0 || ctx_.wait(seconds); }
+
+  // codex's usage fields: input_tokens count the cached and cache-written
+  // input too; the rollout's form also has total_tokens.
+  static ojson usage_json(const runtime::token_usage& u, bool with_total) {
+    int64_t input = u.input_tokens.value_or(0) + u.cache_read_tokens.value_or(0) + u.cache_write_tokens.value_or(0);
+    ojson j{{"input_tokens", input}, {"cached_input_tokens", u.cache_read_tokens.value_or(0)},
+            {"cache_write_input_tokens", u.cache_write_tokens.value_or(0)},
+            {"output_tokens", u.output_tokens.value_or(0)},
+            {"reasoning_output_tokens", u.reasoning_tokens.value_or(0)}};
+    if (with_total) j["total_tokens"] = input + u.output_tokens.value_or(0);
+    return j;
+  }
+
+  // One request answered: its usage joins the thread's totals, and the
+  // rollout records both, as codex does after each response.
+  void answered() {
+    runtime::token_usage last = request_usage(codex_request_usage());
+    total_ += last;
+    record("event_msg", {{"type", "token_count"},
+                         {"info", {{"total_token_usage", usage_json(total_, true)},
+                                   {"last_token_usage", usage_json(last, true)},
+                                   {"last_usage_includes_reasoning", false},
+                                   {"model_context_window", 258400}}},
+                         {"rate_limits", {{"limit_id", "codex"}, {"limit_name", nullptr}, {"primary", nullptr},
+                                          {"secondary", nullptr}, {"credits", nullptr},
+                                          {"individual_limit", nullptr}, {"spend_control_reached", nullptr},
+                                          {"plan_type", nullptr}, {"rate_limit_reached_type", nullptr}}}});
+  }
+
+  // What the captures' mock served each codex request.
+  static runtime::token_usage codex_request_usage() {
+    runtime::token_usage u;
+    u.input_tokens = 1200;
+    u.output_tokens = 40;
+    u.cache_read_tokens = 0;
+    u.cache_write_tokens = 0;
+    u.reasoning_tokens = 0;
+    return u;
+  }
 
   std::string next_item() { return "item_" + std::to_string(item_++); }
 
@@ -304,7 +342,7 @@ private:
   millis started_ = 0;
   int item_ = 0;
   int ordinal_ = 0;
-  int requests_ = 0;
+  runtime::token_usage total_;  // the thread's usage so far
 };
 
 } // namespace

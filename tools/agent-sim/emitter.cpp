@@ -183,6 +183,18 @@ failure_report describe_failure(const action& a, const std::string& model, const
   return f;
 }
 
+runtime::token_usage overlay(const runtime::token_usage& base, const runtime::token_usage& over) {
+  runtime::token_usage out = base;
+  for (auto field : {&runtime::token_usage::input_tokens, &runtime::token_usage::output_tokens,
+                     &runtime::token_usage::cache_read_tokens, &runtime::token_usage::cache_write_tokens,
+                     &runtime::token_usage::reasoning_tokens})
+    if (over.*field)
+      out.*field = over.*field;
+  if (over.cost_usd)
+    out.cost_usd = over.cost_usd;
+  return out;
+}
+
 std::optional<std::string> launch_refusal(const invocation& inv, bool pi_dispatcher_flavor,
                                           const action_list& actions) {
   if (inv.as == persona::pi && !pi_dispatcher_flavor && !inv.pi_dispatcher_options.empty()) {

@@ -25,6 +25,12 @@
 //   agy    plain text on stdout, "Error: ..." on stderr, and timestamped
 //          lines in its --log-file (no public package to compare with);
 //   command plain text.
+// Every answered request reports usage in its CLI's fields (codex's
+// turn.completed totals and rollout token_count, claude's per-message usage
+// and result totals with total_cost_usd, pi's per-message usage and cost):
+// by default what the captures' mock served per request (codex 1,200 input
+// / 40 output tokens, claude 321 / 12 at $5 / $25 per million, pi 1,234 /
+// 56 without a price), or what set_request_usage gives.
 // Time and ids come from the injected clock and id_source, so output is
 // byte-for-byte reproducible in tests; waits (a CLI's retry delays) go
 // through emit_context::wait. Each line is flushed as written. A failure
@@ -40,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "tools/agent-sim/invocation.hpp"
@@ -106,9 +113,15 @@ struct emit_context {
   std::function<bool(double seconds)> wait;
 };
 
+// base with every field over it replaced by over's, where over has one.
+runtime::token_usage overlay(const runtime::token_usage& base, const runtime::token_usage& over);
+
 class emitter {
 public:
   virtual ~emitter() = default;
+  // What each request answered from now on reports: the fields of u over
+  // the CLI's own defaults (an empty u: the defaults).
+  void set_request_usage(const runtime::token_usage& u) { request_usage_ = u; }
   virtual void begin() = 0;
   // One unit of visible activity (a tool call with its result, or a line).
   virtual void step(int index, const std::string& what) = 0;
@@ -131,7 +144,14 @@ public:
   const std::vector<std::string>& write_errors() const { return write_errors_; }
 
 protected:
+  // The usage of one answered request: the CLI's default with the
+  // scenario's fields over it.
+  runtime::token_usage request_usage(const runtime::token_usage& cli_default) const {
+    return overlay(cli_default, request_usage_);
+  }
+
   std::vector<std::string> write_errors_;
+  runtime::token_usage request_usage_;
 };
 
 std::unique_ptr<emitter> make_emitter(const emit_context& ctx, std::ostream& out, std::ostream& err);

@@ -54,8 +54,14 @@ SCENARIO FORMAT (JSON)
         }
       }
     },
-    "defaults": { "worker" | "selfcheck" | "review": { "actions": [ ACTION... ] } }
+    "defaults": { "worker" | "selfcheck" | "review": { "actions": [ ACTION... ] } },
+    "usage": USAGE
   }
+  USAGE: {"input_tokens":N, "output_tokens":N, "cache_read_tokens":N,
+  "cache_write_tokens":N, "reasoning_tokens":N, "cost_usd":X}, any of them:
+  what each request the model answers reports, in the CLI's own fields,
+  over the CLI's defaults (codex 1200 input / 40 output, claude 321 / 12 at
+  $5 / $25 per million tokens, pi 1234 / 56 without a cost).
   Lookup: tasks[task][role][attempt], then tasks[task][role].default, then
   defaults[role], then the competent agent (2 events, then work / selfcheck /
   review PASS). An action list may also be given as a bare array.
@@ -102,6 +108,8 @@ ACTIONS (run in order; "fail" and "exit" end the run)
   {"kind":"exit", "code":N, "signal":"SIGTERM"}
   {"kind":"collab_tool", "tool":"spawn_agent"}   codex: an item.started
                                        collab_tool_call (review-control test)
+  {"kind":"usage", USAGE fields...}    what the requests answered from here
+                                       on report (the fields given)
 
   Errors name the JSON pointer of the bad value, e.g.
   /tasks/auth~102_api/worker/1/actions/0/kind: unknown action "explode"

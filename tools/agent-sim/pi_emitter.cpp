@@ -84,11 +84,36 @@ ojson zero_usage() {
           {"cost", {{"input", 0}, {"output", 0}, {"cacheRead", 0}, {"cacheWrite", 0}, {"total", 0}}}};
 }
 
-ojson answer_usage() {
+// What the captures' mock served each pi request (a model without a price).
+runtime::token_usage pi_request_usage() {
+  runtime::token_usage u;
+  u.input_tokens = 1234;
+  u.output_tokens = 56;
+  u.cache_read_tokens = 0;
+  u.cache_write_tokens = 0;
+  return u;
+}
+
+// An answered message's usage in pi's fields. A cost is pi's own figure
+// from the model's prices in models.json: its total, shared among the kinds
+// in proportion to their tokens; without one every cost is 0, as pi writes
+// it for a model without a price.
+ojson answer_usage(const runtime::token_usage& r) {
   ojson u = zero_usage();
-  u["input"] = 1234;
-  u["output"] = 56;
-  u["totalTokens"] = 1290;
+  int64_t in = r.input_tokens.value_or(0), out = r.output_tokens.value_or(0);
+  int64_t read = r.cache_read_tokens.value_or(0), write = r.cache_write_tokens.value_or(0);
+  int64_t total = in + out + read + write;
+  u["input"] = in;
+  u["output"] = out;
+  u["cacheRead"] = read;
+  u["cacheWrite"] = write;
+  u["totalTokens"] = total;
+  if (r.cost_usd && total > 0) {
+    double c = *r.cost_usd;
+    auto share = [&](int64_t n) { return c * static_cast<double>(n) / static_cast<double>(total); };
+    u["cost"] = {{"input", share(in)}, {"output", share(out)}, {"cacheRead", share(read)},
+                 {"cacheWrite", share(write)}, {"total", c}};
+  }
   return u;
 }
 
@@ -226,7 +251,7 @@ private:
 
   ojson assistant(ojson content, const char* stop) {
     return {{"role", "assistant"}, {"content", std::move(content)}, {"api", "openai-completions"},
-            {"provider", provider()}, {"model", ctx_.inv.model}, {"usage", answer_usage()},
+            {"provider", provider()}, {"model", ctx_.inv.model}, {"usage", answer_usage(request_usage(pi_request_usage()))},
             {"stopReason", stop}, {"timestamp", ctx_.clock->now()}, {"responseId", "chatcmpl-" + ctx_.ids->hex(10)}};
   }
 

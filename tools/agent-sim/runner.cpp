@@ -188,6 +188,8 @@ public:
                        return true;
                      }};
     emitter_ = make_emitter(ctx, out_, err_);
+    usage_ = sc.usage;
+    emitter_->set_request_usage(usage_);
     emitter_->begin();
     for (const action& a : actions) {
       if (int sig = pending_termination()) return finish(0, sig);
@@ -264,6 +266,10 @@ private:
         return finish(a.exit_code.value_or(0), a.signal);
       case action_kind::collab_tool:
         emitter_->collab_tool(a.tool);
+        return std::nullopt;
+      case action_kind::usage:
+        usage_ = overlay(usage_, a.usage);
+        emitter_->set_request_usage(usage_);
         return std::nullopt;
     }
     for (const auto& p : report.written) {
@@ -411,6 +417,7 @@ private:
   const runtime::clock* event_clock_ = &wall_;
   std::unique_ptr<id_source> ids_;
   std::unique_ptr<emitter> emitter_;
+  runtime::token_usage usage_;  // what the requests report (scenario, then usage actions)
   std::string workspace_;
   task_files task_;
   std::string task_error_;

@@ -28,7 +28,12 @@ constexpr named_kind action_names[] = {
   {"exit", action_kind::exit},       {"write", action_kind::write},
   {"collab_tool", action_kind::collab_tool}, {"retried", action_kind::retried},
   {"wait_file", action_kind::wait_file},
+  {"usage", action_kind::usage},
 };
+
+// The fields of a usage record (runtime/core/token_usage.hpp).
+const std::set<std::string> usage_keys{"input_tokens",       "output_tokens",    "cache_read_tokens",
+                                       "cache_write_tokens", "reasoning_tokens", "cost_usd"};
 
 struct named_failure {
   std::string_view name;
@@ -139,6 +144,24 @@ status read_signal(const json& obj, const pointer& where, int& out) {
   auto sig = signal_from(text);
   if (!sig) return bad(where / "signal", "unknown signal " + in_quotes(text));
   out = *sig;
+  return status::ok();
+}
+
+// The usage fields of obj (the others are the caller's to check).
+status read_usage(const json& obj, const pointer& where, runtime::token_usage& out) {
+  json fields = json::object();
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (usage_keys.count(it.key())) fields[it.key()] = it.value();
+  auto u = runtime::usage_from_json(fields);
+  if (!u) {
+    // "usage: "cost_usd" is -1, ...": name the key by its pointer.
+    std::string msg = u.error().message();
+    for (const auto& key : usage_keys)
+      if (msg.rfind("usage: \"" + key + "\" ", 0) == 0)
+        return bad(where / key, msg.substr(key.size() + 10));
+    return bad(where, msg);
+  }
+  out = *u;
   return status::ok();
 }
 
@@ -264,6 +287,10 @@ result<action> parse_action(const json& doc, const pointer& where) {
       if (!(st = read_string(doc, where, "tool", a.tool))) return st;
       if (a.tool.empty()) return bad(where / "tool", "must not be empty");
       break;
+    case action_kind::usage:
+      keys.insert(usage_keys.begin(), usage_keys.end());
+      if (!(st = read_usage(doc, where, a.usage))) return st;
+      break;
     case action_kind::write:
       keys.insert({"path", "content"});
       if (!doc.contains("path")) return bad(where / "path", "missing");
@@ -373,10 +400,16 @@ std::string signal_name(int sig) {
 result<scenario> parse_scenario(const json& doc) {
   pointer root;
   if (!doc.is_object()) return bad(root, "a scenario is a JSON object");
-  if (auto st = only_keys(doc, root, {"version", "tasks", "defaults", "description"}); !st) return st;
+  if (auto st = only_keys(doc, root, {"version", "tasks", "defaults", "description", "usage"}); !st) return st;
   if (doc.contains("version") && doc.at("version") != 1)
     return bad(root / "version", "unsupported version (expected 1)");
   scenario out;
+  if (doc.contains("usage")) {
+    const json& u = doc.at("usage");
+    if (!u.is_object()) return bad(root / "usage", "expected an object of usage fields");
+    if (auto st = only_keys(u, root / "usage", usage_keys); !st) return st;
+    if (auto st = read_usage(u, root / "usage", out.usage); !st) return st;
+  }
   if (doc.contains("tasks")) {
     const json& tasks = doc.at("tasks");
     if (!tasks.is_object()) return bad(root / "tasks", "expected an object keyed by task name");

@@ -2,7 +2,7 @@
 // The agent simulator's scenario: per task, role and attempt number, an ordered
 // list of actions (do the work, self-check, review, emit events, stay silent,
 // hang, fail like a real agent, retry past a provider error, spawn an
-// outliving child, exit). Parsing is
+// outliving child, exit, change the usage its requests report). Parsing is
 // strict: an unknown key, kind or value is refused with an invalid_argument
 // status whose message starts with the JSON pointer of the bad value
 // (`/tasks/auth~102_api/worker/1/actions/0/kind: unknown action "explode"`).
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/core/token_usage.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
 
@@ -22,7 +23,7 @@ namespace ad::agent_sim {
 
 enum class action_kind : uint8_t {
   work, selfcheck, review, events, silence, hang, fail, spawn_child, exit, write, collab_tool,
-  retried, wait_file
+  retried, wait_file, usage
 };
 
 // The ways a real agent fails; each CLI reports them as its captured run of
@@ -67,6 +68,9 @@ struct action {
   int signal = 0;
   // hang
   hang_place place = hang_place::idle;
+  // usage: what each request answered from here on reports (the fields
+  // given; the others keep their value)
+  runtime::token_usage usage;
 };
 
 using action_list = std::vector<action>;
@@ -81,6 +85,9 @@ struct scenario {
   std::map<std::string, std::map<std::string, role_script>> tasks;
   // role -> actions, for any task/attempt the tasks table does not name
   std::map<std::string, action_list> defaults;
+  // What each answered request of every run reports, over the CLI's own
+  // figures (the fields given; a usage action changes them within a run).
+  runtime::token_usage usage;
 };
 
 std::string_view to_string(action_kind k);

@@ -46,9 +46,17 @@ int run_check(const policy_options& opt) {
     std::cerr << "policy check failed:\n" << loaded.error().message() << "\n";
     return exit_blocked;
   }
-  std::cout << "policy OK: " << loaded->source << " (" << loaded->value.targets.size()
-            << " targets, " << loaded->value.rules.size() << " rules, time zone "
-            << loaded->value.timezone << ")\n";
+  const runtime::policy& p = loaded->value;
+  std::string spending;
+  std::string priced;
+  for (const auto& [target, prices] : p.prices)
+    priced += (priced.empty() ? "" : ", ") + target;
+  if (!priced.empty())
+    spending += "; prices for " + priced;
+  if (!p.limits.empty())
+    spending += "; ceilings: " + runtime::describe_limits(p.limits);
+  std::cout << "policy OK: " << loaded->source << " (" << p.targets.size() << " targets, "
+            << p.rules.size() << " rules, time zone " << p.timezone << spending << ")\n";
   return exit_ok;
 }
 

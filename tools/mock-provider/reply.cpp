@@ -51,6 +51,12 @@ http_reply body_reply(const reply_spec& spec, int status, const json& body) {
   return r;
 }
 
+json served_usage(const http_reply& r) {
+  if (r.shape == reply_shape::drop) return nullptr;
+  bool cut = r.cut_after >= 0 && static_cast<std::size_t>(r.cut_after) < r.events.size();
+  return cut ? json(nullptr) : r.answer_usage;
+}
+
 http_reply drop_reply(const reply_spec& spec) {
   http_reply r;
   r.shape = reply_shape::drop;

@@ -27,7 +27,15 @@ struct http_reply {
   int hold_ms = 0;                 // stream cut: silence before the close
   close_mode close = close_mode::fin; // stream cut or drop
   int delay_ms = 0;
+  // The usage the reply reports when the client gets all of it (an
+  // answer: wire.hpp told_usage's form); null for an error.
+  json answer_usage;
 };
+
+// The usage of the request when the reply answers it in full: the answer's,
+// or null for an error, a dropped request and a stream (or body) cut before
+// its end.
+json served_usage(const http_reply& r);
 
 // "event: <name>\ndata: <json>\n\n"; without a name only the data line.
 std::string sse_frame(std::string_view name, const json& data);

@@ -43,7 +43,7 @@ const std::set<std::string_view>& reply_keys() {
   static const std::set<std::string_view> keys{
       "kind",   "text",   "thinking", "tool",  "arguments",    "command",
       "path",   "content", "status",  "headers", "body",       "error",
-      "after_events", "hold_ms", "close", "deltas", "delay_ms", "repeat", "comment"};
+      "after_events", "hold_ms", "close", "deltas", "delay_ms", "repeat", "comment", "usage"};
   return keys;
 }
 
@@ -60,6 +60,35 @@ int int_at(const json& j, std::string_view key, const std::string& where, int mi
   if (n < min || n > 1'000'000'000)
     throw bad_value(child(where, key), "is out of range (" + std::to_string(n) + ")");
   return static_cast<int>(n);
+}
+
+// {"input_tokens": N, "output_tokens": N, "cache_read_tokens": N,
+// "cache_write_tokens": N, "reasoning_tokens": N}, any of them.
+usage_spec parse_usage(const json& j, const std::string& where) {
+  if (!j.is_object()) throw bad_value(where, "must be an object");
+  usage_spec u;
+  const std::pair<const char*, std::optional<long long>*> fields[] = {
+      {"input_tokens", &u.input},           {"output_tokens", &u.output},
+      {"cache_read_tokens", &u.cache_read}, {"cache_write_tokens", &u.cache_write},
+      {"reasoning_tokens", &u.reasoning}};
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    bool known = false;
+    for (const auto& f : fields) known = known || key == f.first;
+    if (!known) throw bad_value(child(where, key), "unknown key");
+  }
+  for (const auto& [key, field] : fields)
+    if (j.contains(key)) *field = int_at(j, key, where, 0);
+  return u;
+}
+
+// The reply's own usage fields, else the script's.
+void inherit_usage(reply_spec& r, const usage_spec& from) {
+  for (auto [mine, theirs] : {std::pair{&r.usage.input, &from.input}, std::pair{&r.usage.output, &from.output},
+                              std::pair{&r.usage.cache_read, &from.cache_read},
+                              std::pair{&r.usage.cache_write, &from.cache_write},
+                              std::pair{&r.usage.reasoning, &from.reasoning}})
+    if (!*mine) *mine = *theirs;
 }
 
 reply_kind parse_kind(const json& j, const std::string& where) {
@@ -132,6 +161,7 @@ reply_spec parse_reply(const json& j, const std::string& where, int* repeat) {
   }
   if (j.contains("deltas")) r.deltas = int_at(j, "deltas", where, 1);
   if (j.contains("delay_ms")) r.delay_ms = int_at(j, "delay_ms", where, 0);
+  if (j.contains("usage")) r.usage = parse_usage(j.at("usage"), child(where, "usage"));
   if (j.contains("repeat")) {
     if (!repeat) throw bad_value(child(where, "repeat"), "is allowed only in \"responses\"");
     *repeat = int_at(j, "repeat", where, 1);
@@ -170,7 +200,7 @@ result<script> parse_script(const json& doc) {
     for (const auto& [key, value] : doc.items()) {
       (void)value;
       if (key != "count" && key != "responses" && key != "then" && key != "uncounted" &&
-          key != "comment")
+          key != "comment" && key != "usage")
         throw bad_value("/" + key, "unknown key");
     }
     script s;
@@ -197,6 +227,12 @@ result<script> parse_script(const json& doc) {
     if (doc.contains("then")) s.then = parse_reply(doc.at("then"), "/then", nullptr);
     if (doc.contains("uncounted"))
       s.uncounted = parse_reply(doc.at("uncounted"), "/uncounted", nullptr);
+    if (doc.contains("usage")) {
+      s.usage = parse_usage(doc.at("usage"), "/usage");
+      for (auto& r : s.responses) inherit_usage(r, s.usage);
+      inherit_usage(s.then, s.usage);
+      inherit_usage(s.uncounted, s.usage);
+    }
     return s;
   } catch (const std::invalid_argument& e) {
     return status::invalid_argument(e.what());

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,16 @@ enum class close_mode : uint8_t { fin, reset, end };
 
 enum class count_rule : uint8_t { tools, all };
 
+// The usage an answered request reports, in the API-neutral meaning of the
+// dispatcher's usage record: input neither read from nor written to the
+// cache, output (reasoning included), cache reads, cache writes, and of the
+// output the reasoning. Each API writes it in its own fields (README.md);
+// an unset field takes the API's default (responses 1,200 input / 40
+// output, messages 321 / 12, chat 1,234 / 56, no cache, no reasoning).
+struct usage_spec {
+  std::optional<long long> input, output, cache_read, cache_write, reasoning;
+};
+
 struct reply_spec {
   reply_kind kind = reply_kind::text;
   std::string text;     // text; the text before a tool call, error or cut
@@ -65,10 +76,12 @@ struct reply_spec {
   close_mode close = close_mode::fin; // stream_cut, drop
   int deltas = 3;       // how many deltas each streamed text is split into
   int delay_ms = 0;     // wait before answering
+  usage_spec usage;     // what an answer reports: the reply's own, else the script's
 };
 
 struct script {
   count_rule count = count_rule::tools;
+  usage_spec usage; // the script's "usage", already given to every reply below
   std::vector<reply_spec> responses; // `repeat` already expanded
   reply_spec then;
   reply_spec uncounted;

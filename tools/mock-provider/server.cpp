@@ -92,6 +92,7 @@ struct provider_server::impl {
   void model_request(const httplib::Request& req, httplib::Response& res) {
     request_view view;
     reply_spec spec;
+    http_reply reply;
     std::optional<std::size_t> index;
     {
       std::lock_guard lock(mu);
@@ -105,6 +106,7 @@ struct provider_server::impl {
       }
       keep_request(req);
       ++any;
+      reply = render_reply(opt.api, spec, view);
       write_log({{"seq", view.seq},
                  {"method", req.method},
                  {"path", req.path},
@@ -113,9 +115,10 @@ struct provider_server::impl {
                  {"kind", to_string(spec.kind)},
                  {"tools", !view.tool_names.empty()},
                  {"stream", view.streaming},
-                 {"model", view.model}});
+                 {"model", view.model},
+                 {"usage", served_usage(reply)}});
     }
-    carry_out(render_reply(opt.api, spec, view), req, res);
+    carry_out(std::move(reply), req, res);
   }
 
   void other_request(const httplib::Request& req, httplib::Response& res) {

@@ -109,6 +109,31 @@ void add_request_id(api_kind api, const request_view& req, http_reply& r) {
 
 } // namespace
 
+usage_figures usage_for(api_kind api, const usage_spec& spec) {
+  usage_figures u;
+  switch (api) {
+  case api_kind::responses: u.input = 1200, u.output = 40; break;
+  case api_kind::messages: u.input = 321, u.output = 12; break;
+  case api_kind::chat: u.input = 1234, u.output = 56; break;
+  }
+  u.input = spec.input.value_or(u.input);
+  u.output = spec.output.value_or(u.output);
+  u.cache_read = spec.cache_read.value_or(0);
+  u.cache_write = spec.cache_write.value_or(0);
+  u.reasoning = spec.reasoning.value_or(0);
+  return u;
+}
+
+json told_usage(api_kind api, const usage_figures& u) {
+  json told{{"input_tokens", u.input},
+            {"output_tokens", u.output},
+            {"cache_read_tokens", u.cache_read},
+            {"cache_write_tokens", u.cache_write}};
+  if (api == api_kind::responses || (api == api_kind::chat && u.reasoning > 0))
+    told["reasoning_tokens"] = u.reasoning;
+  return told;
+}
+
 tool_use resolve_tool(api_kind api, const reply_spec& spec, const request_view& req) {
   switch (spec.kind) {
   case reply_kind::shell:
@@ -139,6 +164,7 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
   a.thinking = spec.thinking;
   a.text = spec.text;
   a.deltas = spec.deltas;
+  a.usage = usage_for(api, spec.usage);
   switch (spec.kind) {
   case reply_kind::tool_call:
   case reply_kind::shell:
@@ -146,6 +172,7 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
   case reply_kind::text:
     out = req.streaming ? stream_reply(spec, frames(api, a, req))
                         : body_reply(spec, 200, whole_message(api, a, req));
+    out.answer_usage = told_usage(api, a.usage);
     break;
   case reply_kind::http_error:
     out = body_reply(spec, spec.status,
@@ -156,6 +183,7 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
       answer partial;
       partial.text = spec.text;
       partial.deltas = spec.deltas;
+      partial.usage = a.usage;
       out = stream_reply(spec, failed_frames(api, partial, spec.error, req));
     } else {
       int status = spec.status ? spec.status : (api == api_kind::messages ? 529 : 500);
@@ -166,6 +194,7 @@ http_reply render_reply(api_kind api, const reply_spec& raw, const request_view&
     if (a.text.empty()) a.text = "Let me start by looking at the files in the workspace.";
     if (req.streaming) {
       out = stream_reply(spec, frames(api, a, req));
+      out.answer_usage = told_usage(api, a.usage); // answered only when the cut comes after the end
       out.cut_after = spec.after_events;
     } else {
       // The non-streaming form is cut the same way: status, headers and the

@@ -21,12 +21,21 @@ struct tool_use {
   json arguments = json::object();
 };
 
+// The usage one answer reports, every field set (usage_for).
+struct usage_figures {
+  long long input = 0, output = 0, cache_read = 0, cache_write = 0, reasoning = 0;
+};
+
+// The script's usage with the API's defaults for what it leaves unset.
+usage_figures usage_for(api_kind api, const usage_spec& spec);
+
 // The content of one assistant turn, in stream order: reasoning, text, call.
 struct answer {
   std::string thinking;
   std::string text;
   std::optional<tool_use> call;
   int deltas = 3;
+  usage_figures usage;
 };
 
 http_reply render_reply(api_kind api, const reply_spec& spec, const request_view& req);
@@ -34,6 +43,12 @@ http_reply render_reply(api_kind api, const reply_spec& spec, const request_view
 // The tool call a shell, write_file or tool_call reply stands for on `api`,
 // using the tool names the request offers (see README.md for the mapping).
 tool_use resolve_tool(api_kind api, const reply_spec& spec, const request_view& req);
+
+// The usage of an answer as the request log gives it: the dispatcher
+// record's field names, only the fields the API's wire carries (the
+// Messages API has no reasoning count; Chat Completions one only when it is
+// above 0).
+json told_usage(api_kind api, const usage_figures& u);
 
 // Per API: the SSE frames of a complete answer, the non-streaming body of
 // the same answer, the frames of a stream that fails after `partial`, and

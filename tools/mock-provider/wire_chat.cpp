@@ -22,8 +22,18 @@ std::string call_id(const request_view& req) {
   return buf;
 }
 
-json usage() {
-  return json{{"prompt_tokens", 1234}, {"completion_tokens", 56}, {"total_tokens", 1290}};
+// prompt_tokens count every input token; cached_tokens count the cache's
+// reads and writes together, as OpenRouter reports them and pi reads them
+// (cached - cache_write_tokens are its reads); completion_tokens include the
+// reasoning.
+json usage(const usage_figures& u) {
+  long long prompt = u.input + u.cache_read + u.cache_write;
+  json out{{"prompt_tokens", prompt}, {"completion_tokens", u.output}, {"total_tokens", prompt + u.output}};
+  if (u.cache_read > 0 || u.cache_write > 0)
+    out["prompt_tokens_details"] = {{"cached_tokens", u.cache_read + u.cache_write},
+                                    {"cache_write_tokens", u.cache_write}};
+  if (u.reasoning > 0) out["completion_tokens_details"] = {{"reasoning_tokens", u.reasoning}};
+  return out;
 }
 
 struct chunk_list {
@@ -68,7 +78,7 @@ std::vector<std::string> chat_stream(const answer& a, const request_view& req) {
   c.delta(json::object(), a.call ? "tool_calls" : "stop");
   auto u = c.base();
   u["choices"] = json::array();
-  u["usage"] = usage();
+  u["usage"] = usage(a.usage);
   c.frames.push_back(sse_frame("", u));
   c.frames.push_back("data: [DONE]\n\n");
   return c.frames;
@@ -90,7 +100,7 @@ json chat_message(const answer& a, const request_view& req) {
               {"choices", json::array({{{"index", 0},
                                         {"message", message},
                                         {"finish_reason", a.call ? "tool_calls" : "stop"}}})},
-              {"usage", usage()}};
+              {"usage", usage(a.usage)}};
 }
 
 std::vector<std::string> chat_failed(const answer& partial, const json& error,

@@ -19,15 +19,18 @@ std::string model_of(const request_view& req) {
   return req.model.empty() ? std::string("claude-mock") : req.model;
 }
 
-json start_usage() {
-  return json{{"input_tokens", 321},
+// input_tokens leave out the cache's reads and writes, which have their own
+// counts.
+json start_usage(const usage_figures& u) {
+  return json{{"input_tokens", u.input},
               {"output_tokens", 1},
-              {"cache_creation_input_tokens", 0},
-              {"cache_read_input_tokens", 0}};
+              {"cache_creation_input_tokens", u.cache_write},
+              {"cache_read_input_tokens", u.cache_read}};
 }
 
-json message_object(const request_view& req, json content, json stop_reason, int output_tokens) {
-  auto usage = start_usage();
+json message_object(const request_view& req, json content, json stop_reason, const usage_figures& u,
+                    long long output_tokens) {
+  auto usage = start_usage(u);
   usage["output_tokens"] = output_tokens;
   return json{{"id", id("msg_mock_", req, 20)},
               {"type", "message"},
@@ -53,10 +56,6 @@ json blocks(const answer& a, const request_view& req) {
   return content;
 }
 
-int output_tokens(const answer& a) {
-  return 10 + static_cast<int>((a.text.size() + a.thinking.size()) / 4) + (a.call ? 30 : 0);
-}
-
 struct frame_list {
   std::vector<std::string> frames;
   void add(const std::string& type, const json& data) {
@@ -66,8 +65,8 @@ struct frame_list {
   }
 };
 
-void open_stream(frame_list& f, const request_view& req) {
-  f.add("message_start", {{"message", message_object(req, json::array(), nullptr, 1)}});
+void open_stream(frame_list& f, const answer& a, const request_view& req) {
+  f.add("message_start", {{"message", message_object(req, json::array(), nullptr, a.usage, 1)}});
 }
 
 // Content blocks with their deltas; with `complete` false the text block is
@@ -115,23 +114,23 @@ void add_blocks(frame_list& f, const answer& a, const request_view& req, bool co
 
 std::vector<std::string> messages_stream(const answer& a, const request_view& req) {
   frame_list f;
-  open_stream(f, req);
+  open_stream(f, a, req);
   add_blocks(f, a, req, true);
   f.add("message_delta", {{"delta", {{"stop_reason", a.call ? "tool_use" : "end_turn"},
                                      {"stop_sequence", nullptr}}},
-                          {"usage", {{"output_tokens", output_tokens(a)}}}});
+                          {"usage", {{"output_tokens", a.usage.output}}}});
   f.add("message_stop", json::object());
   return f.frames;
 }
 
 json messages_message(const answer& a, const request_view& req) {
-  return message_object(req, blocks(a, req), a.call ? "tool_use" : "end_turn", output_tokens(a));
+  return message_object(req, blocks(a, req), a.call ? "tool_use" : "end_turn", a.usage, a.usage.output);
 }
 
 std::vector<std::string> messages_failed(const answer& partial, const json& error,
                                          const request_view& req) {
   frame_list f;
-  open_stream(f, req);
+  open_stream(f, partial, req);
   add_blocks(f, partial, req, false);
   f.add("error", {{"error", error}});
   return f.frames;

@@ -14,12 +14,18 @@ std::string id(const char* prefix, const request_view& req) {
   return buf;
 }
 
-json usage() {
-  return json{{"input_tokens", 1200},
-              {"input_tokens_details", {{"cached_tokens", 0}}},
-              {"output_tokens", 40},
-              {"output_tokens_details", {{"reasoning_tokens", 0}}},
-              {"total_tokens", 1240}};
+// input_tokens count every input token, cached and cache-written ones too
+// (input_tokens_details tells those apart); output_tokens include the
+// reasoning.
+json usage(const usage_figures& u) {
+  long long input = u.input + u.cache_read + u.cache_write;
+  json details{{"cached_tokens", u.cache_read}};
+  if (u.cache_write > 0) details["cache_write_tokens"] = u.cache_write;
+  return json{{"input_tokens", input},
+              {"input_tokens_details", details},
+              {"output_tokens", u.output},
+              {"output_tokens_details", {{"reasoning_tokens", u.reasoning}}},
+              {"total_tokens", input + u.output}};
 }
 
 json response_object(const request_view& req, const char* status, json output) {
@@ -131,7 +137,7 @@ std::vector<std::string> responses_stream(const answer& a, const request_view& r
   f.add("response.in_progress", {{"response", response_object(req, "in_progress", json::array())}});
   auto output = add_items(f, a, req, true);
   auto done = response_object(req, "completed", output);
-  done["usage"] = usage();
+  done["usage"] = usage(a.usage);
   f.add("response.completed", {{"response", done}});
   return f.frames;
 }
@@ -139,7 +145,7 @@ std::vector<std::string> responses_stream(const answer& a, const request_view& r
 json responses_message(const answer& a, const request_view& req) {
   frame_list scratch;
   auto done = response_object(req, "completed", add_items(scratch, a, req, true));
-  done["usage"] = usage();
+  done["usage"] = usage(a.usage);
   return done;
 }
 

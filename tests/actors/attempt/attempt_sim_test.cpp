@@ -226,6 +226,20 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
     EXPECT_EQ(loc.value("session_id", ""), r->session_id);
   }
 
+  // What the attempt spent, read from the CLI's own stream (agy reports
+  // nothing typed; a command only in a format the policy names).
+  if (adapter == "codex" || adapter == "claude" || adapter == "pi") {
+    EXPECT_GT(r->usage.input_tokens.value_or(0), 0) << adapter;
+    EXPECT_GT(r->usage.output_tokens.value_or(0), 0) << adapter;
+    EXPECT_EQ(loc["usage"], runtime::usage_to_json(r->usage));
+  } else {
+    EXPECT_TRUE(r->usage.empty()) << adapter;
+    EXPECT_FALSE(loc.contains("usage"));
+  }
+  if (adapter == "claude") {
+    EXPECT_TRUE(r->usage.cost_usd) << "claude's own total_cost_usd";
+  }
+
   auto work_log = slurp(ws / "agent-task/auth/WORK_LOG.md");
   EXPECT_NE(work_log.find("| START | auth/02+01_api | worker | 1 |"), std::string::npos)
     << work_log;
@@ -236,6 +250,33 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
 INSTANTIATE_TEST_SUITE_P(EveryAdapter, attempt_sim_success,
                          ::testing::Values("codex", "claude", "agy", "pi", "command"),
                          [](const auto& info) { return info.param; });
+
+// A worker node's attempt: the order's prices and the result's usage cross
+// the wire as they are.
+TEST(attempt_messages, UsageAndPricesCrossTheWire) {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{attempt_sim_test_base::configure(cfg)};
+  messages::start_attempt order;
+  order.task = task_name;
+  order.usage_reader = "codex";
+  order.has_prices = true;
+  order.prices = {.input = 3.0, .output = 15.0, .cache_read = 0.3, .cache_write = {}};
+  messages::attempt_result result;
+  result.identity = "auth__02+01_api__p1__worker__a01";
+  result.usage.input_tokens = 1200;
+  result.usage.cache_read_tokens = 300;
+  result.usage.cost_usd = 0.01;
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  ASSERT_FALSE(sink(order, result));
+  messages::start_attempt order_back;
+  messages::attempt_result result_back;
+  caf::binary_deserializer source{sys, buf};
+  ASSERT_FALSE(source(order_back, result_back));
+  EXPECT_EQ(order_back, order);
+  EXPECT_EQ(result_back, result);
+  EXPECT_FALSE(result_back.usage.output_tokens) << "an absent field stays absent";
+}
 
 // ---- one failure class per CLI from real simulator output -------------------
 

@@ -93,6 +93,9 @@ TEST(attempt_locator, bad_fields_are_named) {
   j = locator_to_json(sample());
   j["started_at"] = "yesterday";
   EXPECT_NE(locator_from_json(j).error().message().find("started_at"), std::string::npos);
+  j = locator_to_json(sample());
+  j["usage"] = {{"input_tokens", -3}};
+  EXPECT_NE(locator_from_json(j).error().message().find("usage"), std::string::npos);
   EXPECT_FALSE(locator_from_json(json::array()));
 }
 

@@ -13,6 +13,7 @@
 #include "runtime/agents/progress_watch.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
+#include "tests/support/cli_shapes.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
@@ -22,25 +23,10 @@ namespace fs = std::filesystem;
 
 const fs::path captures = test::source_dir() / "tests/fixtures/realcli";
 
-std::vector<std::string> lines_of(const fs::path& file) {
-  std::vector<std::string> out;
-  auto text = read_file(file);
-  if (!text)
-    return out;
-  size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    size_t end = nl == std::string::npos ? text->size() : nl;
-    out.push_back(text->substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 // exit_code.txt: "1" or "timeout(SIGTERM->-15)" on its first line.
 agent_exit_status exit_of(const fs::path& dir) {
   agent_exit_status exit;
-  auto lines = lines_of(dir / "exit_code.txt");
+  auto lines = test::file_lines(dir / "exit_code.txt");
   std::string first = lines.empty() ? "0" : lines.front();
   if (first.rfind("timeout", 0) == 0) {
     exit.ended = agent_exit_status::how::signaled;
@@ -71,9 +57,9 @@ struct replayed {
 replayed classify_capture(adapter_kind kind, const fs::path& dir, millis observed_at,
                           int32_t utc_offset_s) {
   attempt_output output(kind, review_guard::off);
-  for (const auto& line : lines_of(dir / "stdout.jsonl"))
+  for (const auto& line : test::file_lines(dir / "stdout.jsonl"))
     output.feed(output_channel::out, line);
-  for (const auto& line : lines_of(dir / "stderr.txt"))
+  for (const auto& line : test::file_lines(dir / "stderr.txt"))
     output.feed(output_channel::err, line);
   if (kind == adapter_kind::codex && output.outcome().end == cli_end::failed)
     if (auto rollout = first_file_under(dir / "rollout", ".jsonl"))
@@ -149,7 +135,7 @@ TEST(realcli_classification, stderr_chatter_of_a_good_run_is_no_verdict) {
   attempt_output output(adapter_kind::pi, review_guard::off);
   output.feed(output_channel::err,
               "Warning: Model \"laguna-s\" not found for provider \"iop\". Using custom model id.");
-  for (const auto& line : lines_of(captures / "pi/success_write/stdout.jsonl"))
+  for (const auto& line : test::file_lines(captures / "pi/success_write/stdout.jsonl"))
     output.feed(output_channel::out, line);
   failure_inputs in;
   in.kind = adapter_kind::pi;
@@ -174,7 +160,7 @@ TEST(realcli_classification, codex_waiting_for_network_ends_as_a_connection_fail
   attempt_output output(adapter_kind::codex, review_guard::off, rule);
   std::optional<no_progress_stop> stop;
   int64_t stopped_at = 0;
-  for (const auto& line : lines_of(captures / "codex/refused/timeline.txt")) {
+  for (const auto& line : test::file_lines(captures / "codex/refused/timeline.txt")) {
     // "  3.848 out {json}"
     auto fields = line.find_first_not_of(' ');
     auto space = line.find(' ', fields);
@@ -207,7 +193,7 @@ TEST(realcli_classification, codex_waiting_for_network_ends_as_a_connection_fail
 
 TEST(realcli_classification, claude_retrying_is_ended_only_when_another_candidate_can_take_over) {
   // claude's ten api_retry lines over three minutes of connection refusals.
-  auto events = lines_of(captures / "claude/connection_refused/stdout.jsonl");
+  auto events = test::file_lines(captures / "claude/connection_refused/stdout.jsonl");
   for (bool failover : {false, true}) {
     SCOPED_TRACE(failover ? "with a failover candidate" : "alone");
     attempt_output output(adapter_kind::claude, review_guard::off,
@@ -235,7 +221,7 @@ TEST(realcli_classification, a_claude_rate_limit_retry_stop_is_a_quota_failure) 
                         no_progress_settings{0, 5'000, true});
   std::optional<no_progress_stop> stop;
   int64_t at = 0;
-  for (const auto& line : lines_of(captures / "claude/rate_limit_429/stdout.jsonl")) {
+  for (const auto& line : test::file_lines(captures / "claude/rate_limit_429/stdout.jsonl")) {
     if (auto step = output.feed(output_channel::out, line, at); step.no_progress && !stop)
       stop = step.no_progress;
     at += 3'000;

@@ -385,6 +385,134 @@ TEST_F(attempt_run_test, TheCodexRolloutOfTheDiscoveredThreadIsRecorded) {
   EXPECT_EQ(locator_on_disk(run).value("native_session_path", std::string{}), rollout.string());
 }
 
+TEST_F(attempt_run_test, TheUsageSpentSoFarIsInEveryLocatorAndTheSettledOneAtTheEnd) {
+  auto opened = attempt_run::open(setup(adapter_kind::claude), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  EXPECT_FALSE(locator_on_disk(run).contains("usage"));
+  run.on_line(output_channel::out,
+              R"({"type":"assistant","message":{"id":"m1","usage":{"input_tokens":321,"output_tokens":1}}})",
+              false, 0);
+  run.heartbeat(0);
+  EXPECT_EQ(locator_on_disk(run)["usage"], (json{{"input_tokens", 321}, {"output_tokens", 1}}))
+    << "what was spent before a crash is in the locator";
+  run.on_line(output_channel::out,
+              R"({"type":"result","subtype":"success","total_cost_usd":0.0125,)"
+              R"("usage":{"input_tokens":321,"output_tokens":12}})",
+              false, 0);
+  run.finish(attempt_end{});
+  json spent{{"input_tokens", 321}, {"output_tokens", 12}, {"cost_usd", 0.0125}};
+  EXPECT_EQ(locator_on_disk(run)["usage"], spent);
+  EXPECT_EQ(usage_to_json(run.usage()), spent);
+  auto back = locator_from_json(locator_on_disk(run));
+  ASSERT_TRUE(back.is_ok()) << back.error().to_string();
+  ASSERT_TRUE(back->usage);
+  EXPECT_EQ(usage_to_json(*back->usage), spent);
+}
+
+TEST_F(attempt_run_test, ACommandTargetsUsageIsReadInTheNamedFormatAndPricedWithoutACost) {
+  auto s = setup();
+  s.usage_reader = usage_format::codex;
+  s.prices = token_prices{.input = 2.0, .output = 10.0, .cache_read = {}, .cache_write = {}};
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  run.on_line(output_channel::out,
+              R"({"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens":0,"output_tokens":40}})",
+              false, 0);
+  auto v = run.finish(attempt_end{});
+  EXPECT_FALSE(v.failed());
+  auto u = run.usage();
+  EXPECT_EQ(u.input_tokens, 1200);
+  EXPECT_EQ(u.output_tokens, 40);
+  ASSERT_TRUE(u.cost_usd);
+  EXPECT_DOUBLE_EQ(*u.cost_usd, (1200 * 2.0 + 40 * 10.0) / 1e6);
+  EXPECT_EQ(locator_on_disk(run)["usage"], usage_to_json(u));
+}
+
+TEST_F(attempt_run_test, ACliCostWinsOverThePrices) {
+  auto s = setup(adapter_kind::claude);
+  s.prices = token_prices{.input = 2.0, .output = 10.0, .cache_read = {}, .cache_write = {}};
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_line(output_channel::out,
+              R"({"type":"result","subtype":"success","total_cost_usd":0.5,)"
+              R"("usage":{"input_tokens":321,"output_tokens":12}})",
+              false, 0);
+  run.finish(attempt_end{});
+  EXPECT_EQ(run.usage().cost_usd, 0.5);
+}
+
+TEST_F(attempt_run_test, ACancelledAttemptKeepsWhatItSpentBeforeTheEnd) {
+  auto opened = attempt_run::open(setup(adapter_kind::claude), clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& run = **opened;
+  run.on_started(100, "1");
+  run.on_line(output_channel::out,
+              R"({"type":"assistant","message":{"id":"m1","usage":{"input_tokens":321,"output_tokens":5}}})",
+              false, 0);
+  attempt_end end;
+  end.how = exit_how::signaled;
+  end.exit_signal = 15;
+  end.stop = dispatcher_stop::cancelled;
+  auto v = run.finish(end);
+  EXPECT_TRUE(v.failed());
+  EXPECT_EQ(run.usage().input_tokens, 321);
+  EXPECT_EQ(run.usage().output_tokens, 5);
+  EXPECT_EQ(locator_on_disk(run)["usage"]["input_tokens"], 321);
+}
+
+TEST_F(attempt_run_test, AFailedCodexTurnCountsTheRequestsItsRolloutRecorded) {
+  auto s = setup(adapter_kind::codex);
+  s.env_additions = {"HOME=" + (dir.path() / "home").string()};
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto day = format_utc_iso(clk.now());
+  auto folder = fs::path("home/.codex/sessions") / day.substr(0, 4) / day.substr(5, 2) /
+                day.substr(8, 2);
+  dir.write((folder / "rollout-2026-12-05T10-00-00-th-9.jsonl").string(),
+            R"({"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":)"
+            R"({"input_tokens":1200,"cached_input_tokens":0,"output_tokens":40}}}})"
+            "\n");
+  run.on_line(output_channel::out, R"({"type":"thread.started","thread_id":"th-9"})", false, 0);
+  run.on_line(output_channel::out,
+              R"({"type":"turn.failed","error":{"message":"stream disconnected before completion"}})",
+              false, 0);
+  attempt_end end;
+  end.exit_code = 1;
+  run.finish(end);
+  EXPECT_EQ(run.usage().input_tokens, 1200);
+  EXPECT_EQ(run.usage().output_tokens, 40);
+  EXPECT_EQ(locator_on_disk(run)["usage"]["input_tokens"], 1200);
+}
+
+TEST_F(attempt_run_test, AnAdoptedAttemptCountsItsStreamOnceAndKeepsTheUsageOnDiskMeanwhile) {
+  auto s = setup(adapter_kind::claude);
+  s.kept = true;
+  auto opened = attempt_run::open(s, clk);
+  ASSERT_TRUE(opened.is_ok());
+  auto& first = **opened;
+  ASSERT_TRUE(first.write_start_row().is_ok());
+  const std::string line =
+    R"({"type":"assistant","message":{"id":"m1","usage":{"input_tokens":321,"output_tokens":5}}})";
+  first.on_line(output_channel::out, line, false, 0);
+  first.heartbeat(0);
+
+  auto adopted = attempt_run::adopt(setup(adapter_kind::claude), first.locator_path(), clk);
+  ASSERT_TRUE(adopted.is_ok()) << adopted.error().message();
+  auto& run = **adopted;
+  EXPECT_EQ(locator_on_disk(run)["usage"]["input_tokens"], 321)
+    << "the adopting dispatcher keeps what the locator said until it has read the stream";
+  run.on_line(output_channel::out, line, false, 0); // the spool from its first line
+  run.on_line(output_channel::out,
+              R"({"type":"result","subtype":"success","usage":{"input_tokens":321,"output_tokens":12}})",
+              false, 0);
+  run.finish(attempt_end{});
+  EXPECT_EQ(usage_to_json(run.usage()), (json{{"input_tokens", 321}, {"output_tokens", 12}}));
+}
+
 TEST_F(attempt_run_test, TheNewestAgyConversationChangedDuringTheAttemptIsRecorded) {
   auto s = setup(adapter_kind::agy);
   s.env_additions = {"HOME=" + (dir.path() / "home").string()};

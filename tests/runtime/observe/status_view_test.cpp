@@ -85,5 +85,63 @@ TEST(status_claim_violations, json_lines_carry_one_claim_violation_event_each) {
             json::array({"g_01_a__p1__worker__a01", "g_03_c__p1__worker__a01"}));
 }
 
+token_usage spent(int64_t in, int64_t out, std::optional<double> cost = std::nullopt) {
+  token_usage u;
+  u.input_tokens = in;
+  u.output_tokens = out;
+  u.cost_usd = cost;
+  return u;
+}
+
+status_report report_with_spending() {
+  auto r = report_with({});
+  status_task t;
+  t.name = "g/01_a";
+  t.stage = "worker";
+  t.status = "complete";
+  t.reason = "done";
+  t.spent = spent(1200, 40, 0.0028);
+  r.tasks.push_back(t);
+  t.name = "g/02_b";
+  t.spent = {};
+  r.tasks.push_back(t);
+  r.spent = spent(1200, 40, 0.0028);
+  r.spent_by_target["sim-a"] = spent(1000, 30, 0.0028);
+  r.spent_by_target["sim-b"] = spent(200, 10);
+  return r;
+}
+
+TEST(status_usage, the_text_shows_each_tasks_spend_and_the_runs_per_target) {
+  manual_clock clk(t0);
+  auto text = render_status_text(report_with_spending(), clk);
+  EXPECT_NE(text.find("g/01_a  stage=worker status=complete attempts=0\n    done\n"
+                      "    spent 1,200 in · 40 out · $0.0028\n"),
+            std::string::npos)
+    << text;
+  EXPECT_NE(text.find("g/02_b  stage=worker status=complete attempts=0\n    done\nspent: "),
+            std::string::npos)
+    << "a task that spent nothing has no line: " << text;
+  EXPECT_NE(text.find("spent: 1,200 in · 40 out · $0.0028\n    sim-a: 1,000 in · 30 out · $0.0028\n"
+                      "    sim-b: 200 in · 10 out\n"),
+            std::string::npos)
+    << text;
+  EXPECT_EQ(render_status_text(report_with({}), clk).find("spent"), std::string::npos);
+}
+
+TEST(status_usage, json_lines_carry_per_task_run_and_per_target_usage) {
+  auto out = render_status_json_lines(report_with_spending());
+  std::vector<json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 4u); // dispatcher, two tasks, summary
+  EXPECT_EQ(lines[1].at("usage"),
+            (json{{"input_tokens", 1200}, {"output_tokens", 40}, {"cost_usd", 0.0028}}));
+  EXPECT_EQ(lines[2].at("usage"), json::object());
+  EXPECT_EQ(lines[3].at("usage").at("input_tokens"), 1200);
+  EXPECT_EQ(lines[3].at("usage_by_target").at("sim-b"),
+            (json{{"input_tokens", 200}, {"output_tokens", 10}}));
+}
+
 } // namespace
 } // namespace ad::runtime

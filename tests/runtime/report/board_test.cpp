@@ -101,6 +101,23 @@ TEST(run_board, finished_attempt_leaves_the_rows_and_completion_counts) {
   EXPECT_EQ(frame.find("#1"), std::string::npos);
 }
 
+TEST(run_board, the_count_line_shows_what_the_finished_attempts_spent) {
+  run_board board;
+  board.apply(scanned({{"g/01_a", "worker", "pending", ""}, {"g/02_b", "worker", "pending", ""}}));
+  EXPECT_EQ(board.frame(t0, colour_mode::plain).find("spent"), std::string::npos)
+    << "nothing spent: no figure";
+  for (auto [task, id] : {std::pair{"g/01_a", "id1"}, std::pair{"g/02_b", "id2"}}) {
+    board.apply(attempt(run_event_kind::attempt_started, task, id, t0));
+    auto end = attempt(run_event_kind::attempt_finished, task, id, t0 + 1000);
+    end.usage.input_tokens = 1200;
+    end.usage.output_tokens = 40;
+    board.apply(end);
+  }
+  auto frame = board.frame(t0 + 2000, colour_mode::plain);
+  auto first_line = frame.substr(0, frame.find('\n'));
+  EXPECT_NE(first_line.find("  spent 2,400 in · 80 out"), std::string::npos) << frame;
+}
+
 TEST(run_board, keeps_only_the_last_events) {
   run_board board(board_options{.recent_events = 2, .max_attempt_rows = 20});
   for (int i = 0; i < 5; ++i) {

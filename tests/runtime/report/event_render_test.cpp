@@ -42,6 +42,33 @@ TEST(event_line, attempt_finished_carries_exit_class_and_evidence) {
             "Many Requests\n");
 }
 
+TEST(event_line, an_attempts_usage_is_one_field_and_the_runs_is_in_the_summary) {
+  auto e = make(run_event_kind::attempt_finished);
+  e.role = "worker";
+  e.target = "sim-a";
+  e.attempt_status = "succeeded";
+  e.usage.input_tokens = 1200;
+  e.usage.output_tokens = 40;
+  e.usage.cost_usd = 0.0028;
+  EXPECT_EQ(render_event_line(e),
+            "2027-01-15T08:00:00.000Z attempt_finished auth/01_api role=worker target=sim-a "
+            "status=succeeded exit=0 spent=1,200in/40out/$0.0028\n");
+  auto j = run_event_json(e);
+  EXPECT_EQ(j.at("usage"), (json{{"input_tokens", 1200}, {"output_tokens", 40}, {"cost_usd", 0.0028}}));
+  e.usage = {};
+  EXPECT_FALSE(run_event_json(e).contains("usage")) << "no usage reported: no key";
+
+  run_event s;
+  s.kind = run_event_kind::summary;
+  s.time = t0;
+  s.counts = {{"complete", 2}};
+  s.usage.input_tokens = 2400;
+  s.usage.output_tokens = 80;
+  EXPECT_EQ(render_event_line(s),
+            "2027-01-15T08:00:00.000Z summary 2 tasks: 2 complete; spent 2,400 in · 80 out; exit 0\n");
+  EXPECT_EQ(run_event_json(s).at("usage"), (json{{"input_tokens", 2400}, {"output_tokens", 80}}));
+}
+
 TEST(event_line, summary_counts_and_exit_code) {
   run_event e;
   e.kind = run_event_kind::summary;

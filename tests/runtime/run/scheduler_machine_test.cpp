@@ -306,6 +306,25 @@ TEST_F(scheduler_machine_test, starts_ready_tasks_up_to_the_cap_and_the_next_as_
   EXPECT_TRUE(machine->step(now, sched_ev::poll{}).empty());
 }
 
+TEST_F(scheduler_machine_test, the_summary_carries_what_the_state_says_the_run_spent) {
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  start(1);
+  token_usage a, b;
+  a.input_tokens = 1200;
+  a.output_tokens = 40;
+  b.input_tokens = 300;
+  b.cost_usd = 0.5;
+  // One attempt published twice (an adopted attempt's end, say) counts once.
+  store_apply({record_attempt_usage{"g__01_a__p1__worker__a01", "g/01_a", "sim-a", a}});
+  store_apply({record_attempt_usage{"g__01_a__p1__review__a01", "g/01_a", "sim-b", b},
+               record_attempt_usage{"g__01_a__p1__worker__a01", "g/01_a", "sim-a", a}});
+  archive("g/01_a");
+  end("g/01_a", "review", "complete", "archived");
+  ASSERT_TRUE(finished.has_value());
+  ASSERT_EQ(shown.back().kind, run_event_kind::summary);
+  EXPECT_EQ(shown.back().usage, a + b);
+}
+
 TEST_F(scheduler_machine_test, the_scan_copy_answers_dependencies_as_the_scanner_does) {
   test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
   test::write_minimal_task(ws, "g/02+01_b", "src/b.cpp");

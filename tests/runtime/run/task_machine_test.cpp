@@ -475,6 +475,85 @@ TEST_F(task_machine_test, events_survive_their_trace_form) {
     << bad.error().message();
 }
 
+TEST_F(task_machine_test, an_attempts_usage_survives_its_trace_form_and_old_results_still_read) {
+  attempt_result r;
+  r.identity = "g__01_x__p1__worker__a01";
+  r.usage.input_tokens = 1200;
+  r.usage.output_tokens = 40;
+  r.usage.cost_usd = 0.0028;
+  auto j = to_json(task_event{task_ev::attempt_finished{r}});
+  EXPECT_EQ(j["result"]["usage"], (json{{"input_tokens", 1200}, {"output_tokens", 40},
+                                        {"cost_usd", 0.0028}}));
+  auto back = task_event_from_json(j);
+  ASSERT_TRUE(back.is_ok()) << back.error().to_string();
+  EXPECT_EQ(std::get<task_ev::attempt_finished>(*back).result, r);
+
+  // A result recorded before usage existed has none, and no key is written
+  // for an empty one.
+  auto old = to_json(task_event{task_ev::attempt_finished{attempt_result{}}});
+  EXPECT_FALSE(old["result"].contains("usage"));
+  auto old_back = task_event_from_json(old);
+  ASSERT_TRUE(old_back.is_ok());
+  EXPECT_TRUE(std::get<task_ev::attempt_finished>(*old_back).result.usage.empty());
+
+  j["result"]["usage"]["output_tokens"] = -1;
+  auto bad = task_event_from_json(j);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("output_tokens"), std::string::npos) << bad.error().message();
+}
+
+TEST_F(task_machine_test, the_order_carries_the_targets_prices_and_a_commands_usage_format) {
+  pol_.prices["sim-a"] = token_prices{.input = 2.0, .output = 10.0, .cache_read = 0.5, .cache_write = {}};
+  pol_.targets[0].usage_reader = usage_format::pi;
+  task_machine m(ctx_, spec());
+  auto launch = to_running(m);
+  const auto& order = the<task_cmd::start_attempt>(launch).order;
+  EXPECT_EQ(order.usage_reader, "pi");
+  ASSERT_TRUE(order.has_prices);
+  EXPECT_EQ(order.prices, pol_.prices["sim-a"]);
+  auto back = attempt_order_from_json(to_json(order));
+  ASSERT_TRUE(back.is_ok()) << back.error().to_string();
+  EXPECT_EQ(*back, order);
+
+  // Without prices and a usage format the order's trace form is as before.
+  pol_.prices.clear();
+  pol_.targets[0].usage_reader = usage_format::none;
+  task_machine plain(ctx_, spec());
+  auto plain_launch = to_running(plain);
+  auto j = to_json(the<task_cmd::start_attempt>(plain_launch).order);
+  EXPECT_FALSE(j.contains("prices"));
+  EXPECT_FALSE(j.contains("usage_reader"));
+}
+
+TEST_F(task_machine_test, what_an_attempt_spent_is_durable_with_its_end) {
+  task_machine m(ctx_, spec());
+  to_running(m);
+  auto r = result_of(m, "failed", "generic-error");
+  r.usage.input_tokens = 1200;
+  r.usage.output_tokens = 40;
+  auto ended_run = m.step(t0 + 10, task_ev::attempt_finished{r});
+  EXPECT_EQ(the<task_cmd::show>(ended_run).event.usage, r.usage) << "the attempt_finished event";
+  auto after = m.step(t0 + 10, task_ev::attempt_read{});
+  const auto& changes = the<task_cmd::make_durable>(after).changes;
+  ASSERT_EQ(change_names(changes),
+            (std::vector<std::string>{"record_write_set", "record_attempt_usage"}));
+  const auto& spent = std::get<record_attempt_usage>(changes[1]);
+  EXPECT_EQ(spent.attempt_id, m.identity());
+  EXPECT_EQ(spent.task, task_name);
+  EXPECT_EQ(spent.target, "sim-a");
+  EXPECT_EQ(spent.usage, r.usage);
+
+  // A cancelled attempt's spend is durable too.
+  task_machine c(ctx_, spec());
+  to_running(c);
+  c.step(t0 + 20, task_ev::stop{});
+  auto rc = result_of(c, "failed", "cancelled");
+  rc.usage.output_tokens = 7;
+  auto ended = c.step(t0 + 21, task_ev::attempt_finished{rc});
+  EXPECT_EQ(change_names(the<task_cmd::make_durable>(ended).changes),
+            (std::vector<std::string>{"clear_active_stage", "record_attempt_usage"}));
+}
+
 // A restart's adoption: the task follows the attempt its keeper runs instead
 // of choosing a target and launching; nothing is made durable before (the
 // attempt start was recorded by the run that started it), and its end is

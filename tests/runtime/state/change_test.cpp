@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/state/model_json.hpp"
+#include "runtime/state/spend.hpp"
 #include "tests/runtime/state/state_fixtures.hpp"
 
 namespace ad::runtime {
@@ -11,6 +12,14 @@ namespace {
 const std::string task = "auth/02+01_api";
 const std::string wu1 = "auth/02+01_api::plan-1::tag-a";
 const std::string wu2 = "auth/02+01_api::plan-2::tag-b";
+
+token_usage usage(int64_t in, int64_t out, std::optional<double> cost = std::nullopt) {
+  token_usage u;
+  u.input_tokens = in;
+  u.output_tokens = out;
+  u.cost_usd = cost;
+  return u;
+}
 
 state_model with_task() {
   state_model s;
@@ -150,6 +159,50 @@ TEST(state_change, a_claim_violation_is_kept_once_and_the_oldest_go_past_the_cap
   EXPECT_FALSE(state_to_json(state_model{}).contains("claim_violations"));
 }
 
+TEST(state_change, an_attempts_usage_is_kept_once_by_its_identity_and_summed) {
+  auto s = with_task();
+  ASSERT_TRUE(apply_change(s, record_attempt_usage{"a__p1__worker__a01", task, "sim-a", usage(100, 10, 0.5)}));
+  ASSERT_TRUE(apply_change(s, record_attempt_usage{"a__p1__worker__a02", task, "sim-b", usage(200, 20)}));
+  ASSERT_TRUE(apply_change(s, record_attempt_usage{"b__p1__worker__a01", "b", "sim-a", usage(1, 1, 0.25)}));
+  // The same attempt recorded again (a replay, an adopted attempt's end)
+  // replaces its record: one attempt, one record.
+  ASSERT_TRUE(apply_change(s, record_attempt_usage{"a__p1__worker__a01", task, "sim-a", usage(100, 10, 0.5)}));
+  auto totals = spend_totals_of(s);
+  EXPECT_EQ(totals.run, usage(301, 31, 0.75));
+  EXPECT_EQ(totals.by_task[task], usage(300, 30, 0.5));
+  EXPECT_EQ(totals.by_task["b"], usage(1, 1, 0.25));
+  EXPECT_EQ(totals.by_target["sim-a"], usage(101, 11, 0.75));
+  EXPECT_EQ(totals.by_target["sim-b"], usage(200, 20));
+  EXPECT_EQ(task_spend(s, task), usage(300, 30, 0.5));
+  EXPECT_TRUE(task_spend(s, "nobody").empty());
+
+  // What was spent stays spent: a new work unit and a removed task keep it.
+  ASSERT_TRUE(apply_change(s, begin_work_unit{task, wu2}));
+  EXPECT_EQ(spend_totals_of(s).run, usage(301, 31, 0.75));
+  ASSERT_TRUE(apply_change(s, remove_task{task}));
+  EXPECT_EQ(spend_totals_of(s).run, usage(301, 31, 0.75));
+  EXPECT_TRUE(apply_change(s, record_attempt_usage{"", task, "sim-a", usage(1, 1)}).is_invalid_argument());
+}
+
+TEST(state_change, a_usage_record_in_the_journal_keeps_its_cost_and_refuses_a_bad_count) {
+  auto c = change_from_json(
+    json::parse(R"({"op":"record_attempt_usage","attempt_id":"a__p1__worker__a01","task":"a",)"
+                R"("target":"sim-a","usage":{"input_tokens":5,"cost_usd":0.0125}})"),
+    "journal.log at byte offset 7");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(std::get<record_attempt_usage>(*c).usage.cost_usd, 0.0125);
+  auto bad = change_from_json(
+    json::parse(R"({"op":"record_attempt_usage","attempt_id":"x","task":"a",)"
+                R"("usage":{"input_tokens":1e300}})"),
+    "journal.log at byte offset 9");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().is_corruption());
+  EXPECT_NE(bad.error().message().find("input_tokens"), std::string::npos) << bad.error().message();
+  // Outside a usage record a fraction is still refused.
+  EXPECT_FALSE(change_from_json(
+    json::parse(R"({"op":"set_counter","task":"a","name":"usage","value":2.5})"), "x"));
+}
+
 std::vector<state_change> one_of_each() {
   return {begin_work_unit{task, wu1},
           set_task_flag{task, task_flag::selfcheck_done, true},
@@ -177,7 +230,8 @@ std::vector<state_change> one_of_each() {
           set_orchestration_status{"s", orchestration_status::blocked},
           complete_orchestration_task{"s", "a", "/y"},
           record_claim_violation{task, "a_x__p1__worker__a01", "/ws/README.md", "auth/03_ui",
-                                 "fanotify", {}, "warn", 1700000000000}};
+                                 "fanotify", {}, "warn", 1700000000000},
+          record_attempt_usage{"a_x__p1__worker__a01", task, "sim-a", usage(1200, 40, 0.0125)}};
 }
 
 TEST(state_change, every_change_round_trips_through_json) {

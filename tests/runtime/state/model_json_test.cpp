@@ -26,6 +26,30 @@ TEST(state_model_json, streamed_text_equals_the_whole_tree_dump) {
   EXPECT_EQ(*back, empty);
 }
 
+TEST(state_model_json, the_attempts_usage_round_trips_and_a_state_without_it_reads) {
+  auto s = test::sample_state();
+  token_usage u;
+  u.input_tokens = 1200;
+  u.output_tokens = 40;
+  u.cost_usd = 0.0028;
+  s.spent["auth__02+01_api__p3__worker__a02"] = {"auth/02+01_api", "sim-a", u};
+  auto text = state_to_json_text(s);
+  EXPECT_EQ(text, dump_json(state_to_json(s)));
+  auto back = state_from_json_text(text, "mem");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(*back, s);
+  // A state written before usage was recorded has no "spent".
+  EXPECT_EQ(state_to_json_text(test::sample_state()).find("\"spent\""), std::string::npos);
+  auto old = state_from_json_text(state_to_json_text(test::sample_state()), "mem");
+  ASSERT_TRUE(old);
+  EXPECT_TRUE(old->spent.empty());
+  auto bad = state_from_json_text(
+    R"({"spent":{"x":{"task":"a","usage":{"output_tokens":2.5}}}})", "snap.json");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().is_corruption());
+  EXPECT_NE(bad.error().message().find("output_tokens"), std::string::npos) << bad.error().message();
+}
+
 TEST(state_model_json, decision_keeps_every_spec_field) {
   json j = test::sample_decision("worker", route_transition::failover);
   for (const char* key : {"work_unit_id", "stage", "lane", "grade", "candidates", "selected_target",

@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "runtime/agents/usage_reader.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -170,6 +171,26 @@ TEST_F(agent_sim_binary, competent_worker_then_passing_review) {
   EXPECT_EQ(runs[1].cli, "claude");
   EXPECT_LE(runs[0].end_ms, runs[1].start_ms);
   EXPECT_TRUE(check_registry(runs, 1).empty());
+}
+
+// A scenario's usage and a usage action, read back by the dispatcher's
+// reader from what the binary printed.
+TEST_F(agent_sim_binary, the_scenarios_usage_is_what_the_reader_reads) {
+  scenario(R"({"usage": {"input_tokens": 5000, "cost_usd": 0.02},
+      "defaults": {"worker": [{"kind": "events", "count": 1},
+                              {"kind": "usage", "output_tokens": 90, "cache_read_tokens": 7}]}})");
+  auto r = run(pi_argv(worker_prompt()));
+  ASSERT_TRUE(r.exited(0)) << r.err;
+  runtime::usage_reader reader(runtime::usage_format::pi);
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) reader.on_line(line);
+  // One step at 5,000 / 56; the final answer at 5,000 / 90 with 7 cached.
+  auto u = reader.so_far();
+  EXPECT_EQ(u.input_tokens, 2 * 5000);
+  EXPECT_EQ(u.output_tokens, 56 + 90);
+  EXPECT_EQ(u.cache_read_tokens, 7);
+  ASSERT_TRUE(u.cost_usd);
+  EXPECT_NEAR(*u.cost_usd, 0.04, 1e-12);
 }
 
 TEST_F(agent_sim_binary, attempts_are_counted_per_task_and_role) {

@@ -8,7 +8,7 @@
 // Reconnecting texts and its rollout's codex_error_info; claude's result,
 // synthetic assistant error, api_retry lines and rate_limit_event; pi's
 // last assistant stopReason/errorMessage, auto_retry_start/end and
-// compaction), stderr, the native session file's name and entries, and
+// compaction), the usage the dispatcher reads from it, stderr, the native session file's name and entries, and
 // the dispatcher's classification, which must equal the one
 // tests/fixtures/realcli/expected.json gives the real run. A drift of the
 // simulator from the captures fails here.
@@ -27,6 +27,7 @@
 #include "runtime/agents/cli_outcome.hpp"
 #include "runtime/agents/failure_classifier.hpp"
 #include "runtime/agents/native_sessions.hpp"
+#include "runtime/agents/usage_reader.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "tests/support/cli_shapes.hpp"
@@ -320,6 +321,33 @@ std::vector<std::string> entry_types(const fs::path& file) {
   return out;
 }
 
+// The usage the dispatcher's reader reads from the simulated run and from
+// the capture: whether the CLI closed it, which fields it reported and, but
+// where the captures' mock served other figures than the simulator's
+// defaults (claude success_write: that mock counted 26 output tokens per
+// answer), their values.
+void expect_same_usage(const shape_case& c, const std::vector<json>& got, const std::vector<json>& want) {
+  auto format = runtime::parse_usage_format(c.cli);
+  ASSERT_TRUE(format.is_ok());
+  runtime::usage_reader sim(*format), real(*format);
+  for (const auto& e : got) sim.on_event(e);
+  for (const auto& e : want) real.on_event(e);
+  EXPECT_EQ(sim.closed(), real.closed());
+  auto a = sim.so_far(), b = real.so_far();
+  json ja = runtime::usage_to_json(a), jb = runtime::usage_to_json(b);
+  std::set<std::string> fields_a, fields_b;
+  for (const auto& [k, v] : ja.items()) fields_a.insert(k);
+  for (const auto& [k, v] : jb.items()) fields_b.insert(k);
+  EXPECT_EQ(json(fields_a).dump(), json(fields_b).dump()) << "the usage fields reported";
+  if (c.cli == "claude" && c.capture == "success_write") return;
+  EXPECT_EQ(a.input_tokens, b.input_tokens);
+  EXPECT_EQ(a.output_tokens, b.output_tokens);
+  EXPECT_EQ(a.cache_read_tokens, b.cache_read_tokens);
+  EXPECT_EQ(a.cache_write_tokens, b.cache_write_tokens);
+  EXPECT_EQ(a.reasoning_tokens, b.reasoning_tokens);
+  if (a.cost_usd && b.cost_usd) EXPECT_NEAR(*a.cost_usd, *b.cost_usd, 1e-12);
+}
+
 // ---- the test --------------------------------------------------------------------
 
 constexpr std::string_view plan_text = R"(<!-- task=auth/02+01_api plan=1 tag=t1 -->
@@ -408,6 +436,7 @@ TEST_P(realcli_shape, the_simulator_prints_what_the_real_cli_printed) {
 
   // The typed fields and texts the dispatcher reads.
   EXPECT_EQ(typed_key(c.cli, got).dump(1), typed_key(c.cli, want).dump(1));
+  expect_same_usage(c, got, want);
 
   // stderr: codex's stdin notice; pi and claude print nothing but a refusal.
   std::string want_err = test::read_all(dir / "stderr.txt");

@@ -145,6 +145,31 @@ TEST(scenario, variants_retries_and_the_refusal_are_checked) {
             "s.json: /defaults/worker/0/resets_at: expected an ISO-8601 time");
 }
 
+TEST(scenario, usage_is_set_for_every_run_and_changed_by_an_action) {
+  auto s = parse_scenario_text(R"({"usage": {"input_tokens": 5000, "cost_usd": 0.02},
+      "defaults": {"worker": [{"kind": "usage", "output_tokens": 90, "cache_read_tokens": 7}, {"kind": "work"}]}})",
+                               "s.json");
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  EXPECT_EQ(s->usage.input_tokens, 5000);
+  EXPECT_EQ(s->usage.cost_usd, 0.02);
+  EXPECT_FALSE(s->usage.output_tokens);
+  const action& u = s->defaults.at("worker")[0];
+  EXPECT_EQ(u.kind, action_kind::usage);
+  EXPECT_EQ(u.usage.output_tokens, 90);
+  EXPECT_EQ(u.usage.cache_read_tokens, 7);
+  EXPECT_FALSE(u.usage.input_tokens);
+  EXPECT_EQ(error_of(R"({"usage": {"input_tokens": -5}})"),
+            "s.json: /usage/input_tokens: is -5, a count cannot be negative");
+  EXPECT_EQ(error_of(R"({"usage": {"tokens": 5}})"), "s.json: /usage/tokens: unknown key \"tokens\"");
+  EXPECT_EQ(error_of(R"({"usage": 5})"), "s.json: /usage: expected an object of usage fields");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "usage", "cost_usd": "1"}]}})"),
+            "s.json: /defaults/worker/0/cost_usd: has the wrong type (string), expected a number of US dollars");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "usage", "output_tokens": 1.5}]}})"),
+            "s.json: /defaults/worker/0/output_tokens: holds 1.5 where a whole number of tokens belongs");
+  EXPECT_EQ(error_of(R"({"defaults": {"worker": [{"kind": "usage", "in": 1}]}})"),
+            "s.json: /defaults/worker/0/in: unknown key \"in\"");
+}
+
 TEST(scenario, invalid_json_is_reported_with_its_source) {
   std::string e = error_of("{\"tasks\": ");
   EXPECT_NE(e.find("s.json"), std::string::npos) << e;
@@ -167,7 +192,7 @@ TEST(scenario, help_documents_every_action_and_failure) {
   for (auto k : {action_kind::work, action_kind::selfcheck, action_kind::review, action_kind::events,
                  action_kind::silence, action_kind::hang, action_kind::fail, action_kind::spawn_child,
                  action_kind::exit, action_kind::write, action_kind::collab_tool, action_kind::retried,
-                 action_kind::wait_file})
+                 action_kind::wait_file, action_kind::usage})
     EXPECT_NE(help.find("\"kind\":\"" + std::string(to_string(k)) + "\""), std::string::npos) << to_string(k);
   for (int f = 0; f <= static_cast<int>(failure_kind::root_refusal); ++f) {
     std::string name(to_string(static_cast<failure_kind>(f)));

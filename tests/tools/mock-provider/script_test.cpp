@@ -62,6 +62,24 @@ TEST(mock_script, refusals_name_the_json_pointer) {
   EXPECT_EQ(parse_error(R"({"bogus": 1})"), "/bogus: unknown key");
 }
 
+TEST(mock_script, usage_is_given_to_every_reply_that_has_none_of_its_own) {
+  auto s = parsed(R"({"usage": {"input_tokens": 800, "cache_read_tokens": 300},
+    "responses": [{"kind": "text", "usage": {"input_tokens": 5, "output_tokens": 2}}],
+    "then": {"kind": "text"}})");
+  EXPECT_EQ(s.responses[0].usage.input, 5);
+  EXPECT_EQ(s.responses[0].usage.output, 2);
+  EXPECT_EQ(s.responses[0].usage.cache_read, 300);
+  EXPECT_EQ(s.then.usage.input, 800);
+  EXPECT_FALSE(s.then.usage.output);
+  EXPECT_EQ(s.uncounted.usage.cache_read, 300);
+  EXPECT_FALSE(parsed("{}").then.usage.input);
+  EXPECT_EQ(parse_error(R"({"usage": {"input": 5}})"), "/usage/input: unknown key");
+  EXPECT_EQ(parse_error(R"({"usage": {"output_tokens": -1}})"), "/usage/output_tokens: is out of range (-1)");
+  EXPECT_EQ(parse_error(R"({"then": {"kind": "text", "usage": {"cache_write_tokens": "9"}}})"),
+            "/then/usage/cache_write_tokens: must be an integer");
+  EXPECT_EQ(parse_error(R"({"usage": 5})"), "/usage: must be an object");
+}
+
 TEST(mock_script, placeholders_expand_from_the_request) {
   request_view req;
   req.now = 1000;

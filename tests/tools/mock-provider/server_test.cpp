@@ -85,6 +85,11 @@ TEST(mock_server, answers_in_script_order_and_logs_each_request) {
   EXPECT_TRUE(log[2]["index"].is_null());
   EXPECT_EQ(log[3]["kind"], "not_found");
   EXPECT_EQ(log[3]["path"], "/v1/models");
+  // The usage each answer told: none for the 429.
+  EXPECT_TRUE(log[0]["usage"].is_null());
+  EXPECT_EQ(log[1]["usage"]["input_tokens"], 1234);
+  EXPECT_EQ(log[1]["usage"]["output_tokens"], 56);
+  EXPECT_EQ(log[2]["usage"]["input_tokens"], 1234);
 }
 
 TEST(mock_server, a_cut_stream_and_a_dropped_request_fail_on_the_client) {

@@ -154,6 +154,67 @@ TEST(mock_wire, chat_stream_carries_reasoning_tool_call_usage_and_done) {
   EXPECT_EQ(f[2], json::parse(R"({"error": {"message": "boom"}})"));
 }
 
+// What each API says of an answer's usage, and what the log says it told.
+TEST(mock_wire, each_api_writes_the_usage_in_its_own_fields) {
+  const char* figures = R"({"kind": "text", "text": "ok", "usage": {"input_tokens": 800,
+      "cache_read_tokens": 300, "cache_write_tokens": 100, "output_tokens": 40, "reasoning_tokens": 8}})";
+  auto codex = render_reply(api_kind::responses, reply(figures), request(api_kind::responses, codex_tools));
+  EXPECT_EQ(data_of(codex).back()["response"]["usage"], json::parse(R"({"input_tokens": 1200,
+      "input_tokens_details": {"cached_tokens": 300, "cache_write_tokens": 100}, "output_tokens": 40,
+      "output_tokens_details": {"reasoning_tokens": 8}, "total_tokens": 1240})"));
+  EXPECT_EQ(served_usage(codex), json::parse(R"({"input_tokens": 800, "output_tokens": 40,
+      "cache_read_tokens": 300, "cache_write_tokens": 100, "reasoning_tokens": 8})"));
+
+  auto claude_req = request(api_kind::messages, R"({"model": "m", "stream": true, "tools": [{"name": "Bash"}]})");
+  auto claude = render_reply(api_kind::messages, reply(figures), claude_req);
+  auto frames = data_of(claude);
+  EXPECT_EQ(frames.front()["message"]["usage"], json::parse(R"({"input_tokens": 800, "output_tokens": 1,
+      "cache_creation_input_tokens": 100, "cache_read_input_tokens": 300})"));
+  EXPECT_EQ(frames[frames.size() - 2]["usage"]["output_tokens"], 40);
+  EXPECT_EQ(served_usage(claude), json::parse(R"({"input_tokens": 800, "output_tokens": 40,
+      "cache_read_tokens": 300, "cache_write_tokens": 100})"))
+      << "the Messages API has no reasoning count";
+
+  auto pi_req = request(api_kind::chat, R"({"model": "m", "stream": true})");
+  auto pi = render_reply(api_kind::chat, reply(figures), pi_req);
+  auto chunks = data_of(pi);
+  EXPECT_EQ(chunks[chunks.size() - 2]["usage"], json::parse(R"({"prompt_tokens": 1200, "completion_tokens": 40,
+      "total_tokens": 1240, "prompt_tokens_details": {"cached_tokens": 400, "cache_write_tokens": 100},
+      "completion_tokens_details": {"reasoning_tokens": 8}})"));
+  EXPECT_EQ(served_usage(pi)["reasoning_tokens"], 8);
+}
+
+TEST(mock_wire, defaults_are_the_captures_figures_and_only_whole_answers_are_served) {
+  auto codex = render_reply(api_kind::responses, reply(R"({"kind": "text", "text": "ok"})"),
+                            request(api_kind::responses, codex_tools));
+  EXPECT_EQ(served_usage(codex), json::parse(R"({"input_tokens": 1200, "output_tokens": 40,
+      "cache_read_tokens": 0, "cache_write_tokens": 0, "reasoning_tokens": 0})"));
+  auto pi = render_reply(api_kind::chat, reply(R"({"kind": "text", "text": "ok"})"),
+                         request(api_kind::chat, R"({"model": "m", "stream": false})"));
+  EXPECT_EQ(json::parse(pi.body)["usage"], json::parse(R"({"prompt_tokens": 1234, "completion_tokens": 56,
+      "total_tokens": 1290})"));
+  EXPECT_EQ(served_usage(pi)["input_tokens"], 1234);
+  auto claude_req = request(api_kind::messages, R"({"model": "m", "stream": true, "tools": [{"name": "Bash"}]})");
+  // Cut after message_start and two more events: no answer, though the
+  // start told the input.
+  auto cut = render_reply(api_kind::messages, reply(R"({"kind": "stream_cut", "after_events": 3})"), claude_req);
+  EXPECT_EQ(data_of(cut).front()["message"]["usage"]["input_tokens"], 321);
+  EXPECT_TRUE(served_usage(cut).is_null());
+  // A "cut" after the last frame is a whole answer.
+  auto whole = render_reply(api_kind::messages, reply(R"({"kind": "stream_cut", "after_events": 99})"), claude_req);
+  EXPECT_EQ(served_usage(whole), json::parse(R"({"input_tokens": 321, "output_tokens": 12,
+      "cache_read_tokens": 0, "cache_write_tokens": 0})"));
+  auto failed = render_reply(api_kind::messages, reply(R"({"kind": "stream_error", "error": {"type": "x"}})"),
+                             claude_req);
+  EXPECT_TRUE(served_usage(failed).is_null());
+  auto codex_cut = render_reply(api_kind::responses, reply(R"({"kind": "stream_cut", "after_events": 5})"),
+                                request(api_kind::responses, codex_tools));
+  EXPECT_TRUE(served_usage(codex_cut).is_null()) << "response.completed never came";
+  auto error = render_reply(api_kind::chat, reply(R"({"kind": "http_error", "status": 429})"),
+                            request(api_kind::chat, R"({"stream": true})"));
+  EXPECT_TRUE(served_usage(error).is_null());
+}
+
 TEST(mock_wire, http_errors_keep_status_headers_and_body) {
   auto r = render_reply(api_kind::chat,
                         reply(R"({"kind": "http_error", "status": 429, "delay_ms": 5,
