@@ -30,14 +30,14 @@ runtime::result<status_reading> read_status(const status_request& request,
   auto opened = runtime::open_state_root(*identity, runtime::state_env::from_process());
   if (!opened)
     return opened.error();
-  const fs::path root = opened->path;
+  const fs::path& root = opened->path;
   std::optional<fs::path> policy_file;
   if (!request.policy.empty())
     policy_file = request.policy;
   auto pol = runtime::load_policy(policy_file, scan->workspace);
   if (!pol)
     return pol.error();
-  auto state = runtime::read_state_unlocked(root, identity->path, identity->id);
+  auto state = runtime::read_state_unlocked(*opened, identity->path, identity->id);
   if (!state)
     return state.error();
 
