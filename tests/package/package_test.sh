@@ -240,43 +240,60 @@ step_man() {
 
 step_completion() {
   local script=$root/usr/share/bash-completion/completions/agent-dispatch
-  # complete WORDS...: what the completion offers for the last word.
+  # complete WORDS...: what the function the script registers for
+  # agent-dispatch offers for the last word, as bash calls it on <TAB>.
   cat > "$scratch/complete.sh" << EOF
 source "$script"
-complete -p agent-dispatch > /dev/null || exit 3
+spec=\$(complete -p agent-dispatch) || exit 3
+[[ \$spec =~ -F\ ([^ ]+) ]] || exit 4
 COMP_WORDS=("\$@")
 COMP_CWORD=\$((\$# - 1))
-_agent_dispatch
+"\${BASH_REMATCH[1]}" agent-dispatch "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD - 1]}"
 printf '%s\n' "\${COMPREPLY[@]}"
 EOF
-  offers() { (cd "$scratch/files" && bash "$scratch/complete.sh" agent-dispatch "$@" | sort); }
+  offers() { (cd "$scratch/files" && bash "$scratch/complete.sh" agent-dispatch "$@" | sort | sed '/^$/d'); }
   mkdir -p "$scratch/files/a-folder"
   touch "$scratch/files/a-file.json"
-  local path sub opt got
+  local files
+  files=$(printf 'a-file.json\na-folder')
+  # For every command --help lists: exactly its sub-commands (and file names
+  # where it takes a positional, as --help shows), and exactly the options
+  # of its --help, no hidden one.
+  local path want got
   while read -r path; do
     # shellcheck disable=SC2086 # the path's words are the command's argv
-    got=$(offers $path "")
+    want=$(help_commands $path | awk -v n="$(wc -w <<< "$path")" 'NF == n + 1 { print $NF }')
     # shellcheck disable=SC2086
-    for sub in $(help_commands $path | awk -v n="$(wc -w <<< "$path")" 'NF == n + 1 { print $NF }'); do
-      grep -qx "$sub" <<< "$got" || fail "\`agent-dispatch $path <TAB>\` does not offer $sub: $got"
-    done
+    if "$packaged" $path --help | grep -q '^Positionals:'; then
+      want=$(printf '%s\n%s' "$want" "$files")
+    fi
+    want=$(sort <<< "$want" | sed '/^$/d')
+    # shellcheck disable=SC2086
+    got=$(offers $path "")
+    [ "$got" = "$want" ] ||
+      fail "\`agent-dispatch $path <TAB>\` offers:"$'\n'"$got"$'\n'"--help lists:"$'\n'"$want"
+    # shellcheck disable=SC2086
+    want=$(help_options $path | sort -u)
     # shellcheck disable=SC2086
     got=$(offers $path -)
-    # shellcheck disable=SC2086
-    for opt in $(help_options $path); do
-      grep -qx -e "$opt" <<< "$got" || fail "\`agent-dispatch $path -<TAB>\` does not offer $opt: $got"
-    done
+    [ "$got" = "$want" ] ||
+      fail "\`agent-dispatch $path -<TAB>\` offers:"$'\n'"$got"$'\n'"--help lists:"$'\n'"$want"
   done < <(echo; help_commands)
-  # Values: a file name after an option that takes one, nothing after a
-  # number, and a flag takes no value.
+  # Values: a file name after an option that takes one (also after
+  # --opt=, which bash splits at the =), nothing after a number; a flag
+  # takes no value; an option's value is not read as a sub-command.
   got=$(offers run --workspace a-)
-  [ "$got" = "$(printf 'a-file.json\na-folder')" ] || fail "run --workspace a-<TAB> offers: $got"
+  [ "$got" = "$files" ] || fail "run --workspace a-<TAB> offers: $got"
+  got=$(offers run --workspace = a-)
+  [ "$got" = "$files" ] || fail "run --workspace=a-<TAB> offers: $got"
   got=$(offers run --max-parallel "")
   [ -z "$got" ] || fail "run --max-parallel <TAB> offers: $got"
   got=$(offers run --dry-run --js)
   [ "$got" = --json ] || fail "run --dry-run --js<TAB> offers: $got"
+  got=$(offers status --workspace policy --js)
+  [ "$got" = --json ] || fail "status --workspace policy --js<TAB> offers: $got"
   got=$(offers policy check a-f)
-  [ "$got" = "$(printf 'a-file.json\na-folder')" ] || fail "policy check a-f<TAB> offers: $got"
+  [ "$got" = "$files" ] || fail "policy check a-f<TAB> offers: $got"
   echo "package completion: ok"
 }
 
