@@ -9,6 +9,8 @@ void add_claims_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<attempt_watch_ready>("attempt_watch_ready");
   cfg.add_message_type<attempt_watch_agent>("attempt_watch_agent");
   cfg.add_message_type<attempt_watch_end>("attempt_watch_end");
+  cfg.add_message_type<attempt_watch_judged>("attempt_watch_judged");
+  cfg.add_message_type<attempt_watch_done>("attempt_watch_done");
   cfg.add_message_type<runtime::live_violation>("live_violation");
   cfg.add_message_type<claim_violation_noted>("claim_violation_noted");
   cfg.add_message_type<violating_attempt_ended>("violating_attempt_ended");

@@ -2,14 +2,17 @@
 // Messages and typed interfaces of the claim watcher (actors/claims), the one
 // actor per run that notices writes outside the writer's claim
 // (docs/claims.md). The attempt side tells it when an agent starts and ends
-// (attempt_watch_begin / attempt_watch_end); it tells the scheduler what a
-// violation holds back or stops (claim_violation_noted) and when the
-// violating attempt has ended (violating_attempt_ended). Run events, work-log
-// rows and the durable record it produces itself. All fire-and-forget
-// (reacts_to); every struct is a value with a free inspect().
-// Error contract: none of these messages is answered, so none with an error;
-// a watcher that cannot watch (fanotify refused, a snapshot failed) logs why
-// and goes on with what it can.
+// (attempt_watch_begin / attempt_watch_end); the task side waits for the
+// verdicts on an ended attempt's writes before its next step
+// (attempt_watch_judged); it tells the scheduler what a violation holds back
+// or stops (claim_violation_noted) and when the violating attempt has ended
+// (violating_attempt_ended). Run events, work-log rows and the durable
+// record it produces itself. Only the begin and the judged query are
+// answered; the rest are fire-and-forget (reacts_to); every struct is a
+// value with a free inspect().
+// Error contract: no answer is an error; a watcher that cannot watch
+// (fanotify refused, a snapshot failed) logs why, answers at once and goes
+// on with what it can.
 // Registered by add_claims_messages().
 
 #include <cstdint>
@@ -93,6 +96,29 @@ typename Inspector::result_type inspect(Inspector& f, attempt_watch_end& x) {
   return f(caf::meta::type_name("attempt_watch_end"), x.identity, x.ended_at);
 }
 
+// Task side -> watcher, after attempt `identity` ended (its end was sent
+// before its result went out, so the watcher has handled it): answered
+// with attempt_watch_done once the writes the watcher has seen until now
+// are judged and each violation's effects carried out (under `block`: the
+// task's block durable and the scheduler's note sent), so the task's next
+// step sees the block. Under `warn` nothing the task does next depends on
+// a verdict: answered at once.
+struct attempt_watch_judged {
+  std::string identity;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_watch_judged& x) {
+  return f(caf::meta::type_name("attempt_watch_judged"), x.identity);
+}
+
+struct attempt_watch_done {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, attempt_watch_done&) {
+  return f(caf::meta::type_name("attempt_watch_done"));
+}
+
 // Watcher -> scheduler, once the violation is durable: `path` was written
 // outside its writer's claim. `live` lists the attempts (writer, or each
 // candidate) that still run: a task claiming the path waits for them.
@@ -167,9 +193,14 @@ using attempt_watch_actor =
   caf::typed_actor<caf::replies_to<attempt_watch_begin>::with<attempt_watch_ready>,
                    caf::reacts_to<attempt_watch_agent>, caf::reacts_to<attempt_watch_end>>;
 
+// ... and the task side.
+using attempt_verdicts_actor =
+  caf::typed_actor<caf::replies_to<attempt_watch_judged>::with<attempt_watch_done>>;
+
 using claim_watcher_actor =
   caf::typed_actor<caf::replies_to<attempt_watch_begin>::with<attempt_watch_ready>,
                    caf::reacts_to<attempt_watch_agent>, caf::reacts_to<attempt_watch_end>,
+                   caf::replies_to<attempt_watch_judged>::with<attempt_watch_done>,
                    caf::reacts_to<claim_listener_set>, caf::reacts_to<claims_tick_atom>,
                    caf::replies_to<claim_watch_query>::with<claim_watch_info>>;
 

@@ -47,9 +47,9 @@ struct attempt_config {
   // reports, silence checks and its classification here as they happen
   // (docs/traces.md). Null: nothing is recorded.
   std::shared_ptr<runtime::trace_writer> trace;
-  // The policy's failure-pattern table every attempt classifies with
-  // (empty: the default table).
-  std::vector<runtime::failure_pattern> failure_patterns;
+  // The policy's failure-pattern table every attempt classifies with,
+  // compiled once for the run (null: the default table).
+  std::shared_ptr<const runtime::compiled_failure_patterns> failure_patterns;
   // The agent keeper (ad-keeper, docs/keeper.md) every agent runs under, so
   // that it outlives this dispatcher; empty: agents run as direct children
   // (the process layer's own tests).

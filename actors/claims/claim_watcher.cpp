@@ -42,6 +42,9 @@ void open_watch(claim_watcher_state& s) {
   spdlog::info("claims: watching {} with snapshots ({})", s.cfg.workspace, s.note);
 }
 
+// Once no judgement is in flight: the violating attempts' ends go to the
+// scheduler, and the task sides waiting for verdicts are answered (those
+// whose writes no longer settle).
 void flush_ended(self_ptr self) {
   auto& s = self->state;
   if (s.in_flight > 0)
@@ -51,6 +54,12 @@ void flush_ended(self_ptr self) {
       self->send(s.listener,
                  messages::violating_attempt_ended{s.cfg.clock->now(), std::move(attempt)});
   s.ended.clear();
+  std::erase_if(s.awaiting, [&s](claim_watcher_state::awaiting_verdicts& a) {
+    if (s.monitor.settling_until(a.until))
+      return false;
+    a.rp.deliver(messages::attempt_watch_done{});
+    return true;
+  });
 }
 
 // The violation's effects after its record is durable (or refused).
@@ -230,11 +239,22 @@ messages::claim_watcher_actor::behavior_type claim_watcher_impl(self_ptr self,
       s.monitor.prune(s.cfg.clock->now());
       flush_ended(self);
     },
+    [self](messages::attempt_watch_judged&) -> caf::result<messages::attempt_watch_done> {
+      auto& s = self->state;
+      // Under warn the task's next step depends on no verdict.
+      if (!s.scope || s.cfg.policy.on_violation != runtime::violation_action::block)
+        return messages::attempt_watch_done{};
+      auto rp = self->make_response_promise<messages::attempt_watch_done>();
+      s.awaiting.push_back({s.cfg.clock->now(), rp});
+      flush_ended(self);
+      return rp;
+    },
     [self](messages::claims_tick_atom) {
       auto& s = self->state;
       s.ticking = false;
       drain(self);
       s.monitor.prune(s.cfg.clock->now());
+      flush_ended(self);
       keep_ticking(self);
     },
     [self](messages::claim_listener_set& l) { self->state.listener = std::move(l.listener); },

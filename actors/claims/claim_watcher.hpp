@@ -15,7 +15,11 @@
 // block) through the state store, then the run event to the output actor,
 // the CLAIM work-log row, and the note to the scheduler (claim_listener_set
 // names it). A violating attempt's end is told to the scheduler only after
-// every note that named it. It never answers with an error: a watch that
+// every note that named it. Under `block`, the task side's question whether
+// an ended attempt's writes are judged (attempt_watch_judged) is answered
+// only once no judgement is in flight and no write drained by then still
+// waits for its settle time: the block is durable before the task's next
+// step. It never answers with an error: a watch that
 // cannot be opened, a snapshot that fails, a refused durable write or work
 // log are logged and the run goes on.
 
@@ -25,6 +29,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <caf/typed_response_promise.hpp>
 
 #include "messages/claims.hpp"
 #include "messages/run_events.hpp"
@@ -69,6 +75,13 @@ struct claim_watcher_state {
   bool ticking = false;
   int in_flight = 0;                  // judgements whose notes are not sent yet
   std::vector<std::string> ended;     // violating attempts' ends waiting for those notes
+  // attempt_watch_judged questions waiting for the judgements (and the
+  // settle times of the writes drained until `until`).
+  struct awaiting_verdicts {
+    runtime::millis until = 0;
+    caf::typed_response_promise<messages::attempt_watch_done> rp;
+  };
+  std::vector<awaiting_verdicts> awaiting;
 };
 
 messages::claim_watcher_actor::behavior_type claim_watcher_impl(

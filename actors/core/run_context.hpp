@@ -1,7 +1,7 @@
 #pragma once
 // What every actor of one `run` shares: the workspace and its state root,
 // the policy and its time zone, the clock, and the handles of the state
-// store, supervisor, attempt host and output actor. Immutable once the run
+// store, supervisor, attempt host, claim watcher and output actor. Immutable once the run
 // starts (shared by pointer between the scheduler and its task actors).
 // The output handle may be null (nothing is rendered then), and so may the
 // task actors' file access (io: null means the real files) and the
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "messages/attempt.hpp"
+#include "messages/claims.hpp"
 #include "messages/run_events.hpp"
 #include "messages/state.hpp"
 #include "messages/supervisor.hpp"
@@ -51,6 +52,9 @@ struct run_context {
   // runs before it starts (task_cmd::place_attempt).
   bool place_on_nodes = false;
   messages::output_actor out;
+  // The run's claim watcher (docs/claims.md), asked after each attempt
+  // whether its writes are judged; null: no one is asked.
+  messages::attempt_verdicts_actor claims;
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};
   std::chrono::milliseconds survivor_poll{1'000};

@@ -62,6 +62,26 @@ void fail(self_ptr self, runtime::task_peer peer, const caf::error& err) {
   feed(self, ev::request_failed{peer, self->system().render(err)});
 }
 
+// An attempt has finished once it has ended and the run's claim watcher has
+// judged its writes: a block for a write outside the claim is durable
+// before the machine takes its next step (docs/claims.md). A watcher that
+// does not answer delays the result by at most the state timeout.
+void attempt_finished(self_ptr self, messages::attempt_result r) {
+  const auto& ctx = *self->state.ctx;
+  if (!ctx.claims) {
+    feed(self, ev::attempt_finished{std::move(r)});
+    return;
+  }
+  auto identity = r.identity;
+  self->request(ctx.claims, ctx.state_timeout, messages::attempt_watch_judged{std::move(identity)})
+    .then([self, r](const messages::attempt_watch_done&) { feed(self, ev::attempt_finished{r}); },
+          [self, r](caf::error& err) {
+            spdlog::warn("claims: the verdicts on {} are not known: {}", r.identity,
+                         self->system().render(err));
+            feed(self, ev::attempt_finished{r});
+          });
+}
+
 void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
   auto& s = self->state;
   const auto& ctx = *s.ctx;
@@ -96,7 +116,7 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
       [&](cmd::start_attempt& x) {
         self->request(ctx.host, ctx.attempt_timeout, std::move(x.order))
           .then(
-            [self](messages::attempt_result& r) { feed(self, ev::attempt_finished{std::move(r)}); },
+            [self](messages::attempt_result& r) { attempt_finished(self, std::move(r)); },
             [self](caf::error& err) { fail(self, task_peer::attempt, err); });
       },
       [&](cmd::adopt_attempt& x) {
@@ -105,7 +125,7 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
                                     std::move(x.keeper_start_token)};
         self->request(ctx.host, ctx.attempt_timeout, std::move(req))
           .then(
-            [self](messages::attempt_result& r) { feed(self, ev::attempt_finished{std::move(r)}); },
+            [self](messages::attempt_result& r) { attempt_finished(self, std::move(r)); },
             [self](caf::error& err) { fail(self, task_peer::attempt, err); });
       },
       [&](cmd::place_attempt& x) {

@@ -5,7 +5,8 @@
 // with one clock reading: its start, every answer to its requests (the
 // state store, the supervisor, the attempt host), its timer and the run's
 // stop. It carries out the commands the machine returns, in order: a
-// request (whose answer, or error, becomes the next event), a read of the
+// request (whose answer, or error, becomes the next event; an attempt's
+// result once the run's claim watcher has judged its writes), a read of the
 // task's files through ctx->io (runtime::task_files; answered at once), a
 // timer, a cancel, a run event for the output, a crash-test checkpoint, and
 // finally task_ended to the scheduler, after which it quits. When the run

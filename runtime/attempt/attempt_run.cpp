@@ -168,14 +168,7 @@ result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, cons
 }
 
 status attempt_run::start_output(const attempt_setup& setup) {
-  if (setup.failure_patterns.empty()) {
-    patterns_ = default_compiled_failure_patterns();
-  } else {
-    auto compiled = compile_failure_patterns(setup.failure_patterns);
-    if (!compiled)
-      return compiled.error();
-    patterns_ = std::move(*compiled);
-  }
+  patterns_ = setup.failure_patterns ? *setup.failure_patterns : default_compiled_failure_patterns();
   output_.emplace(setup.launch.kind,
                   setup.role == "review" ? review_guard::codex_review : review_guard::off,
                   setup.progress, &patterns_);

@@ -69,7 +69,8 @@ struct attempt_setup {
   json selector_evidence;         // null or an object
   int64_t stage_budget = 0;
   std::string retry_handoff_id;
-  std::vector<failure_pattern> failure_patterns; // empty: the default table
+  // Compiled once and shared by every attempt of a run; null: the default table.
+  std::shared_ptr<const compiled_failure_patterns> failure_patterns;
   no_progress_settings progress;  // the adapter's no-progress rule (progress_watch.hpp)
   std::string resumed_from_locator; // pi native resume: the attempt it continues
   std::string node;                 // distributed mode: the worker node it runs on

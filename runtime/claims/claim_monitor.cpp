@@ -106,6 +106,11 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
   return out;
 }
 
+bool claim_monitor::settling_until(millis t) const {
+  return std::any_of(settling_.begin(), settling_.end(),
+                     [t](const auto& s) { return s.second.since <= t; });
+}
+
 std::vector<pending_judgement> claim_monitor::begin_after(const watched_attempt& a,
                                                           const std::vector<write_event>& queued,
                                                           millis now) {

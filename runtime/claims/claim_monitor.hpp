@@ -89,6 +89,10 @@ public:
   pending_judgement from_events(const std::vector<write_event>& events, millis now);
   // Writes of created files still waiting for their settle time.
   bool settling() const { return !settling_.empty(); }
+  // Whether a write drained at or before `t` still waits for its settle
+  // time (so an attempt that ended at `t` may yet be found writing outside
+  // its claim).
+  bool settling_until(millis t) const;
   // At an attempt's begin, the events queued until then: the agent may have
   // written before its begin arrived, so the writes its own marker made
   // (queued now or held back earlier) are judged with it; every other write

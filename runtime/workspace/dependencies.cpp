@@ -16,7 +16,11 @@ bool names_predecessor(std::string_view folder, std::string_view predecessor) {
 
 namespace {
 
-void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
+// Each folder of group_dir holding complete.log, with the log's canonical
+// path (the plain one when it does not resolve), for every name `keep`
+// accepts.
+template <class Keep, class Found>
+void collect(const fs::path& group_dir, Keep keep, Found found) {
   std::error_code ec;
   fs::directory_iterator it(group_dir, ec);
   if (ec)
@@ -25,15 +29,21 @@ void collect(const fs::path& group_dir, std::string_view predecessor, std::set<f
     if (ec)
       return;
     auto name = it->path().filename().string();
-    if (!names_predecessor(name, predecessor))
+    if (!keep(name))
       continue;
     auto log = it->path() / "complete.log";
     std::error_code ec2;
     if (!fs::exists(log, ec2))
       continue;
     auto canonical = fs::canonical(log, ec2);
-    found.insert(ec2 ? log : canonical);
+    found(name, ec2 ? log : canonical);
   }
+}
+
+void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
+  collect(
+    group_dir, [&](const std::string& name) { return names_predecessor(name, predecessor); },
+    [&](const std::string&, fs::path log) { found.insert(std::move(log)); });
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
@@ -97,8 +107,40 @@ std::vector<fs::path> dependency_candidates(const fs::path& task_root, std::stri
   return {found.begin(), found.end()};
 }
 
-dependency_report resolve_dependencies(const fs::path& task_root, const scanned_task& task,
-                                       const std::set<std::string>& running_tasks) {
+completed_index::completed_index(fs::path task_root) : task_root_(std::move(task_root)) {}
+
+std::vector<fs::path> completed_index::candidates(std::string_view group,
+                                                  std::string_view predecessor) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) {
+    if (!months_read_) {
+      for (const auto& year : subfolders(task_root_ / "archive"))
+        for (const auto& month : subfolders(year))
+          months_.push_back(month);
+      months_read_ = true;
+    }
+    std::vector<completed_entry> entries;
+    auto keep_completed = [](const std::string& name) { return !name.starts_with("."); };
+    auto add = [&](const std::string& name, fs::path log) {
+      entries.push_back({name, std::move(log)});
+    };
+    collect(task_root_ / group, keep_completed, add);
+    for (const auto& month : months_)
+      collect(month / group, keep_completed, add);
+    it = groups_.emplace(std::string(group), std::move(entries)).first;
+  }
+  std::set<fs::path> found;
+  for (const auto& e : it->second)
+    if (names_predecessor(e.folder, predecessor))
+      found.insert(e.complete_log);
+  return {found.begin(), found.end()};
+}
+
+namespace {
+
+template <class Candidates>
+dependency_report resolve_with(Candidates candidates_of, const scanned_task& task,
+                               const std::set<std::string>& running_tasks) {
   dependency_report report;
   if (task.deps.empty() || task.name.find('/') == std::string::npos)
     return report;
@@ -118,7 +160,7 @@ dependency_report resolve_dependencies(const fs::path& task_root, const scanned_
     return report;
   }
   for (const auto& pred : task.deps) {
-    auto candidates = dependency_candidates(task_root, task.group, pred);
+    auto candidates = candidates_of(task.group, pred);
     if (candidates.empty()) {
       report.missing.push_back(pred);
     } else if (candidates.size() > 1) {
@@ -132,6 +174,26 @@ dependency_report resolve_dependencies(const fs::path& task_root, const scanned_
                  : !report.missing.empty() ? dependency_status::missing
                                            : dependency_status::satisfied;
   return report;
+}
+
+} // namespace
+
+dependency_report resolve_dependencies(const fs::path& task_root, const scanned_task& task,
+                                       const std::set<std::string>& running_tasks) {
+  return resolve_with(
+    [&](std::string_view group, std::string_view pred) {
+      return dependency_candidates(task_root, group, pred);
+    },
+    task, running_tasks);
+}
+
+dependency_report resolve_dependencies(completed_index& completed, const scanned_task& task,
+                                       const std::set<std::string>& running_tasks) {
+  return resolve_with(
+    [&](std::string_view group, std::string_view pred) {
+      return completed.candidates(group, pred);
+    },
+    task, running_tasks);
 }
 
 } // namespace ad::runtime

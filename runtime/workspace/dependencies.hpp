@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -51,10 +52,37 @@ std::vector<std::filesystem::path> dependency_candidates(const std::filesystem::
                                                          std::string_view group,
                                                          std::string_view predecessor);
 
+// The completed folders of each group asked about, in agent-task/<group>/
+// and every archive month, listed once at the first question about the group:
+// dependency_candidates' answers for a whole workspace at one listing per
+// folder instead of one per predecessor of every task (a dry run or
+// `status` over 10,000 tasks). Answers what the folders held when the group
+// was first asked about; a single owner, not for a tree that changes.
+class completed_index {
+public:
+  explicit completed_index(std::filesystem::path task_root);
+  // The same answer as dependency_candidates(task_root, group, predecessor).
+  std::vector<std::filesystem::path> candidates(std::string_view group,
+                                                std::string_view predecessor);
+
+private:
+  struct completed_entry {
+    std::string folder;                // its name
+    std::filesystem::path complete_log; // canonical when it resolves
+  };
+  std::filesystem::path task_root_;
+  std::vector<std::filesystem::path> months_; // archive/<YYYY>/<MM>, listed once
+  bool months_read_ = false;
+  std::map<std::string, std::vector<completed_entry>, std::less<>> groups_;
+};
+
 // running_tasks: names of tasks currently running (here or in another live
 // dispatcher); a predecessor among them keeps the task waiting.
 dependency_report resolve_dependencies(const std::filesystem::path& task_root,
                                        const scanned_task& task,
+                                       const std::set<std::string>& running_tasks = {});
+// The same with the predecessors' folders from an index.
+dependency_report resolve_dependencies(completed_index& completed, const scanned_task& task,
                                        const std::set<std::string>& running_tasks = {});
 
 } // namespace ad::runtime

@@ -99,6 +99,7 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
   };
   std::vector<candidate> ready;
 
+  completed_index completed(scan.task_root);
   for (const auto& task : scan.tasks) {
     auto progress = progress_of(task.name);
     dry_run_task out;
@@ -108,7 +109,7 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
     out.write_set = task.write_set.paths;
     for (const auto& e : task.errors)
       out.errors.push_back(e.message);
-    out.dependency = resolve_dependencies(scan.task_root, task, running_names);
+    out.dependency = resolve_dependencies(completed, task, running_names);
     auto stage = derive_stage(task, progress);
     out.stage = std::string(to_string(stage));
 

@@ -28,11 +28,13 @@ void push_components(const fs::path& p, std::deque<std::string>& pending, bool f
 
 result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
   std::deque<std::string> pending;
-  if (path.is_relative())
-    push_components(base, pending, false);
   push_components(path, pending, false);
 
-  fs::path resolved = "/";
+  // A relative path starts at base, resolved already: its components are
+  // not looked at again.
+  fs::path resolved = path.is_relative() && base.is_absolute() ? base.lexically_normal() : "/";
+  if (resolved.has_filename() == false && resolved != "/")
+    resolved = resolved.parent_path();
   int hops = 0;
   bool missing = false; // once a component is missing, the rest is lexical
   while (!pending.empty()) {

@@ -14,8 +14,9 @@
 
 namespace ad::runtime {
 
-// `path` relative paths are taken relative to `base` (which should itself be
-// absolute and resolved).
+// `path` relative paths are taken relative to `base`, which must itself be
+// absolute and resolved (realpath's answer, or this function's): its
+// components are not followed again.
 result<std::filesystem::path> resolve_path(const std::filesystem::path& path,
                                            const std::filesystem::path& base);
 

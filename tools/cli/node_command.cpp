@@ -31,6 +31,7 @@
 #include "runtime/report/logging.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/distributed_setup.hpp"
+#include "tools/cli/scheduler_setup.hpp"
 
 namespace ad::cli {
 
@@ -130,7 +131,7 @@ int run_node(const node_options& opt) {
   messages::register_message_types(cfg);
   // Attempt actors block on fsync: a thread more than there are slots,
   // and no more than a run uses (docs/bench.md); idle workers cost CPU.
-  cfg.set("scheduler.max-threads", std::clamp(opt.slots + 2, 4, 8));
+  configure_scheduler(cfg, static_cast<size_t>(std::clamp(opt.slots + 2, 4, 8)));
   configure_middleman(cfg, opt.lease_ms, opt.tls);
   caf::actor_system sys{cfg};
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});

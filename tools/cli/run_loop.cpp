@@ -33,6 +33,7 @@
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/scheduler_setup.hpp"
 #include "tools/cli/trace_setup.hpp"
 
 namespace ad::cli {
@@ -157,6 +158,12 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
     return exit_blocked;
   }
+  // Compiled once for every attempt of the run.
+  auto patterns = runtime::compile_failure_patterns(pol->value.failure_patterns);
+  if (!patterns.is_ok()) {
+    std::cerr << "run: policy failure patterns: " << patterns.error().message() << "\n";
+    return exit_blocked;
+  }
   // Without --node, the policy's nodes.
   if (nodes.empty())
     for (std::size_t i = 0; i < pol->value.nodes.size(); ++i) {
@@ -242,14 +249,15 @@ int run_loop(const run_loop_options& opt) {
     configure_middleman(cfg, terms.lease_ms, opt.tls);
   // Attempt and state actors block on fsync; with only two workers they
   // starve the scheduler and the task actors (docs/bench.md).
-  cfg.set("scheduler.max-threads", 8);
+  configure_scheduler(cfg, 8);
   caf::actor_system sys{cfg};
   auto state = actors::spawn_state_actors(sys, std::move(*store));
   auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
   auto attempt_cfg = actors::make_attempt_config(process, trace);
   attempt_cfg.keeper = keeper->string();
-  attempt_cfg.failure_patterns = pol->value.failure_patterns;
+  attempt_cfg.failure_patterns =
+    std::make_shared<const runtime::compiled_failure_patterns>(std::move(*patterns));
 
   auto ctx = std::make_shared<actors::run_context>();
   ctx->workspace = identity->path;
@@ -289,6 +297,7 @@ int run_loop(const run_loop_options& opt) {
   claims_cfg.clock = clk;
   auto claims = sys.spawn(actors::claim_watcher_impl, std::move(claims_cfg));
   attempt_cfg.claims = claims;
+  ctx->claims = claims;
   auto host = sys.spawn(actors::attempt_host_impl, std::move(attempt_cfg));
   ctx->host = host;
   messages::node_pool_actor pool;

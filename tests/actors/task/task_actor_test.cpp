@@ -5,13 +5,15 @@
 // it (or holds it until it is cancelled), a scheduler that keeps the
 // task_ended it is told, and file reads given by the test. Each test drives
 // one path of a task through the actor: a failure and its retry, a failover,
-// a wait for cooling targets, a block and a stop.
+// a wait for cooling targets, a block, a stop, and (with the run's real
+// claim watcher) a block for a write outside the claim.
 
 #include "actors/task/task_actor.hpp"
 
 #include <caf/all.hpp>
 
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "actors/claims/claim_watcher.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/types.hpp"
 #include "runtime/agents/attempt_locator.hpp"
@@ -73,10 +76,16 @@ struct seen {
   std::optional<caf::typed_response_promise<messages::attempt_result>> held;
   std::string attempt_dir;
   std::optional<messages::task_ended> ended;
-  // Hold the store's answer to the changes that record an attempt start.
+  // Hold the store's answer to the changes that record an attempt start,
+  // or a claim violation.
   bool hold_attempt_start = false;
+  bool hold_violation = false;
   std::optional<caf::typed_response_promise<messages::state_changes_applied>> held_apply;
   messages::state_changes_applied held_apply_value;
+  // The run's claim watcher: the host tells it of each attempt's agent, and
+  // the agent writes `stray` (outside every claim) while it runs.
+  messages::claim_watcher_actor watcher;
+  std::string stray;
 };
 
 messages::state_store_actor::behavior_type stand_in_store(messages::state_store_actor::pointer self,
@@ -94,7 +103,10 @@ messages::state_store_actor::behavior_type stand_in_store(messages::state_store_
       bool starts = std::any_of(msg.changes.begin(), msg.changes.end(), [](const auto& c) {
         return std::holds_alternative<runtime::record_attempt_started>(c);
       });
-      if (starts && s->hold_attempt_start) {
+      bool violation = std::any_of(msg.changes.begin(), msg.changes.end(), [](const auto& c) {
+        return std::holds_alternative<runtime::record_claim_violation>(c);
+      });
+      if ((starts && s->hold_attempt_start) || (violation && s->hold_violation)) {
         auto rp = self->make_response_promise<messages::state_changes_applied>();
         s->held_apply = rp;
         s->held_apply_value = out;
@@ -155,6 +167,23 @@ messages::attempt_host_actor::behavior_type stand_in_host(messages::attempt_host
       auto end = s->script.empty() ? scripted_end{} : s->script.front();
       if (!s->script.empty())
         s->script.pop_front();
+      if (s->watcher) {
+        // As the attempt actor: the watcher's answer before the agent
+        // starts; the agent writes; its end before the result.
+        auto rp = self->make_response_promise<messages::attempt_result>();
+        auto now = runtime::system_clock().now();
+        auto identity = identity_of(req);
+        self->request(s->watcher, std::chrono::seconds(5),
+                      messages::attempt_watch_begin{req.task, identity, "m-" + identity, 0,
+                                                    req.write_paths, now})
+          .then([self, s, rp, req, end, identity](const messages::attempt_watch_ready&) mutable {
+            std::ofstream(s->stray) << "stray\n";
+            self->send(s->watcher,
+                       messages::attempt_watch_end{identity, runtime::system_clock().now()});
+            rp.deliver(result_for(*s, req, end));
+          });
+        return rp;
+      }
       if (end.hold) {
         auto rp = self->make_response_promise<messages::attempt_result>();
         s->held = rp;
@@ -217,6 +246,19 @@ private:
   std::shared_ptr<seen> s_;
 };
 
+// The run's claim watcher over a workspace folder: snapshots, `block`.
+messages::claim_watcher_actor spawn_watcher(caf::actor_system& sys, const run_context& ctx,
+                                            const std::filesystem::path& state_root) {
+  claim_watcher_config c;
+  c.workspace = ctx.workspace;
+  c.state_root = state_root.string();
+  c.runs_dir = ctx.runs_dir;
+  c.policy = {runtime::violation_action::block, runtime::claim_watch_mode::snapshots};
+  c.store = ctx.store;
+  c.clock = std::make_shared<runtime::system_clock>();
+  return sys.spawn(claim_watcher_impl, std::move(c));
+}
+
 class task_actor_test : public ::testing::Test {
 protected:
   task_actor_test()
@@ -248,6 +290,7 @@ protected:
 
   void TearDown() override {
     for (const caf::actor& a : {caf::actor_cast<caf::actor>(ctx_->store),
+                                caf::actor_cast<caf::actor>(seen_->watcher),
                                 caf::actor_cast<caf::actor>(ctx_->supervisor),
                                 caf::actor_cast<caf::actor>(ctx_->host),
                                 caf::actor_cast<caf::actor>(scheduler_)})
@@ -437,6 +480,34 @@ TEST_F(task_actor_test, a_stop_while_the_start_is_made_durable_starts_no_agent) 
   EXPECT_EQ(seen_->ended->outcome, "cancelled");
   EXPECT_TRUE(seen_->starts.empty()) << "an agent started after the stop";
   EXPECT_EQ(seen_->applied.back(), "clear_active_stage");
+}
+
+// The watcher judges the attempt's writes after its end, while the task
+// goes on with the attempt's result: the task's next step waits for the
+// verdict, so the block is durable before the stage's success is (and
+// before the scheduler hears of its end and admits the next stage).
+TEST_F(task_actor_test, a_write_outside_the_claim_blocks_the_task_before_its_next_step) {
+  std::filesystem::create_directories(ctx_->workspace);
+  seen_->stray = ctx_->workspace + "/STRAY.md";
+  seen_->watcher = spawn_watcher(sys_, *ctx_, dir_.path() / "state");
+  ctx_->claims = seen_->watcher;
+  seen_->hold_violation = true;
+  start_task();
+  ASSERT_EQ(seen_->starts.size(), 1u);
+  ASSERT_TRUE(seen_->held_apply.has_value()) << "no violation was judged";
+  EXPECT_FALSE(seen_->ended.has_value())
+    << "the task ended (" << seen_->ended->outcome << ") before its block was durable";
+  EXPECT_EQ(std::count(seen_->applied.begin(), seen_->applied.end(), "set_completing_decision"), 0)
+    << "the stage's success was made durable before the verdict";
+  caf::anon_send(ctx_->store, messages::st_batch_atom::value);
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  ASSERT_TRUE(seen_->model.tasks.at(task_name).blocked.has_value());
+  EXPECT_NE(seen_->model.tasks.at(task_name).blocked->reason.find("STRAY.md"), std::string::npos);
+  auto at = [&](const std::string& name) {
+    return std::find(seen_->applied.begin(), seen_->applied.end(), name) - seen_->applied.begin();
+  };
+  EXPECT_LT(at("set_blocked"), at("set_completing_decision"));
 }
 
 } // namespace

@@ -191,6 +191,8 @@ TEST(claim_monitor, a_created_file_is_judged_after_the_settle_time_and_only_if_i
                               1200);
   EXPECT_TRUE(m.judge(window, {}).empty()) << "judged before its settle time";
   EXPECT_TRUE(m.settling());
+  EXPECT_TRUE(m.settling_until(1200)) << "drained at 1200, not judged yet";
+  EXPECT_FALSE(m.settling_until(1199)) << "nothing drained before 1200 waits";
   window = m.from_events({event(readme, "m-a1")}, 2000); // still settling: written again
   EXPECT_TRUE(m.judge(window, {}).empty());
 
@@ -200,6 +202,7 @@ TEST(claim_monitor, a_created_file_is_judged_after_the_settle_time_and_only_if_i
   EXPECT_EQ(found[0].path, readme);
   EXPECT_EQ(found[0].attribution, attribution_basis::fanotify);
   EXPECT_FALSE(m.settling());
+  EXPECT_FALSE(m.settling_until(2200));
 
   // A file that existed before (no create) is judged at once.
   auto at_once = m.judge(m.from_events({event(b_cpp, "m-a1")}, 2300), {});

@@ -75,5 +75,26 @@ TEST(dependencies, several_predecessors_and_plus_named_folders) {
             dependency_status::satisfied);
 }
 
+// The index answers every question as dependency_candidates does, listing
+// each folder once: over the fixture's groups and archive, and for a
+// predecessor nothing completes.
+TEST(dependencies, the_index_answers_as_the_folders_do) {
+  auto root = fs::canonical(fixture("basic")) / "agent-task";
+  completed_index index(root);
+  for (std::string group : {"alpha", "stages", "beta", "nosuch"})
+    for (std::string pred : {"01", "02", "03", "04", "05", "99"})
+      EXPECT_EQ(index.candidates(group, pred), dependency_candidates(root, group, pred))
+        << group << " " << pred;
+
+  for (const auto& [group, folder] : std::vector<std::pair<std::string, std::string>>{
+         {"alpha", "02+01_ready"}, {"alpha", "03+02_waits"}, {"alpha", "05+04_ambiguous"}}) {
+    auto task = subtask(group, folder);
+    auto by_index = resolve_dependencies(index, task);
+    auto by_folders = resolve_dependencies(root, task);
+    EXPECT_EQ(by_index.state, by_folders.state) << folder;
+    EXPECT_EQ(by_index.reason(), by_folders.reason()) << folder;
+  }
+}
+
 } // namespace
 } // namespace ad::runtime
