@@ -37,7 +37,7 @@ namespace ad::runtime {
 // the scheduler and task actors send for their machines' `show` commands.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, report_task_entry& x) {
-  return f(caf::meta::type_name("report_task_entry"), x.task, x.stage, x.status, x.reason);
+  return f(caf::meta::type_name("report_task_entry"), x.task, x.stage, x.status, x.reason, x.wait);
 }
 
 template <class Inspector>
@@ -61,7 +61,7 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
            x.time, x.task, x.stage, x.role, x.reason, x.outcome, x.target, x.cli, x.model,
            x.attempt, x.identity, x.locator, x.node, x.attempt_status, x.exit_code, x.failure_class,
            x.evidence, x.from_target, x.to_target, x.pattern_ids, x.action, x.until, x.tasks,
-           x.counts, x.path, x.other_task, x.attribution, x.candidates);
+           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait);
 }
 
 } // namespace ad::runtime

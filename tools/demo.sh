@@ -64,8 +64,14 @@ echo "agent-dispatch run --workspace demo-workspace --max-parallel 4"
 echo
 started=$(date +%s.%N)
 set +e
-"$build_abs/agent-dispatch" run --workspace demo-workspace --max-parallel 4 | tee "$state_dir/run.out"
-code=${PIPESTATUS[0]}
+if [ -t 1 ]; then
+  # On a terminal: the live board, redrawn in place.
+  "$build_abs/agent-dispatch" run --workspace demo-workspace --max-parallel 4
+  code=$?
+else
+  "$build_abs/agent-dispatch" run --workspace demo-workspace --max-parallel 4 | tee "$state_dir/run.out"
+  code=${PIPESTATUS[0]}
+fi
 set -e
 elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 agents=$(wc -l < "$AGENT_SIM_REGISTRY")

@@ -2,8 +2,11 @@
 # Installs the Debian 12 packages agent-dispatch needs to build and test.
 # Checks first; runs apt-get update and install only for what is missing.
 # Idempotent: a second run prints that everything is present and changes nothing.
-# Usage: tools/setup.sh [--fuzz]
+# Usage: tools/setup.sh [--fuzz | --test]
 #   --fuzz  also clang and its libFuzzer runtime (tools/fuzz.sh)
+#   --test  also what the tests look through as a person would: tmux (the
+#           terminal board, tests/e2e/board_tmux_test.sh) and chromium (the
+#           dashboard page in headless Chromium, tests/e2e/dashboard_test.cpp)
 set -euo pipefail
 
 packages=(
@@ -17,6 +20,9 @@ packages=(
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
+fi
+if [ "${1:-}" = "--test" ]; then
+  packages+=(tmux chromium)
 fi
 
 missing=()

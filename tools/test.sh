@@ -20,7 +20,7 @@ default_dir=build-asan
 [ "$sanitize" = OFF ] && default_dir=build-plain
 build_dir=${1:-$default_dir}
 
-bash tools/setup.sh
+bash tools/setup.sh --test
 bash tests/contract/install-clis.sh
 # Line tables only (-g1): file and line in every backtrace, and a third
 # less compile time than full debug information on this code base.

@@ -15,23 +15,33 @@ struct output_state {
   static inline const char* name = "output";
   output_config config;
   runtime::run_board board;
-  size_t drawn_lines = 0;  // lines of the board frame currently on screen
+  runtime::board_screen screen;  // the frame currently on screen
+  runtime::terminal_size size;   // the terminal's size at the last frame
   bool dirty = false;
   int64_t events_written = 0;
 };
 
 using output_self = output_impl::stateful_pointer<output_state>;
 
+runtime::terminal_size terminal_now(const output_state& st) {
+  return st.config.terminal ? st.config.terminal() : runtime::terminal_size{};
+}
+
 void draw_board(output_state& st) {
-  auto frame = st.board.frame(st.config.clock->now(), st.config.colours);
-  *st.config.stream << runtime::redraw(frame, st.drawn_lines);
+  if (st.config.last_output)
+    for (const auto& [id, a] : st.board.running())
+      st.board.set_output(id, st.config.last_output(id, a.locator));
+  st.size = terminal_now(st);
+  auto frame = st.board.frame(st.config.clock->now(), st.config.colours, st.size);
+  *st.config.stream << st.screen.replace(frame, st.size);
   st.config.stream->flush();
-  st.drawn_lines = runtime::frame_lines(frame);
   st.dirty = false;
 }
 
 void take(output_state& st, const runtime::run_event& event) {
   ++st.events_written;
+  if (st.config.observer)
+    st.config.observer(event);
   switch (st.config.format) {
     case output_format::lines:
       *st.config.stream << runtime::render_event_line(event);
@@ -51,7 +61,7 @@ void take(output_state& st, const runtime::run_event& event) {
 }
 
 messages::output_flushed flush_all(output_state& st) {
-  if (st.config.format == output_format::board && (st.dirty || st.drawn_lines == 0))
+  if (st.config.format == output_format::board && (st.dirty || !st.screen.drawn()))
     draw_board(st);
   st.config.stream->flush();
   return {st.events_written};
@@ -72,8 +82,9 @@ output_impl::behavior_type output_behavior(output_self self, output_config confi
     },
     [self](redraw_atom) {
       auto& st = self->state;
-      // Elapsed times change even without events while attempts run.
-      if (st.dirty || !st.board.running().empty())
+      // Elapsed times and output lines change even without events while
+      // attempts run; a resized terminal needs the frame fitted again.
+      if (st.dirty || !st.board.running().empty() || terminal_now(st) != st.size)
         draw_board(st);
       self->delayed_send(self, st.config.redraw_interval, redraw_atom::value);
     },

@@ -2,7 +2,8 @@
 // The output actor of `run` (interface messages::output_actor in
 // messages/run_events.hpp): receives run events and writes them to an
 // injected stream (stdout in the CLI, a string stream in tests) as plain
-// lines, JSON Lines, or a live board redrawn in place on a timer. All
+// lines, JSON Lines, or a live board redrawn in place on a timer (and at
+// once when the terminal's size changed). All
 // rendering is runtime/report; this actor only orders and writes.
 // It is the only writer of its stream while it lives. It never fails a
 // message: a write error sets the stream's state and later writes are
@@ -11,6 +12,7 @@
 // quits the actor (the board's last frame stays on screen).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <ostream>
 
@@ -31,6 +33,17 @@ struct output_config {
   runtime::colour_mode colours = runtime::colour_mode::ansi;
   std::chrono::milliseconds redraw_interval{500};
   runtime::board_options board;
+  // The board's terminal, read at every frame (a resize is seen at the next
+  // tick); null: unknown, nothing is cut to fit.
+  std::function<runtime::terminal_size()> terminal;
+  // The last rendered output line of a running attempt from its identity
+  // and locator path ("" before its folder exists), read at every frame
+  // (runtime::attempt_output_reader); null: none.
+  std::function<std::string(const std::string& identity, const std::string& locator)> last_output;
+  // Called with every event before it is written, on the actor's thread
+  // (`run --web`: the dashboard's view and event streams); it must not
+  // wait. Null: none.
+  std::function<void(const runtime::run_event&)> observer;
 };
 
 // lines when stdout is not a terminal, board when it is; json_lines wins.

@@ -70,9 +70,11 @@ std::string one_line(const std::string& text) {
 }
 
 std::string render_event_line(const run_event& e) {
-  std::string out = format_utc_iso(e.time);
-  out += ' ';
-  out += to_string(e.kind);
+  return format_utc_iso(e.time) + ' ' + render_event_body(e) + '\n';
+}
+
+std::string render_event_body(const run_event& e) {
+  std::string out(to_string(e.kind));
   if (!e.task.empty())
     out += ' ' + e.task;
   switch (e.kind) {
@@ -164,7 +166,6 @@ std::string render_event_line(const run_event& e) {
       break;
     }
   }
-  out += '\n';
   return out;
 }
 

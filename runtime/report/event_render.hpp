@@ -16,6 +16,8 @@ namespace ad::runtime {
 
 // "2026-11-29T13:07:36.123Z task_blocked auth/01 stage=review: no verdict\n"
 std::string render_event_line(const run_event& event);
+// The same line without its time stamp and '\n' ("task_blocked auth/01 ...").
+std::string render_event_body(const run_event& event);
 
 // {"event":"task_blocked","time":"2026-...Z","task":"auth/01",...}
 json run_event_json(const run_event& event);

@@ -21,14 +21,14 @@ enum class run_event_kind : uint8_t {
   task_finished,     // task, stage, outcome, reason
   task_failed,       // task, stage, reason
   task_blocked,      // task, stage, reason
-  task_waiting,      // task, stage, reason
+  task_waiting,      // task, stage, reason, wait
   attempt_started,   // task, role, target, cli, model, attempt, identity, locator
   attempt_finished,  // task, role, target, identity, attempt_status, exit_code,
                      // failure_class, evidence, locator
   failover,          // task, role, from_target, to_target, reason
   promotion,         // task, role, from_target, to_target, reason
   tactical_match,    // task, role, target, pattern_ids, action
-  supervisor_wait,   // task, role, target, until, reason
+  supervisor_wait,   // task, role, target, until, reason, wait
   summary,           // counts, exit_code, reason
   claim_violation,   // task, role, attempt, identity, path, other_task, attribution,
                      // candidates, action (warn | block), reason
@@ -45,11 +45,23 @@ inline constexpr std::string_view task_status_blocked = "blocked";
 inline constexpr std::string_view task_status_failed = "failed";
 inline constexpr std::string_view task_status_complete = "complete";
 
+// What a wait waits for (run_event::wait, report_task_entry::wait): the
+// board and the dashboard group waits by it.
+inline constexpr std::string_view wait_dependency = "dependency";
+inline constexpr std::string_view wait_claim = "claim";
+inline constexpr std::string_view wait_capacity = "capacity";
+inline constexpr std::string_view wait_cool_down = "cool-down";
+inline constexpr std::string_view wait_quota_reset = "quota-reset";
+inline constexpr std::string_view wait_pause = "pause";
+inline constexpr std::string_view wait_node = "node";
+inline constexpr std::string_view wait_elsewhere = "elsewhere";
+
 struct report_task_entry {
   std::string task;
   std::string stage;
   std::string status;  // one of the task_status_* words
   std::string reason;
+  std::string wait = {};  // a waiting task: one of the wait_* words, else ""
 };
 
 struct report_count {
@@ -83,6 +95,7 @@ struct run_event {
   std::vector<std::string> pattern_ids;
   std::string action;
   millis until = 0;
+  std::string wait;  // task_waiting, supervisor_wait: one of the wait_* words
   // tasks_scanned / summary
   std::vector<report_task_entry> tasks;
   std::vector<report_count> counts;

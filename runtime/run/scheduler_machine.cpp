@@ -159,6 +159,22 @@ std::string_view status_word(admission_kind kind) {
   return task_status_waiting;
 }
 
+std::string_view wait_word(const admission_entry& entry) {
+  if (entry.kind == admission_kind::running_elsewhere)
+    return wait_elsewhere;
+  if (entry.kind != admission_kind::wait)
+    return "";
+  switch (entry.cause) {
+    case wait_cause::predecessor_live:
+    case wait_cause::predecessor_missing: return wait_dependency;
+    case wait_cause::claim_conflict:
+    case wait_cause::exclusive_claim:
+    case wait_cause::violation_pending: return wait_claim;
+    case wait_cause::capacity: return wait_capacity;
+    default: return "";
+  }
+}
+
 scheduler_machine::scheduler_machine(scheduler_context ctx)
     : ctx_(std::move(ctx)), scan_(ctx_.task_root) {}
 
@@ -619,7 +635,9 @@ void scheduler_machine::plan(millis now, out_t& out) {
       if (!same)
         show(task_event(run_event_kind::task_blocked, now, e.task, stage, e.reason), out);
     } else if (e.kind == admission_kind::wait || e.kind == admission_kind::running_elsewhere) {
-      show(task_event(run_event_kind::task_waiting, now, e.task, stage, e.reason), out);
+      auto waiting = task_event(run_event_kind::task_waiting, now, e.task, stage, e.reason);
+      waiting.wait = wait_word(e);
+      show(std::move(waiting), out);
     }
   }
   // The first pass lists every task; later ones the tasks whose line changed.
@@ -628,7 +646,7 @@ void scheduler_machine::plan(millis now, out_t& out) {
   scanned_event.time = now;
   auto line = [&](const admission_entry& e) {
     report_task_entry l{e.task, std::string(to_string(e.stage)), std::string(status_word(e.kind)),
-                        e.reason};
+                        e.reason, std::string(wait_word(e))};
     auto key = l.stage + '|' + l.status + '|' + l.reason;
     auto [it, inserted] = shown_.try_emplace(e.task, key);
     if (!inserted && it->second == key && !in.full)
@@ -775,7 +793,10 @@ void scheduler_machine::task_ended(millis now, const sched_ev::task_ended& e, ou
     show(finished_event(now, e.task, e.stage, "stage-done", e.reason), out);
   } else if (e.outcome == "pause") {
     paused_[e.task] = now + e.pause;
-    show(task_event(run_event_kind::task_waiting, now, e.task, e.stage, e.reason), out);
+    auto waiting = task_event(run_event_kind::task_waiting, now, e.task, e.stage, e.reason);
+    waiting.wait = wait_pause;
+    waiting.until = now + e.pause;
+    show(std::move(waiting), out);
   } else if (e.outcome == "blocked") {
     block_shown_[e.task] = e.reason;
     show(task_event(run_event_kind::task_blocked, now, e.task, e.stage, e.reason), out);

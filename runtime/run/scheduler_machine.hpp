@@ -226,6 +226,9 @@ std::string_view to_string(scheduler_phase phase);
 
 // The status word a task's admission shows (tasks_scanned, the summary).
 std::string_view status_word(admission_kind kind);
+// What a waiting task waits for (run_event::wait): one of the wait_* words
+// of runtime/report/run_event.hpp, "" for an entry that does not wait.
+std::string_view wait_word(const admission_entry& entry);
 
 class scheduler_machine {
 public:

@@ -342,6 +342,7 @@ void task_machine::decide_begin(millis now, out_t& out) {
     auto e = event(run_event_kind::supervisor_wait, now);
     e.role = stage;
     e.until = choice.wait_until;
+    e.wait = wait_cool_down;
     e.reason = "every target cools down: waiting until " + format_utc_iso(choice.wait_until) +
                " (" + choice.wait_reason + ")";
     show(std::move(e), out);
@@ -488,6 +489,7 @@ void task_machine::on_placed(millis now, const task_ev::placed& p, out_t& out) {
     auto e = event(run_event_kind::task_waiting, now);
     e.stage = spec_.stage_name();
     e.reason = p.waiting_reason;
+    e.wait = wait_node;
     show(std::move(e), out);
   }
   phase_ = task_phase::placing_waiting;
@@ -602,6 +604,7 @@ void task_machine::after_decision(millis now, out_t& out) {
     e.role = stage;
     e.target = plan.target;
     e.until = plan.until;
+    e.wait = wait_quota_reset;
     e.reason = plan.reason;
     show(std::move(e), out);
   } else if (!plan.block) { // a blocked task's end is shown once, by the scheduler

@@ -23,7 +23,9 @@ namespace ad::runtime {
 
 // 2: task actors record their task machine's events and commands
 // (task.event -> task.commands) and attempts their own classification.
-inline constexpr int trace_schema_version = 2;
+// 3: the scheduler records its machine's events and commands
+// (scheduler.event -> scheduler.commands) instead of its inbound messages.
+inline constexpr int trace_schema_version = 3;
 inline constexpr std::string_view trace_magic = "agent-dispatch-trace";
 
 struct trace_header {

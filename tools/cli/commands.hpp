@@ -21,6 +21,7 @@ void add_status_command(CLI::App& app, handler& out);
 void add_replay_command(CLI::App& app, handler& out);
 void add_doctor_command(CLI::App& app, handler& out);
 void add_node_command(CLI::App& app, handler& out);
+void add_serve_command(CLI::App& app, handler& out);
 
 // Exit codes shared by the commands.
 inline constexpr int exit_ok = 0;

@@ -9,11 +9,13 @@
 #include "runtime/core/exception_text.hpp"
 #include "tools/cli/cli_outline.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/number_option.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"agent-dispatch: run fleets of AI coding agents over a repository's task folders"};
   app.set_version_flag("--version", AD_VERSION);
   app.require_subcommand(1);
+  app.failure_message(ad::cli::plain_failure_message);
   app.footer("Exit codes: 0 done or something ready, 2 blocked or bad usage, "
              "3 waiting on work outside this process, 130 interrupted.");
   // Hidden: what the package build generates its man pages and completion from.
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   ad::cli::add_replay_command(app, chosen);
   ad::cli::add_doctor_command(app, chosen);
   ad::cli::add_node_command(app, chosen);
+  ad::cli::add_serve_command(app, chosen);
 
   try {
     app.parse(argc, argv);

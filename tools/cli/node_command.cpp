@@ -31,6 +31,7 @@
 #include "runtime/report/logging.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/distributed_setup.hpp"
+#include "tools/cli/number_option.hpp"
 #include "tools/cli/scheduler_setup.hpp"
 
 namespace ad::cli {
@@ -194,16 +195,16 @@ void add_node_command(CLI::App& app, handler& out) {
                   "address to listen on, HOST:PORT; beyond loopback only with --tls-*")
     ->required();
   cmd->add_option("--name", opt->name, "this node's name in events and status (default: HOST:PORT)");
-  cmd->add_option("--slots", opt->slots, "attempts this node runs at once")
-    ->check(CLI::PositiveNumber)
-    ->capture_default_str();
+  add_number_option(*cmd, "--slots", opt->slots, "attempts this node runs at once", 1)
+    ->default_str(std::to_string(opt->slots));
   cmd->add_option("--adapters", opt->adapters,
                   "adapters this node runs, e.g. codex,pi (default: those whose CLI is on PATH, "
                   "and command)");
-  cmd->add_option("--lease-ms", opt->lease_ms,
-                  "the lease; the same as the coordinator's --lease-ms. Without a renewal for "
-                  "this long the node stops its agents")
-    ->capture_default_str();
+  add_number_option(*cmd, "--lease-ms", opt->lease_ms,
+                    "the lease; the same as the coordinator's --lease-ms. Without a renewal for "
+                    "this long the node stops its agents",
+                    int64_t{0})
+    ->default_str(std::to_string(opt->lease_ms));
   add_tls_options(*cmd, opt->tls);
   cmd->add_flag("-v,--verbose", opt->verbosity,
                 "more detail on stderr (the log in the node's state folder has everything)");

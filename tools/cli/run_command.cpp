@@ -13,6 +13,7 @@
 #include "runtime/workspace/task_scan.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/distributed_setup.hpp"
+#include "tools/cli/number_option.hpp"
 #include "tools/cli/run_loop.hpp"
 
 namespace ad::cli {
@@ -36,6 +37,8 @@ struct run_options {
   int64_t lease_ms = 0;
   int64_t lease_margin_ms = 0;
   tls_files tls;
+  std::string web;
+  std::string token_file;
 };
 
 int run_run(const run_options& opt) {
@@ -56,6 +59,8 @@ int run_run(const run_options& opt) {
     loop.lease_ms = opt.lease_ms;
     loop.lease_margin_ms = opt.lease_margin_ms;
     loop.tls = opt.tls;
+    loop.web = opt.web;
+    loop.web_token_file = opt.token_file;
     return run_loop(loop);
   }
   std::optional<std::string> group;
@@ -92,8 +97,8 @@ void add_run_command(CLI::App& app, handler& out) {
                   "workspace root holding agent-task/ (default: nearest ancestor of the "
                   "current folder holding agent-task/)");
   cmd->add_option("--task-group", opt->task_group, "only this task group (a folder under agent-task/)");
-  cmd->add_option("--max-parallel", opt->max_parallel, "cap on running tasks (0 = unlimited)")
-      ->check(CLI::NonNegativeNumber);
+  add_number_option(*cmd, "--max-parallel", opt->max_parallel,
+                    "cap on running tasks (0 = unlimited)", 0);
   cmd->add_flag("--dry-run", opt->dry_run,
                 "classify every task and print its stage, route, dependency state, status "
                 "and reason; write nothing");
@@ -115,17 +120,22 @@ void add_run_command(CLI::App& app, handler& out) {
   cmd->add_option("--node", opt->nodes,
                   "a worker node (`agent-dispatch node`) as HOST:PORT; repeatable. With nodes, "
                   "agents run on them only, unless --local-slots (docs/distributed.md)");
-  cmd->add_option("--local-slots", opt->local_slots,
-                  "with --node: also run this many agents on this host")
-    ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--lease-ms", opt->lease_ms,
-                  "with --node: the nodes' lease (default 10000; the nodes' --lease-ms must match)")
-    ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--lease-margin-ms", opt->lease_margin_ms,
-                  "with --node: how long past a lost node's lease its attempts are replaced "
-                  "(default 10000)")
-    ->check(CLI::NonNegativeNumber);
+  add_number_option(*cmd, "--local-slots", opt->local_slots,
+                    "with --node: also run this many agents on this host", 0);
+  add_number_option(*cmd, "--lease-ms", opt->lease_ms,
+                    "with --node: the nodes' lease (default 10000; the nodes' --lease-ms must match)",
+                    int64_t{0});
+  add_number_option(*cmd, "--lease-margin-ms", opt->lease_margin_ms,
+                    "with --node: how long past a lost node's lease its attempts are replaced "
+                    "(default 10000)",
+                    int64_t{0});
   add_tls_options(*cmd, opt->tls);
+  cmd->add_option("--web", opt->web,
+                  "serve this run's live dashboard on HOST:PORT (port 0: any free port; the "
+                  "address is printed on stderr); beyond loopback only with --token "
+                  "(docs/dashboard.md)");
+  cmd->add_option("--token", opt->token_file,
+                  "with --web: a file holding the token the page and the API ask for");
   cmd->footer("Every agent runs under ad-keeper ($AD_KEEPER, else beside agent-dispatch, else "
               "on PATH), so it outlives a dispatcher crash or upgrade: a restarted run adopts "
               "it (docs/restart.md).");

@@ -29,10 +29,14 @@
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/time_zone.hpp"
 #include "runtime/report/logging.hpp"
+#include "runtime/report/output_tail.hpp"
+#include "runtime/report/terminal_text.hpp"
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/retry_command.hpp"
+#include "tools/cli/run_dashboard.hpp"
 #include "tools/cli/scheduler_setup.hpp"
 #include "tools/cli/trace_setup.hpp"
 
@@ -129,6 +133,22 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
   auto clk = std::make_shared<runtime::system_clock>();
+  // The dashboard first: a bad --web stops the run before it takes the lock.
+  std::unique_ptr<run_dashboard> web;
+  if (!opt.web.empty()) {
+    runtime::dashboard_options web_options;
+    web_options.board.retry_command = retry_command(identity->path);
+    auto started =
+      run_dashboard::start({opt.web, opt.web_token_file, "--web"}, web_options, clk, runs.string());
+    if (!started) {
+      std::cerr << "run: " << started.error().message() << "\n";
+      return exit_blocked;
+    }
+    web = std::move(*started);
+    std::cerr << "run: dashboard at " << web->server().url()
+              << (web->server().needs_token() ? " (the page and the API ask for the --token)" : "")
+              << std::endl;
+  }
   auto lock = runtime::state_lock::acquire(*root, runtime::current_lock_owner(*clk));
   if (!lock.is_ok()) {
     std::cerr << "run: " << lock.error().message() << "\n";
@@ -283,6 +303,15 @@ int run_loop(const run_loop_options& opt) {
   out_cfg.stream = std::shared_ptr<std::ostream>(&std::cout, [](std::ostream*) {});
   out_cfg.clock = clk;
   out_cfg.colours = runtime::colour_mode_from_env(std::getenv("NO_COLOR"));
+  out_cfg.terminal = [] { return runtime::read_terminal_size(STDOUT_FILENO); };
+  out_cfg.last_output = [reader = std::make_shared<runtime::attempt_output_reader>(runs.string())](
+                          const std::string& identity, const std::string& locator) {
+    return (*reader)(identity, locator);
+  };
+  out_cfg.board.utc_offset = runtime::system_utc_offset;
+  out_cfg.board.retry_command = retry_command(identity->path);
+  if (web)
+    out_cfg.observer = [w = web.get()](const runtime::run_event& e) { w->observe(e); };
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 

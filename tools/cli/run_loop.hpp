@@ -32,6 +32,9 @@ struct run_loop_options {
   int64_t lease_ms = 0;        // 0: runtime::lease_terms' default
   int64_t lease_margin_ms = 0; // 0: runtime::lease_terms' default
   tls_files tls;
+  // --web ADDR [--token FILE]: the run's dashboard (docs/dashboard.md).
+  std::string web;
+  std::string web_token_file;
 };
 
 int run_loop(const run_loop_options& opt);

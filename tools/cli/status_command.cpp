@@ -10,17 +10,12 @@
 #include <optional>
 #include <string>
 
-#include "runtime/observe/state_reader.hpp"
 #include "runtime/observe/status_view.hpp"
-#include "runtime/policy/policy.hpp"
-#include "runtime/state/root.hpp"
-#include "runtime/workspace/task_scan.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/status_reading.hpp"
 
 namespace ad::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct status_options {
   std::string workspace;
@@ -35,45 +30,14 @@ int fail(const std::string& what) {
 }
 
 int run_status(const status_options& opt) {
-  std::error_code ec;
-  fs::path workspace = runtime::chosen_workspace(opt.workspace, fs::current_path(ec));
-  std::optional<std::string> group;
-  if (!opt.task_group.empty())
-    group = opt.task_group;
-  auto scan = runtime::scan_workspace(workspace, group);
-  if (!scan)
-    return fail(scan.error().message());
-  auto identity = runtime::identify_workspace(scan->workspace);
-  if (!identity)
-    return fail(identity.error().message());
-  auto root = runtime::resolve_state_root(*identity, runtime::state_env::from_process());
-  if (!root)
-    return fail(root.error().message());
-  std::optional<fs::path> policy_file;
-  if (!opt.policy.empty())
-    policy_file = opt.policy;
-  auto pol = runtime::load_policy(policy_file, scan->workspace);
-  if (!pol)
-    return fail(pol.error().message());
-  auto state = runtime::read_state_unlocked(*root, identity->path, identity->id);
-  if (!state)
-    return fail(state.error().message());
-
   runtime::system_clock clk;
-  runtime::status_input in;
-  in.scan = &*scan;
-  in.state = &*state;
-  in.pol = &pol->value;
-  in.where.workspace = identity->path;
-  in.where.workspace_id = identity->id;
-  in.where.runs_dir = *root / "runs";
-  in.state_root = root->string();
-  in.group = group;
-  auto report = runtime::build_status_report(in, clk);
+  auto reading = read_status({opt.workspace, opt.policy, opt.task_group}, clk);
+  if (!reading)
+    return fail(reading.error().message());
   if (opt.json)
-    std::cout << runtime::render_status_json_lines(report);
+    std::cout << runtime::render_status_json_lines(reading->report);
   else
-    std::cout << runtime::render_status_text(report, clk);
+    std::cout << runtime::render_status_text(reading->report, clk);
   std::cout.flush();
   return exit_ok;
 }

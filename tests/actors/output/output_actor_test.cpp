@@ -4,6 +4,7 @@
 // colour codes, and flush/stop reply only after everything is written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "messages/run_events.hpp"
 #include "messages/types.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/report/terminal_text.hpp"
 
 namespace ad::actors {
 namespace {
@@ -40,8 +42,8 @@ protected:
     }
   }
 
-  void start(output_format format, runtime::colour_mode colours = runtime::colour_mode::plain) {
-    output_config config;
+  void start(output_format format, runtime::colour_mode colours = runtime::colour_mode::plain,
+             output_config config = {}) {
     config.format = format;
     config.stream = out_;
     config.clock = clock_;
@@ -170,18 +172,74 @@ TEST_F(output_actor_test, board_redraws_in_place_on_the_timer) {
   EXPECT_EQ(sched_.advance_time(std::chrono::milliseconds(500)), 1u);
   sched_.run();
   auto first = out_->str();
-  EXPECT_EQ(first.rfind("\x1b[J", 0), 0u);  // first frame: nothing to move over
+  EXPECT_EQ(first.rfind("\x1b[2K", 0), 0u);  // first frame: nothing to move over
   EXPECT_NE(first.find("1 running  1 pending"), std::string::npos);
-  EXPECT_NE(first.find("g/01_a  worker    codex-high   #1  3s"), std::string::npos);
+  EXPECT_NE(first.find("g/01_a  worker    codex-high   #1  08:00:00 3s"), std::string::npos);
   EXPECT_EQ(first.find("\x1b[3"), std::string::npos);  // no colours in plain mode
-  auto lines = runtime::frame_lines(first.substr(3));
+  auto lines = std::count(first.begin(), first.end(), '\n');
 
   clock_->advance(62'000);
   EXPECT_EQ(sched_.advance_time(std::chrono::milliseconds(500)), 1u);
   sched_.run();
   auto second = out_->str().substr(first.size());
-  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(lines) + "A\x1b[J", 0), 0u);
+  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(lines) + "A\x1b[2K", 0), 0u);
   EXPECT_NE(second.find("1m05s"), std::string::npos);
+}
+
+TEST_F(output_actor_test, board_fits_the_terminal_read_at_each_frame_and_redraws_on_a_resize) {
+  auto size = std::make_shared<runtime::terminal_size>(runtime::terminal_size{80, 24});
+  auto locators = std::make_shared<std::vector<std::string>>();
+  output_config config;
+  config.terminal = [size] { return *size; };
+  config.last_output = [locators](const std::string& identity, const std::string& locator) {
+    locators->push_back(identity + " " + locator);
+    return std::string("tool: Write src/") + std::string(100, 'x') + ".cpp";
+  };
+  start(output_format::board, runtime::colour_mode::plain, config);
+  auto a = began("g/01_a", "id1");
+  a.locator = "/state/runs/x/locator.json";
+  caf::anon_send(actor_, a);
+  sched_.run();
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  auto first = out_->str();
+  ASSERT_FALSE(locators->empty());
+  EXPECT_EQ(locators->back(), "id1 /state/runs/x/locator.json");
+  EXPECT_NE(first.find("tool: Write src/xxx"), std::string::npos) << first;
+  auto frame = first.substr(0, first.rfind("\x1b[J"));  // the lines, cleared ones included
+  for (size_t start = 0, nl = frame.find('\n'); nl != std::string::npos;
+       start = nl + 1, nl = frame.find('\n', start))
+    EXPECT_LE(runtime::display_width(frame.substr(start, nl - start)), 80u);
+  auto rows = runtime::frame_rows(frame, 80);
+
+  // The terminal narrows to 30 columns: the 80-column lines drawn before
+  // now take more rows, and the cursor goes back over all of them.
+  *size = {30, 24};
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  auto second = out_->str().substr(first.size());
+  auto rows_now = runtime::frame_rows(frame, 30);
+  EXPECT_GT(rows_now, rows);
+  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(rows_now) + "A\x1b[2K", 0), 0u) << second;
+}
+
+TEST_F(output_actor_test, board_redraws_when_only_the_terminal_size_changed) {
+  auto size = std::make_shared<runtime::terminal_size>(runtime::terminal_size{80, 24});
+  output_config config;
+  config.terminal = [size] { return *size; };
+  start(output_format::board, runtime::colour_mode::plain, config);
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_waiting, t0, "g/01_a", "worker", "x"));
+  sched_.run();
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  auto drawn = out_->str().size();
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  EXPECT_EQ(out_->str().size(), drawn);  // nothing changed: no frame
+  *size = {100, 30};
+  sched_.advance_time(std::chrono::milliseconds(500));
+  sched_.run();
+  EXPECT_GT(out_->str().size(), drawn);
 }
 
 TEST_F(output_actor_test, board_idle_without_changes_does_not_redraw) {

@@ -73,11 +73,13 @@ TEST(run_board, counts_running_rows_and_elapsed_with_manual_clock) {
   auto frame = board.frame(clk.now(), colour_mode::plain);
   EXPECT_EQ(frame,
             "agent-dispatch: 3 tasks  1 running  0 pending  0 waiting  1 blocked  0 failed  1 "
-            "complete\n"
-            "  g/01_a  worker    codex-high   #1  1m05s\n"
+            "complete  08:01:05\n"
+            "running:\n"
+            "  g/01_a  worker    codex-high   #1  08:00:00 1m05s\n"
+            "blocked:\n"
+            "  g/02_b: no verdict\n"
             "recent:\n"
-            "  2027-01-15T08:00:00.000Z attempt_started g/01_a role=worker target=codex-high "
-            "attempt=1\n");
+            "  08:00:00 attempt_started g/01_a role=worker target=codex-high attempt=1\n");
   EXPECT_EQ(frame.find('\x1b'), std::string::npos);
 }
 
@@ -100,7 +102,7 @@ TEST(run_board, finished_attempt_leaves_the_rows_and_completion_counts) {
 }
 
 TEST(run_board, keeps_only_the_last_events) {
-  run_board board(board_options{2, 20});
+  run_board board(board_options{.recent_events = 2, .max_attempt_rows = 20});
   for (int i = 0; i < 5; ++i) {
     run_event e;
     e.kind = run_event_kind::task_waiting;
@@ -110,9 +112,10 @@ TEST(run_board, keeps_only_the_last_events) {
     board.apply(e);
   }
   auto frame = board.frame(t0, colour_mode::plain);
-  EXPECT_EQ(frame.find("g/02"), std::string::npos);
-  EXPECT_NE(frame.find("g/03"), std::string::npos);
-  EXPECT_NE(frame.find("g/04"), std::string::npos);
+  auto recent = frame.substr(frame.find("recent:"));
+  EXPECT_EQ(recent.find("g/02"), std::string::npos) << frame;
+  EXPECT_NE(recent.find("g/03"), std::string::npos) << frame;
+  EXPECT_NE(recent.find("g/04"), std::string::npos) << frame;
   EXPECT_NE(frame.find("5 waiting"), std::string::npos);
 }
 
@@ -137,7 +140,7 @@ TEST(run_board, summary_ends_the_board) {
 }
 
 TEST(run_board, many_attempts_are_summarized) {
-  run_board board(board_options{5, 2});
+  run_board board(board_options{.recent_events = 5, .max_attempt_rows = 2});
   for (int i = 0; i < 4; ++i)
     board.apply(attempt(run_event_kind::attempt_started, "g/0" + std::to_string(i),
                         "id" + std::to_string(i), t0));
@@ -145,10 +148,154 @@ TEST(run_board, many_attempts_are_summarized) {
   EXPECT_NE(frame.find("... and 2 more running"), std::string::npos);
 }
 
+run_event waiting(std::string task, std::string_view wait, millis until = 0,
+                  std::string target = "") {
+  run_event e;
+  e.kind = until > 0 ? run_event_kind::supervisor_wait : run_event_kind::task_waiting;
+  e.time = t0;
+  e.task = std::move(task);
+  e.wait = std::string(wait);
+  e.until = until;
+  e.target = std::move(target);
+  e.reason = "a reason";
+  return e;
+}
+
+TEST(run_board, times_are_local_clock_times) {
+  board_options o;
+  o.utc_offset = [](millis) { return 9 * 3600; };
+  run_board board(o);
+  board.apply(attempt(run_event_kind::attempt_started, "g/01_a", "id1", t0));
+  auto frame = board.frame(t0 + 7000, colour_mode::plain);
+  EXPECT_NE(frame.find("complete  17:00:07\n"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("#1  17:00:00 7s"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("  17:00:00 attempt_started g/01_a"), std::string::npos) << frame;
+  EXPECT_EQ(frame.find("2027-"), std::string::npos) << frame;
+}
+
+TEST(run_board, waits_are_grouped_by_what_they_wait_for) {
+  run_board board;
+  board.apply(scanned({{"g/03_c", "worker", "waiting", "waits for 01", std::string(wait_dependency)},
+                       {"g/04_d", "worker", "waiting", "waits for 01", std::string(wait_dependency)}}));
+  board.apply(waiting("g/05_e", wait_capacity));
+  board.apply(waiting("h/01_a", wait_cool_down, t0 + 600'000, "claude"));
+  board.apply(waiting("h/02_b", wait_quota_reset, t0 + 3'600'000, "codex"));
+  auto frame = board.frame(t0, colour_mode::plain);
+  EXPECT_NE(frame.find("waiting:\n"
+                       "  quota-reset 1: h/02_b until 09:00:00 (codex)\n"
+                       "  cool-down   1: h/01_a until 08:10:00 (claude)\n"
+                       "  capacity    1: g/05_e\n"
+                       "  dependency  2: g/03_c, g/04_d\n"),
+            std::string::npos)
+    << frame;
+  // A wait ends when the task runs again.
+  board.apply(attempt(run_event_kind::attempt_started, "h/01_a", "id1", t0 + 600'000));
+  EXPECT_EQ(board.waits().count("h/01_a"), 0u);
+  EXPECT_EQ(board.frame(t0, colour_mode::plain).find("cool-down"), std::string::npos);
+}
+
+TEST(run_board, blocked_tasks_show_the_command_that_retries_them) {
+  board_options o;
+  o.retry_command = "agent-dispatch run --workspace demo-workspace --retry-blocked";
+  run_board board(o);
+  run_event b;
+  b.kind = run_event_kind::task_blocked;
+  b.time = t0;
+  b.task = "billing/03_currency_format";
+  b.reason = "worker budget exhausted";
+  board.apply(b);
+  auto frame = board.frame(t0, colour_mode::plain);
+  EXPECT_NE(frame.find("blocked:\n"
+                       "  billing/03_currency_format: worker budget exhausted\n"
+                       "    retry: agent-dispatch run --workspace demo-workspace --retry-blocked "
+                       "--task-group billing\n"),
+            std::string::npos)
+    << frame;
+  // On a narrow terminal the command is broken at spaces, never cut.
+  auto narrow = board.frame(t0, colour_mode::plain, {40, 30});
+  EXPECT_NE(narrow.find("    retry: agent-dispatch run\n"
+                        "      --workspace demo-workspace\n"
+                        "      --retry-blocked --task-group\n"
+                        "      billing\n"),
+            std::string::npos)
+    << narrow;
+  EXPECT_EQ(board.retry_command_for("my group/01"),
+            "agent-dispatch run --workspace demo-workspace --retry-blocked --task-group "
+            "'my group'");
+}
+
+TEST(run_board, a_running_attempt_shows_its_last_output_line) {
+  run_board board;
+  board.apply(attempt(run_event_kind::attempt_started, "g/01_a", "id1", t0));
+  board.set_output("id1", "tool: Write src/x.cpp");
+  board.set_output("gone", "never shown");
+  auto frame = board.frame(t0 + 1000, colour_mode::plain);
+  EXPECT_NE(frame.find("#1  08:00:00 1s  tool: Write src/x.cpp\n"), std::string::npos) << frame;
+  EXPECT_EQ(frame.find("never shown"), std::string::npos);
+}
+
+TEST(run_board, the_frame_fits_the_terminal_and_never_scrolls) {
+  run_board board;
+  std::vector<report_task_entry> tasks;
+  for (int i = 0; i < 40; ++i)
+    tasks.push_back({"group/" + std::to_string(10 + i) + "_a_long_task_name_\uCF54\uB4DC", "worker",
+                     "waiting", "waits", std::string(wait_dependency)});
+  board.apply(scanned(tasks));
+  for (int i = 0; i < 12; ++i) {
+    auto a = attempt(run_event_kind::attempt_started, "run/" + std::to_string(i),
+                     "id" + std::to_string(i), t0);
+    a.locator = "/state/runs/20270115T080000Z__run__" + std::to_string(i) + "/locator.json";
+    board.apply(a);
+    board.set_output("id" + std::to_string(i), "assistant: " + std::string(200, 'x'));
+  }
+  for (int i = 0; i < 6; ++i) {
+    run_event b;
+    b.kind = run_event_kind::task_blocked;
+    b.time = t0;
+    b.task = "blocked/0" + std::to_string(i);
+    b.reason = std::string(300, 'r');
+    board.apply(b);
+  }
+  for (terminal_size size : {terminal_size{80, 30}, terminal_size{40, 12}, terminal_size{200, 6}}) {
+    auto frame = board.frame(t0, colour_mode::ansi, size);
+    size_t start = 0;
+    size_t lines = 0;
+    for (auto nl = frame.find('\n'); nl != std::string::npos; nl = frame.find('\n', start)) {
+      EXPECT_LE(display_width(std::string_view(frame).substr(start, nl - start)), size.columns)
+        << frame;
+      start = nl + 1;
+      ++lines;
+    }
+    EXPECT_EQ(frame_rows(frame, size.columns), lines);
+    EXPECT_LE(lines, size.rows - 1) << frame;
+    EXPECT_EQ(frame.rfind("agent-dispatch: 58 tasks", 0), 0u);
+  }
+  // At 17 rows the running attempts come first, then a cut that says so.
+  auto frame = board.frame(t0, colour_mode::plain, {80, 17});
+  EXPECT_NE(frame.find("running:\n  run/0 "), std::string::npos) << frame;
+  EXPECT_NE(frame.find("blocked:\n  ... and 6 more blocked\n"), std::string::npos) << frame;
+  EXPECT_EQ(frame.find("recent:"), std::string::npos) << frame;
+}
+
+TEST(board_screen, moves_back_over_the_rows_the_last_frame_takes_now) {
+  board_screen screen;
+  std::string wide(60, 'x');
+  auto first = screen.replace(wide + "\n" + wide + "\nshort\n", {80, 24});
+  EXPECT_EQ(first, "\x1b[2K" + wide + "\n\x1b[2K" + wide + "\n\x1b[2Kshort\n\x1b[J");
+  // Same width: one row per line.
+  auto second = screen.replace(wide + "\n" + wide + "\nshort\n", {80, 24});
+  EXPECT_EQ(second.rfind("\r\x1b[3A\x1b[2K", 0), 0u);
+  // Narrowed to 40 columns: the terminal rewrapped the 60-column lines into
+  // two rows each, so the cursor goes up 5 rows.
+  auto third = screen.replace("a\n", {40, 24});
+  EXPECT_EQ(third, "\r\x1b[5A\x1b[2Ka\n\x1b[J");
+  auto fourth = screen.replace("b\n", {40, 24});
+  EXPECT_EQ(fourth, "\r\x1b[1A\x1b[2Kb\n\x1b[J");
+}
+
 TEST(redraw, moves_up_over_the_previous_frame_and_clears) {
-  EXPECT_EQ(redraw("a\nb\n", 0), "\x1b[Ja\nb\n");
-  EXPECT_EQ(redraw("a\n", 3), "\r\x1b[3A\x1b[Ja\n");
-  EXPECT_EQ(frame_lines("a\nb\nc\n"), 3u);
+  EXPECT_EQ(redraw("a\nb\n", 0), "\x1b[2Ka\n\x1b[2Kb\n\x1b[J");
+  EXPECT_EQ(redraw("a\n", 3), "\r\x1b[3A\x1b[2Ka\n\x1b[J");
 }
 
 } // namespace

@@ -88,6 +88,15 @@ TEST(trace_format, header_checks_schema_and_policy_hash) {
   auto st = trace_header_from_json(wrong_schema);
   ASSERT_FALSE(st.is_ok());
   EXPECT_NE(st.error().message().find("schema 99"), std::string::npos);
+  // A trace recorded before the scheduler recorded its machine: its
+  // scheduler records would be skipped as unknown, so it is refused.
+  wrong_schema["schema"] = 2;
+  st = trace_header_from_json(wrong_schema);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.error().message().find("schema 2 is not supported (this binary reads 3)"),
+            std::string::npos)
+    << st.error().message();
+  EXPECT_NE(st.error().message().find("record the run again"), std::string::npos);
   auto tampered = j;
   tampered["policy"]["timezone"] = "Europe/Berlin";
   EXPECT_FALSE(trace_header_from_json(tampered).is_ok());
