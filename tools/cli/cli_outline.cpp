@@ -71,8 +71,9 @@ value_completion value_completion_of(const CLI::Option& o) {
     }
     return {value_completion::kind::choices, join(choices)};
   }
+  // CLI11's own number types, and "N" of add_number_option (number_option.hpp).
   std::string base = type.substr(0, type.find(':'));
-  if (base == "INT" || base == "UINT" || base == "FLOAT" || base == "NUMBER")
+  if (base == "INT" || base == "UINT" || base == "FLOAT" || base == "NUMBER" || base == "N")
     return {value_completion::kind::nothing, ""};
   return {};
 }

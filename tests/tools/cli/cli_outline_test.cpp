@@ -37,6 +37,7 @@ struct sample_app {
     auto* run = app.add_subcommand("run", "Run the things");
     run->add_option("--workspace", text, "a folder");
     run->add_option("--max", number, "a number");
+    run->add_option("--count", number, "a number shown as N")->type_name("N");
     run->add_option("--shape", text, "a shape")->check(CLI::IsMember({"chain", "fanout"}));
     run->add_flag("-v,--verbose", flag, "more");
     run->add_flag("--hidden-flag", flag, "not shown")->group("");
@@ -119,7 +120,7 @@ TEST_F(completion, offers_the_shown_sub_commands_at_each_level) {
 TEST_F(completion, offers_the_options_of_the_command_the_words_reached) {
   EXPECT_EQ(offers({"-"}), "--help\n--version\n-h\n");
   EXPECT_EQ(offers({"run", "--"}),
-            "--help\n--max\n--shape\n--tls-cert\n--verbose\n--workspace\n");
+            "--count\n--help\n--max\n--shape\n--tls-cert\n--verbose\n--workspace\n");
   EXPECT_EQ(offers({"policy", "show", "-"}), "--help\n-h\n");
 }
 
@@ -127,6 +128,7 @@ TEST_F(completion, completes_values_by_the_type_of_the_option) {
   EXPECT_EQ(offers({"run", "--workspace", "a-"}), "a-file.json\na-folder\n");
   EXPECT_EQ(offers({"run", "--workspace", "=", "a-f"}), "a-file.json\na-folder\n");
   EXPECT_EQ(offers({"run", "--max", ""}), "");
+  EXPECT_EQ(offers({"run", "--count", ""}), "");
   EXPECT_EQ(offers({"run", "--shape", ""}), "chain\nfanout\n");
   EXPECT_EQ(offers({"run", "--tls-cert", "a-fi"}), "a-file.json\n");
 }
