@@ -1,10 +1,14 @@
 #include "runtime/distributed/node_protocol.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <tuple>
+#include <unistd.h>
 
 namespace ad::runtime {
 
@@ -92,6 +96,17 @@ status judge_shared_files(const shared_files& files, std::string_view node_name)
                                     files.probe_file + " " +
                                     (in ? "differs" : "is missing") +
                                     "): share the folder, do not copy it");
+  // Seen but read-only (a read-only export, or a node under systemd's
+  // ProtectSystem=strict without the folder in ReadWritePaths=): refused
+  // here rather than failing the first attempt.
+  for (auto [what, dir, writer] :
+       {std::tuple{"workspace", &files.workspace, "its agents write there"},
+        std::tuple{"state folder", &files.runs_dir, "it writes its attempts' files there"}})
+    if (::access(dir->c_str(), W_OK) != 0)
+      return status::invalid_argument(node + " cannot write the " + what + " " + *dir + " (" +
+                                      std::strerror(errno) + "): " + writer +
+                                      "; a node run by systemd needs it in ReadWritePaths= "
+                                      "(docs/packaging.md)");
   return status::ok();
 }
 

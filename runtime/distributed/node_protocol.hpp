@@ -39,8 +39,9 @@ status check_protocol(int32_t coordinator_protocol, std::string_view node_name);
 
 // What the coordinator tells a node of its files, and the node's check
 // of them: the workspace and the runs folder exist here at these paths,
-// and probe_file (which the coordinator wrote into the runs folder) holds
-// probe_token, so both see the same file system, not two copies.
+// probe_file (which the coordinator wrote into the runs folder) holds
+// probe_token, so both see the same file system, not two copies, and the
+// node may write both folders.
 struct shared_files {
   std::string workspace;
   std::string runs_dir;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "runtime/core/exception_text.hpp"
+#include "tools/cli/cli_outline.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/number_option.hpp"
 
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   app.failure_message(ad::cli::plain_failure_message);
   app.footer("Exit codes: 0 done or something ready, 2 blocked or bad usage, "
              "3 waiting on work outside this process, 130 interrupted.");
+  // Hidden: what the package build generates its man pages and completion from.
+  ad::cli::add_outline_flags(app);
 
   ad::cli::handler chosen;
   ad::cli::add_validate_plan_command(app, chosen);

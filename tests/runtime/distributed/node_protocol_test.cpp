@@ -7,7 +7,11 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -61,14 +65,20 @@ TEST(node_protocol, another_version_is_refused_naming_both) {
     << st.message();
 }
 
+// A workspace and a runs folder holding the coordinator's probe, as the
+// coordinator tells a node of them.
+shared_files shared_folders(const test::temp_dir& dir) {
+  std::filesystem::create_directories(dir.path() / "ws");
+  std::filesystem::create_directories(dir.path() / "state" / "runs");
+  auto probe = dir.write("state/runs/.node-probe", "epoch 7");
+  return {(dir.path() / "ws").string(), (dir.path() / "state" / "runs").string(), probe.string(),
+          "epoch 7"};
+}
+
 TEST(shared_files, the_node_must_see_the_coordinators_own_folders) {
   test::temp_dir dir;
-  auto ws = dir.path() / "ws";
-  auto runs = dir.path() / "state" / "runs";
-  std::filesystem::create_directories(ws);
-  std::filesystem::create_directories(runs);
-  auto probe = dir.write("state/runs/.node-probe", "epoch 7");
-  shared_files files{ws.string(), runs.string(), probe.string(), "epoch 7"};
+  auto files = shared_folders(dir);
+  std::filesystem::path probe = files.probe_file;
   EXPECT_TRUE(judge_shared_files(files, "n1").is_ok());
 
   auto no_ws = files;
@@ -94,6 +104,61 @@ TEST(shared_files, the_node_must_see_the_coordinators_own_folders) {
   st = judge_shared_files(files, "n1");
   ASSERT_FALSE(st.is_ok());
   EXPECT_NE(st.message().find("is missing"), std::string::npos) << st.message();
+}
+
+// What judge_shared_files says in a child process in which dir cannot be
+// written: as root, whom permissions do not stop, dir is bind-mounted
+// read-only in a mount namespace of the child's own (as systemd's
+// ProtectSystem=strict does); as another user its mode is 0555.
+std::string judged_with_read_only(const shared_files& files, const std::string& dir) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::geteuid() == 0) {
+      if (::unshare(CLONE_NEWNS) != 0 ||
+          ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+          ::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+          ::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr) != 0)
+        ::_exit(3);
+    } else if (::chmod(dir.c_str(), 0555) != 0) {
+      ::_exit(3);
+    }
+    auto st = judge_shared_files(files, "n1");
+    std::string text = st.is_ok() ? "ok" : st.message();
+    ::_exit(::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : 4);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  ::chmod(dir.c_str(), 0755);
+  EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+    << "the child could not make " << dir << " read-only (status " << wstatus << ")";
+  return text;
+}
+
+// A folder the node sees but cannot write (a read-only export, or systemd's
+// ProtectSystem=strict without the folder in ReadWritePaths=) is refused at
+// the hello, naming it, rather than failing the node's first attempt.
+TEST(shared_files, a_folder_the_node_cannot_write_is_refused_naming_it) {
+  test::temp_dir dir;
+  auto files = shared_folders(dir);
+
+  auto text = judged_with_read_only(files, files.workspace);
+  EXPECT_NE(text.find("node n1 cannot write the workspace " + files.workspace), std::string::npos)
+    << text;
+  EXPECT_NE(text.find("ReadWritePaths="), std::string::npos) << text;
+  text = judged_with_read_only(files, files.runs_dir);
+  EXPECT_NE(text.find("node n1 cannot write the state folder " + files.runs_dir),
+            std::string::npos)
+    << text;
+  EXPECT_TRUE(judge_shared_files(files, "n1").is_ok());
 }
 
 TEST(node_setup, an_adapter_list_is_checked) {
