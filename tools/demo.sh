@@ -93,3 +93,9 @@ if [ "$(wc -l < "$AGENT_SIM_REGISTRY")" -ne "$agents" ]; then
   echo "demo: the second run started an agent" >&2
   exit 1
 fi
+
+echo
+echo "What the run left in the durable state (every task, its attempts and what they spent):"
+status_cmd=$(printf 'XDG_STATE_HOME=%q %q status --workspace %q' "$XDG_STATE_HOME" \
+  "$build_abs/agent-dispatch" "$(pwd)/demo-workspace")
+echo "  $status_cmd"
