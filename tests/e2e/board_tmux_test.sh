@@ -84,7 +84,10 @@ $(cat "$out/history.txt")"
 grep -q '^agent-dispatch: 13 tasks  0 running  0 pending  0 waiting  0 blocked  0 failed  13 complete' \
   "$out/screen.txt" || fail "the last frame does not count 13 complete tasks:
 $(cat "$out/screen.txt")"
-grep -q '^summary 13 tasks: 13 complete; exit 0' "$out/screen.txt" ||
+# The summary line (cut to the pane's width: it names what the run spent
+# before its exit code), then the run's last word.
+grep -q '^summary 13 tasks: 13 complete; ' "$out/screen.txt" &&
+  grep -q '^run: all 13 observed task(s) complete$' "$out/screen.txt" ||
   fail "no summary line on the screen:
 $(cat "$out/screen.txt")"
 # Times are local clock times (HH:MM:SS), never UTC stamps.
