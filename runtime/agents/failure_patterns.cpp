@@ -126,4 +126,10 @@ const compiled_failure_patterns& default_compiled_failure_patterns() {
   return table;
 }
 
+result<compiled_failure_patterns> policy_failure_patterns(const std::vector<failure_pattern>& table) {
+  if (table.empty())
+    return default_compiled_failure_patterns();
+  return compile_failure_patterns(table);
+}
+
 } // namespace ad::runtime

@@ -62,4 +62,9 @@ result<compiled_failure_patterns> compile_failure_patterns(
 // The compiled default table (compiled once, on first use).
 const compiled_failure_patterns& default_compiled_failure_patterns();
 
+// The table a run classifies with, as the policy gives it: an empty table
+// is the default one; any other is compiled (compile_failure_patterns'
+// errors). One decision for `run` and `replay`.
+result<compiled_failure_patterns> policy_failure_patterns(const std::vector<failure_pattern>& table);
+
 } // namespace ad::runtime

@@ -23,12 +23,7 @@ void add_attempt_replay_handlers(replay_handlers& handlers, const policy& pol) {
   // Classification under the replayed policy's pattern table (compiled
   // once; a table that does not compile is the error of every edge).
   auto patterns = std::make_shared<runtime::result<runtime::compiled_failure_patterns>>(
-    runtime::status::invalid_argument("not compiled"));
-  if (pol.failure_patterns.empty()) {
-    *patterns = runtime::default_compiled_failure_patterns();
-  } else {
-    *patterns = runtime::compile_failure_patterns(pol.failure_patterns);
-  }
+    runtime::policy_failure_patterns(pol.failure_patterns));
   auto lines = std::shared_ptr<runtime::output_replay>(
     new runtime::output_replay(patterns->is_ok() ? &patterns->value() : nullptr),
     [patterns](runtime::output_replay* p) { delete p; }); // keeps the table alive

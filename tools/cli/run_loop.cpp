@@ -180,7 +180,7 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
   // Compiled once for every attempt of the run.
-  auto patterns = runtime::compile_failure_patterns(pol->value.failure_patterns);
+  auto patterns = runtime::policy_failure_patterns(pol->value.failure_patterns);
   if (!patterns.is_ok()) {
     std::cerr << "run: policy failure patterns: " << patterns.error().message() << "\n";
     return exit_blocked;

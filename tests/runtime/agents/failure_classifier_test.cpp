@@ -204,6 +204,19 @@ TEST(failure_patterns, overrides_compile_and_bad_regex_is_named) {
   EXPECT_FALSE(compile_failure_patterns({{"", {"x"}}}));
 }
 
+// run and replay classify with the same table: an empty one in the policy
+// is the default table, never a table that matches nothing.
+TEST(failure_patterns, an_empty_policy_table_is_the_default_table) {
+  auto empty = policy_failure_patterns({});
+  ASSERT_TRUE(empty.is_ok());
+  EXPECT_EQ(empty->classes(), default_compiled_failure_patterns().classes());
+  ASSERT_TRUE(empty->match("Error: context window exceeded").has_value());
+  auto own = policy_failure_patterns({{"mine", {"boom"}}});
+  ASSERT_TRUE(own.is_ok());
+  EXPECT_EQ(own->classes(), std::vector<std::string>{"mine"});
+  EXPECT_FALSE(policy_failure_patterns({{"bad", {"("}}}).is_ok());
+}
+
 TEST(failure_patterns, default_table_has_the_five_classes_in_order) {
   auto defaults = default_failure_patterns();
   ASSERT_EQ(defaults.size(), 5u);
