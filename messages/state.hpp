@@ -20,8 +20,6 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
 #include <caf/error.hpp>
-#include <caf/meta/load_callback.hpp>
-#include <caf/meta/save_callback.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
@@ -34,27 +32,6 @@ namespace ad::messages {
 
 using runtime::state_change;
 
-namespace detail {
-
-// Serializes a change list as its JSON text (save) and parses it back (load).
-template <class Inspector>
-typename Inspector::result_type inspect_changes(Inspector& f, const char* type_name,
-                                                std::vector<state_change>& changes) {
-  std::string text;
-  return f(caf::meta::type_name(type_name), caf::meta::save_callback([&]() -> caf::error {
-             text = runtime::changes_to_json_text(changes);
-             return caf::none;
-           }),
-           text, caf::meta::load_callback([&]() -> caf::error {
-             auto parsed = runtime::changes_from_json_text(text, type_name);
-             if (!parsed)
-               return caf::make_error(errc::invalid_request, parsed.error().message());
-             changes = std::move(*parsed);
-             return caf::none;
-           }));
-}
-
-} // namespace detail
 
 // Client -> store: make these changes durable, in order, as one journal
 // entry (all of them or none survive a crash), then apply them.
@@ -64,7 +41,7 @@ struct apply_state_changes {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, apply_state_changes& x) {
-  return detail::inspect_changes(f, "apply_state_changes", x.changes);
+  return f(caf::meta::type_name("apply_state_changes"), x.changes);
 }
 
 // The apply status of one change: code is runtime::status::code (0 = ok).
@@ -150,19 +127,7 @@ struct state_changes_published {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, state_changes_published& x) {
-  std::string text;
-  return f(caf::meta::type_name("state_changes_published"), x.seq,
-           caf::meta::save_callback([&]() -> caf::error {
-             text = runtime::changes_to_json_text(x.changes);
-             return caf::none;
-           }),
-           text, caf::meta::load_callback([&]() -> caf::error {
-             auto parsed = runtime::changes_from_json_text(text, "state_changes_published");
-             if (!parsed)
-               return caf::make_error(errc::invalid_request, parsed.error().message());
-             x.changes = std::move(*parsed);
-             return caf::none;
-           }));
+  return f(caf::meta::type_name("state_changes_published"), x.seq, x.changes);
 }
 
 using state_subscriber_actor = caf::typed_actor<caf::reacts_to<state_changes_published>>;
@@ -202,7 +167,7 @@ struct journal_entry {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, journal_entry& x) {
-  return detail::inspect_changes(f, "journal_entry", x.changes);
+  return f(caf::meta::type_name("journal_entry"), x.changes);
 }
 
 // Store -> serializer: every entry the store received together, in order,

@@ -46,20 +46,7 @@ struct supervision_decided {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, supervision_decided& x) {
-  std::string changes_json;
-  return f(caf::meta::type_name("supervision_decided"), x.step,
-           caf::meta::save_callback([&]() -> caf::error {
-             changes_json = runtime::changes_to_json_text(x.changes);
-             return caf::none;
-           }),
-           changes_json, caf::meta::load_callback([&]() -> caf::error {
-             auto parsed = runtime::changes_from_json_text(changes_json, "supervision_decided");
-             if (!parsed)
-               return caf::make_error(errc::invalid_request, parsed.error().message());
-             x.changes = std::move(*parsed);
-             return caf::none;
-           }),
-           x.events);
+  return f(caf::meta::type_name("supervision_decided"), x.step, x.changes, x.events);
 }
 
 // Scheduler -> supervisor: an admission quota batch; exhausted targets cool

@@ -27,6 +27,7 @@
 #include "runtime/policy/tactical.hpp"
 #include "runtime/policy/usage_policy.hpp"
 #include "runtime/run/admission_quota.hpp"
+#include "runtime/state/change.hpp"
 #include "runtime/state/model_json.hpp"
 
 namespace ad::messages::detail {
@@ -74,6 +75,16 @@ typename Inspector::result_type inspect(Inspector& f, task_state& x) {
   return messages::detail::inspect_as_text(
     f, "task_state", x, [](const task_state& v) { return task_to_json_text(v); },
     [](const std::string& text) { return task_from_json_text(text, "task_state"); });
+}
+
+// A change list, in every message that carries one, travels as its journal
+// text (changes_to_json_text).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, std::vector<state_change>& x) {
+  return messages::detail::inspect_as_text(
+    f, "state_changes", x,
+    [](const std::vector<state_change>& v) { return changes_to_json_text(v); },
+    [](const std::string& text) { return changes_from_json_text(text, "state_changes"); });
 }
 
 template <class Inspector>

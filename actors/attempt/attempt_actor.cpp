@@ -295,12 +295,10 @@ core::task<void> run_attempt(self_ptr self, messages::start_attempt req,
   auto spawned = co_await ask;
   runtime::attempt_end end;
   if (!spawned) {
-    end.launch = runtime::launch_outcome::failed_to_start;
-    end.launch_error = "process actor refused the spawn: " + caf::to_string(spawned.error());
+    runtime::mark_launch_failure(end, "process actor refused the spawn: "
+                                          + caf::to_string(spawned.error()));
   } else if (spawned->outcome == messages::process_start::launch_failed) {
-    end.launch = runtime::launch_outcome::failed_to_start;
-    end.launch_error = spawned->reason;
-    end.exit_code = runtime::launch_failure_exit_code;
+    runtime::mark_launch_failure(end, spawned->reason);
   } else {
     st.child = spawned->child;
     st.child_running = true;

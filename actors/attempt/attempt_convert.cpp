@@ -97,9 +97,7 @@ void record_exit(const messages::process_exit& exit, runtime::attempt_end& end) 
       end.end_note = exit.reason;
       break;
     case messages::process_end::launch_failed:
-      end.launch = runtime::launch_outcome::failed_to_start;
-      end.launch_error = exit.reason;
-      end.exit_code = runtime::launch_failure_exit_code;
+      runtime::mark_launch_failure(end, exit.reason);
       break;
   }
 }

@@ -67,19 +67,6 @@ result<line_file> line_file::append_to(const std::filesystem::path& path) {
   return f;
 }
 
-status line_file::write_all(int fd, std::string_view rest, const std::filesystem::path& where) {
-  while (!rest.empty()) {
-    auto n = ::write(fd, rest.data(), rest.size());
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return status::from_errno("append to " + where.string(), errno);
-    }
-    rest.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return status::ok();
-}
-
 status line_file::open_segment() {
   auto seg = tail_segment(path_, 0);
   segment_fd_ = ::open(seg.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -98,14 +85,14 @@ status line_file::append_line(std::string_view text) {
   uint64_t size = buffer_.size();
   if (keep_.head_bytes == 0 || (segment_fd_ < 0 && head_written_ + size <= keep_.head_bytes)) {
     head_written_ += size;
-    return write_all(fd_, buffer_, path_);
+    return write_all(fd_, buffer_, "append to " + path_.string());
   }
   if (segment_fd_ < 0) {
     std::string mark = "[agent-dispatch: the first " + std::to_string(head_written_) +
                        " bytes of this log end here; of the rest the newest " +
                        std::to_string(keep_.tail_bytes) +
                        " bytes are kept, and a line says what was cut]\n";
-    if (auto st = write_all(fd_, mark, path_); !st)
+    if (auto st = write_all(fd_, mark, "append to " + path_.string()); !st)
       return st;
     if (auto st = open_segment(); !st)
       return st;
@@ -127,7 +114,7 @@ status line_file::append_line(std::string_view text) {
   }
   segment_bytes_ += size;
   ++segment_lines_;
-  return write_all(segment_fd_, buffer_, tail_segment(path_, 0));
+  return write_all(segment_fd_, buffer_, "append to " + tail_segment(path_, 0).string());
 }
 
 status line_file::seal() {
@@ -138,7 +125,7 @@ status line_file::seal() {
   if (cut_lines_ > 0) {
     std::string mark = "[agent-dispatch: " + std::to_string(cut_lines_) + " lines (" +
                        std::to_string(cut_bytes_) + " bytes) cut here]\n";
-    if (auto st = write_all(fd_, mark, path_); !st)
+    if (auto st = write_all(fd_, mark, "append to " + path_.string()); !st)
       return st;
   }
   std::vector<char> chunk(64 << 10);
@@ -153,7 +140,7 @@ status line_file::seal() {
         continue;
       if (n <= 0)
         break;
-      if (auto st = write_all(fd_, std::string_view(chunk.data(), static_cast<std::size_t>(n)), path_);
+      if (auto st = write_all(fd_, std::string_view(chunk.data(), static_cast<std::size_t>(n)), "append to " + path_.string());
           !st) {
         ::close(in);
         return st;

@@ -64,7 +64,6 @@ public:
   uint64_t cut_bytes() const noexcept { return cut_bytes_; }
 
 private:
-  status write_all(int fd, std::string_view data, const std::filesystem::path& where);
   status open_segment();
   int fd_ = -1;
   std::filesystem::path path_;

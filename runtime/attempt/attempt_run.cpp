@@ -51,6 +51,12 @@ int32_t agent_utc_offset(const std::vector<std::string>& env_additions, millis n
 
 } // namespace
 
+void mark_launch_failure(attempt_end& end, std::string reason) {
+  end.launch = launch_outcome::failed_to_start;
+  end.launch_error = std::move(reason);
+  end.exit_code = launch_failure_exit_code;
+}
+
 std::string finish_row_result(const failure_verdict& v, const failure_inputs& in) {
   if (!v.failed())
     return "succeeded:0";

@@ -108,6 +108,11 @@ struct attempt_end {
   std::string end_note;
 };
 
+// Marks end as that of an attempt whose agent never started (the command
+// was not found, the spawn was refused): exit code launch_failure_exit_code
+// and the reason; the rest of end is kept.
+void mark_launch_failure(attempt_end& end, std::string reason);
+
 // The result column of an attempt's FINISH row: "succeeded:0",
 // "failed:cancelled" or "failed:<class>:<exit code>" (128 + signal when
 // signaled, 127 when the agent never started).

@@ -30,19 +30,20 @@ private:
   int fd_;
 };
 
-status write_all(int fd, std::string_view data, const fs::path& path) {
+} // namespace
+
+status write_all(int fd, std::string_view data, std::string_view what) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return status::from_errno("write " + path.string(), errno);
+      return status::from_errno(what, errno);
     }
     data.remove_prefix(static_cast<size_t>(n));
   }
   return status::ok();
 }
-} // namespace
 
 std::string_view describe_file_kind(unsigned mode) {
   if (S_ISREG(mode))
@@ -138,7 +139,7 @@ status write_file_atomic(const fs::path& path, std::string_view data, durability
   fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0)
     return status::from_errno("create " + tmp.string(), errno);
-  if (auto st = write_all(fd.get(), data, tmp); !st)
+  if (auto st = write_all(fd.get(), data, "write " + tmp.string()); !st)
     return fail(st);
   if (mode == durability::synced && ::fsync(fd.get()) != 0)
     return fail(status::from_errno("fsync " + tmp.string(), errno));

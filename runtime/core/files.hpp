@@ -47,6 +47,11 @@ status write_file_atomic(const std::filesystem::path& path, std::string_view dat
 // fsync() of a directory, so a rename or create inside it survives a crash.
 status fsync_directory(const std::filesystem::path& dir);
 
+// Writes all of data to fd, again after a short write or EINTR. An error is
+// io_error "<what>: <strerror>", so `what` names the action and the file
+// ("write /path/file").
+status write_all(int fd, std::string_view data, std::string_view what);
+
 // create_directories without exceptions.
 status make_directories(const std::filesystem::path& dir);
 

@@ -17,10 +17,9 @@ process_presence probe_process(int pid, std::string_view start_token,
   auto token = parse_start_token(*stat);
   if (!token || *token != start_token)
     return process_presence::gone;
-  // The state is the first field after the command name's ')'.
-  auto close = stat->rfind(')');
-  std::size_t at = stat->find_first_not_of(' ', close + 1);
-  char state = at == std::string::npos ? 'X' : (*stat)[at];
+  // The state is field 3, the first after the command name.
+  auto fields = stat_fields_after_name(*stat);
+  char state = fields && !fields->empty() && !fields->front().empty() ? fields->front().front() : 'X';
   return state == 'Z' || state == 'X' ? process_presence::gone : process_presence::alive;
 }
 

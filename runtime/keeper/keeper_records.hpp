@@ -84,9 +84,15 @@ struct containment_report {
   friend bool operator==(const containment_report&, const containment_report&) = default;
 };
 
+// The exit code an attempt whose command could not start is recorded with
+// (the shell's "command not found"), by its keeper, in its locator, its
+// work-log row and its end; the failure classifier reads it back as a
+// launch failure.
+inline constexpr int launch_failure_exit_code = 127;
+
 struct keeper_exit_record {
   keeper_end end = keeper_end::exited;
-  int exit_code = 0; // 128 + signal when signaled, 127 when the launch failed
+  int exit_code = 0; // 128 + signal when signaled, launch_failure_exit_code when the launch failed
   int signal = 0;    // signaled only
   std::string reason; // launch_failed: "command not found: <argv0>", ...; else empty
   keeper_termination termination;

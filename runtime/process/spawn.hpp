@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/keeper/keeper_records.hpp" // launch_failure_exit_code
 #include "runtime/process/process_events.hpp"
 
 namespace ad::runtime {
@@ -23,11 +24,6 @@ struct spawned_child {
   int stdout_fd = -1; // read end, O_NONBLOCK | O_CLOEXEC, owned by the caller
   int stderr_fd = -1;
 };
-
-// The exit code an attempt whose command could not start is recorded with
-// (the shell's "command not found"), in its locator, its work-log row and
-// its end; the failure classifier reads it back as a launch failure.
-inline constexpr int launch_failure_exit_code = 127;
 
 struct launch_failure {
   int error = 0;      // errno value

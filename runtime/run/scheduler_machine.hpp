@@ -331,15 +331,6 @@ private:
   } pass_;
 };
 
-// The task spec of an admitted stage, from the scan and the durable state.
-task_spec spec_of_admission(const scanned_task& t, const admission_entry& e,
-                            const state_model& model);
-// The task spec of an attempt adopted from its keeper: from the scan when
-// the task is still in agent-task/ (t non-null), else (a review archived it
-// while no dispatcher ran) from the durable state and the attempt's locator.
-task_spec spec_of_adoption(const attempt_adoption& a, const scanned_task* t,
-                           const state_model& model, const std::string& task_root);
-
 // The names of events and commands ("task_ended", "start_task", ...). Their
 // JSON forms (the trace's scheduler.event and scheduler.commands) are in
 // runtime/records/scheduler_records.hpp.

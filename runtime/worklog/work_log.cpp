@@ -55,34 +55,22 @@ struct locked_fd {
   }
 };
 
-status write_all(int fd, std::string_view data, const fs::path& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return status::from_errno("work log write " + path.string(), errno);
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return status::ok();
-}
-
 // One row's write, through the test hook (work_log_fault.hpp).
 status write_row(int fd, std::string_view data, const fs::path& path) {
+  const std::string what = "work log write " + path.string();
   switch (next_work_log_write_fault()) {
     case work_log_write_fault::none:
-      return write_all(fd, data, path);
+      return write_all(fd, data, what);
     case work_log_write_fault::cut:
-      (void) write_all(fd, data.substr(0, data.size() / 2), path);
-      return status::from_errno("work log write " + path.string(), ENOSPC);
+      (void) write_all(fd, data.substr(0, data.size() / 2), what);
+      return status::from_errno(what, ENOSPC);
     case work_log_write_fault::nothing:
-      return status::from_errno("work log write " + path.string(), ENOSPC);
+      return status::from_errno(what, ENOSPC);
     case work_log_write_fault::crash:
-      (void) write_all(fd, data.substr(0, data.size() / 2), path);
+      (void) write_all(fd, data.substr(0, data.size() / 2), what);
       ::_exit(86);
   }
-  return write_all(fd, data, path);
+  return write_all(fd, data, what);
 }
 
 // Whether a line (trimmed) is a whole table line: a row, the header or the
@@ -269,7 +257,7 @@ status keep_torn_lines(const fs::path& side_file, const fs::path& log,
   f.fd = ::open(side_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (f.fd < 0)
     return status::from_errno("open " + side_file.string(), errno);
-  if (auto st = write_all(f.fd, out, side_file); !st)
+  if (auto st = write_all(f.fd, out, "work log write " + side_file.string()); !st)
     return st;
   if (::fdatasync(f.fd) != 0)
     return status::from_errno("sync " + side_file.string(), errno);

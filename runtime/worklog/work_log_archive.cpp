@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "runtime/core/files.hpp"
+#include "runtime/workspace/subfolders.hpp"
 
 namespace ad::runtime {
 
@@ -178,7 +179,6 @@ struct lock_holder {
 std::vector<std::string> archived_names(const fs::path& workspace, const std::string& group,
                                         const fs::path& extra_dir) {
   std::vector<std::string> names;
-  std::error_code ec;
   auto collect = [&](const fs::path& dir) {
     std::error_code e;
     for (fs::directory_iterator it(dir, e), end; !e && it != end; it.increment(e))
@@ -193,16 +193,10 @@ std::vector<std::string> archived_names(const fs::path& workspace, const std::st
     return std::all_of(name.begin() + static_cast<long>(group.size()) + 1, name.end(),
                        [](unsigned char c) { return c >= '0' && c <= '9'; });
   };
-  fs::path root = workspace / "agent-task" / "archive";
-  for (fs::directory_iterator y(root, ec), end; !ec && y != end; y.increment(ec)) {
-    std::error_code e2;
-    for (fs::directory_iterator m(y->path(), e2); !e2 && m != end; m.increment(e2)) {
-      std::error_code e3;
-      for (fs::directory_iterator g(m->path(), e3); !e3 && g != end; g.increment(e3))
-        if (g->is_directory(e3) && matches_group(g->path().filename().string()))
-          collect(g->path());
-    }
-  }
+  for (const auto& month : archive_months(workspace / "agent-task"))
+    for (const auto& g : subfolders(month))
+      if (matches_group(g.filename().string()))
+        collect(g);
   if (!extra_dir.empty())
     collect(extra_dir);
   return names;

@@ -101,9 +101,8 @@ std::vector<fs::path> dependency_candidates(const fs::path& task_root, std::stri
                                             std::string_view predecessor) {
   std::set<fs::path> found;
   collect(task_root / group, predecessor, found);
-  for (const auto& year : subfolders(task_root / "archive"))
-    for (const auto& month : subfolders(year))
-      collect(month / group, predecessor, found);
+  for (const auto& month : archive_months(task_root))
+    collect(month / group, predecessor, found);
   return {found.begin(), found.end()};
 }
 
@@ -114,9 +113,7 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
   auto it = groups_.find(group);
   if (it == groups_.end()) {
     if (!months_read_) {
-      for (const auto& year : subfolders(task_root_ / "archive"))
-        for (const auto& month : subfolders(year))
-          months_.push_back(month);
+      months_ = archive_months(task_root_);
       months_read_ = true;
     }
     std::vector<completed_entry> entries;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "runtime/workspace/path_resolve.hpp"
+#include "runtime/workspace/subfolders.hpp"
 #include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
@@ -12,24 +13,6 @@ namespace ad::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Names of the subfolders of `dir` (symlinks followed); nullopt when it
-// cannot be listed.
-std::optional<std::set<std::string>> list_subfolders(const fs::path& dir) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    return std::nullopt;
-  std::set<std::string> out;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec)
-      break;
-    struct stat st {};
-    if (::stat(it->path().c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      out.insert(it->path().filename().string());
-  }
-  return out;
-}
 
 bool is_directory_path(const fs::path& p) {
   struct stat st {};
@@ -102,7 +85,7 @@ void workspace_scanner::drop_group(const std::string& group, std::set<std::strin
 void workspace_scanner::sync_group(const std::string& group, std::set<std::string>& changed) {
   auto dir = task_root_ / group;
   watch(dir);
-  auto now = list_subfolders(dir);
+  auto now = subfolder_names(dir);
   if (!now) {
     drop_group(group, changed);
     return;
@@ -152,7 +135,7 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
     changed.insert(group + "/" + folder);
     return;
   }
-  auto now = list_subfolders(dir);
+  auto now = subfolder_names(dir);
   if (!now) {
     drop_archive(dir.string(), changed);
     return;
@@ -182,7 +165,7 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
 
 bool workspace_scanner::sync_root(std::set<std::string>& changed) {
   watch(task_root_);
-  auto now = list_subfolders(task_root_);
+  auto now = subfolder_names(task_root_);
   if (!now)
     return false;
   std::set<std::string> wanted;

@@ -15,6 +15,7 @@ namespace {
 
 using runtime::json;
 using runtime::status;
+using runtime::write_all;
 
 // An open file descriptor holding an exclusive flock, closed on scope exit.
 class locked_fd {
@@ -35,17 +36,6 @@ public:
 private:
   int fd_;
 };
-
-status write_all(int fd, const std::string& data, const std::string& what) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return status::from_errno(what, errno);
-    done += static_cast<std::size_t>(n);
-  }
-  return status::ok();
-}
 
 bool overlaps(const run_record& a, const run_record& b) {
   return a.start_ms < b.end_ms && b.start_ms < a.end_ms;

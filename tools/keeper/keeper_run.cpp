@@ -100,7 +100,7 @@ keeper_outcome run_keeper(const keeper_invocation& inv) {
     log.note("the agent did not start: " + failed->reason);
     keeper_exit_record record;
     record.end = keeper_end::launch_failed;
-    record.exit_code = 127;
+    record.exit_code = launch_failure_exit_code;
     record.reason = failed->reason;
     record.ended_at_ms = system_clock().now();
     record.containment = processes.finish(false);
