@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
+#include <mutex>
 
 #include "runtime/core/files.hpp"
 #include "runtime/worklog/work_log_fault.hpp"
@@ -309,6 +311,55 @@ std::optional<work_log_heal> heal_torn_tail(int fd, std::string& text, const fs:
   return heal;
 }
 
+// What this process last wrote to each log: when the locked file is still
+// that file (device, inode, size and modification time unchanged), its last
+// row's seq is known and the file need not be read and parsed again, so an
+// append costs the same in a log of ten rows as in one of twenty thousand.
+// Any other writer (another dispatcher, a node, a person) changes the size
+// or the time, and the next append reads the file as before.
+struct known_log {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
+  uint64_t last_seq = 0;
+};
+
+class known_logs {
+public:
+  std::optional<uint64_t> last_seq(const fs::path& path, const struct stat& st) {
+    std::lock_guard lock(mutex_);
+    auto it = logs_.find(path.string());
+    if (it == logs_.end())
+      return std::nullopt;
+    const known_log& k = it->second;
+    if (k.dev != st.st_dev || k.ino != st.st_ino || k.size != st.st_size ||
+        k.mtime.tv_sec != st.st_mtim.tv_sec || k.mtime.tv_nsec != st.st_mtim.tv_nsec)
+      return std::nullopt;
+    return k.last_seq;
+  }
+  void remember(const fs::path& path, const struct stat& st, uint64_t last_seq) {
+    std::lock_guard lock(mutex_);
+    if (logs_.size() >= max_logs && !logs_.contains(path.string()))
+      logs_.clear();
+    logs_[path.string()] = {st.st_dev, st.st_ino, st.st_size, st.st_mtim, last_seq};
+  }
+  void forget(const fs::path& path) {
+    std::lock_guard lock(mutex_);
+    logs_.erase(path.string());
+  }
+
+private:
+  static constexpr std::size_t max_logs = 1024;
+  std::mutex mutex_;
+  std::map<std::string, known_log> logs_;
+};
+
+known_logs& appended_logs() {
+  static known_logs logs;
+  return logs;
+}
+
 } // namespace
 
 result<work_log_appended> append_work_log(const fs::path& log_path, const work_log_event& event,
@@ -335,29 +386,34 @@ result<work_log_appended> append_work_log(const fs::path& log_path, const work_l
         by_path.st_dev != by_fd.st_dev || by_fd.st_nlink == 0)
       continue;
 
-    auto read = read_locked(f.fd, static_cast<std::size_t>(by_fd.st_size), log_path);
-    if (!read)
-      return read.error();
-    std::string& text = *read;
     work_log_appended done;
-    done.healed = heal_torn_tail(f.fd, text, log_path, clk);
-
     std::string out;
     uint64_t last_seq = 0;
-    if (text.empty()) {
-      out = work_log_header();
+    auto size_before = static_cast<std::size_t>(by_fd.st_size);
+    if (auto known = appended_logs().last_seq(log_path, by_fd)) {
+      last_seq = *known; // as this process left it: whole lines under the header
     } else {
-      work_log_document doc = parse_work_log(text);
-      for (const auto& row : doc.rows)
-        last_seq = std::max(last_seq, row.seq);
-      if (text.back() != '\n')
-        out += '\n';
-      if (text.find(table_header) == std::string::npos) {
-        out += '\n';
-        out += table_header;
-        out += '\n';
-        out += table_separator;
-        out += '\n';
+      auto read = read_locked(f.fd, size_before, log_path);
+      if (!read)
+        return read.error();
+      std::string& text = *read;
+      done.healed = heal_torn_tail(f.fd, text, log_path, clk);
+      size_before = text.size();
+      if (text.empty()) {
+        out = work_log_header();
+      } else {
+        work_log_document doc = parse_work_log(text);
+        for (const auto& row : doc.rows)
+          last_seq = std::max(last_seq, row.seq);
+        if (text.back() != '\n')
+          out += '\n';
+        if (text.find(table_header) == std::string::npos) {
+          out += '\n';
+          out += table_header;
+          out += '\n';
+          out += table_separator;
+          out += '\n';
+        }
       }
     }
     work_log_row& row = done.row;
@@ -374,12 +430,19 @@ result<work_log_appended> append_work_log(const fs::path& log_path, const work_l
     if (auto st = write_row(f.fd, out, log_path); !st) {
       // Whatever part of the row reached the file goes again: a full disk
       // leaves the log as it was (truncating frees space, so it works then).
-      if (::ftruncate(f.fd, static_cast<off_t>(text.size())) == 0)
+      appended_logs().forget(log_path);
+      if (::ftruncate(f.fd, static_cast<off_t>(size_before)) == 0)
         (void) ::fdatasync(f.fd);
       return st;
     }
-    if (::fdatasync(f.fd) != 0)
+    if (::fdatasync(f.fd) != 0) {
+      appended_logs().forget(log_path);
       return status::from_errno("work log sync " + log_path.string(), errno);
+    }
+    if (struct stat after {}; ::fstat(f.fd, &after) == 0)
+      appended_logs().remember(log_path, after, row.seq);
+    else
+      appended_logs().forget(log_path);
     return done;
   }
   return status::io_error("work log " + log_path.string() + " kept being replaced while appending");

@@ -1,5 +1,6 @@
 #include "runtime/worklog/work_log.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -161,6 +162,58 @@ TEST(work_log_append, a_torn_last_row_is_moved_aside_and_named) {
   auto again = append_work_log(log, start_event("g/02_b", 1), clk);
   ASSERT_TRUE(again.is_ok());
   EXPECT_FALSE(again->healed.has_value());
+}
+
+// An append after this process's own last row does not read the log again;
+// any other writer's change (a row appended, a same-size edit, a replaced
+// file) is seen, and the next row follows it.
+TEST(work_log_append, another_writers_change_between_appends_is_seen) {
+  test::temp_dir dir;
+  manual_clock clk(0);
+  fs::path log = work_log_path(dir.path(), "g");
+  ASSERT_TRUE(append_work_log(log, start_event("g/01_a", 1), clk));
+  ASSERT_TRUE(append_work_log(log, start_event("g/02_b", 1), clk));
+  // Another dispatcher appends a row with a higher seq in place.
+  {
+    int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+    ASSERT_GE(fd, 0);
+    std::string row = "| 41 | t | START | g/03_c | worker | 1 | m | running | /l |\n";
+    ASSERT_EQ(::write(fd, row.data(), row.size()), static_cast<ssize_t>(row.size()));
+    ::close(fd);
+  }
+  auto after_append = append_work_log(log, start_event("g/04_d", 1), clk);
+  ASSERT_TRUE(after_append.is_ok());
+  EXPECT_EQ(after_append->row.seq, 42u);
+  // A person edits a row in place without changing the size: 42 -> 97. The
+  // file's time moves on (set here, as a later edit would).
+  {
+    auto text = *read_file(log);
+    auto at = text.rfind("| 42 |");
+    ASSERT_NE(at, std::string::npos);
+    int fd = ::open(log.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "97", 2, static_cast<off_t>(at + 2)), 2);
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd, &st), 0);
+    timespec times[2] = {st.st_atim, st.st_mtim};
+    times[1].tv_sec += 5;
+    ASSERT_EQ(::futimens(fd, times), 0);
+    ::close(fd);
+  }
+  auto after_edit = append_work_log(log, start_event("g/05_e", 1), clk);
+  ASSERT_TRUE(after_edit.is_ok());
+  EXPECT_EQ(after_edit->row.seq, 98u);
+  // The log is replaced by another file.
+  ASSERT_TRUE(write_file_atomic(log, work_log_header() +
+                                       "| 7 | t | START | g/06_f | worker | 1 | m | running | /l |\n")
+                .is_ok());
+  auto after_replace = append_work_log(log, start_event("g/07_g", 1), clk);
+  ASSERT_TRUE(after_replace.is_ok());
+  EXPECT_EQ(after_replace->row.seq, 8u);
+  auto doc = parse_work_log(*read_file(log));
+  EXPECT_TRUE(doc.foreign.empty());
+  EXPECT_TRUE(doc.torn.empty());
+  ASSERT_EQ(doc.rows.size(), 2u);
 }
 
 // A full disk: the write that fails is cut back, the log stays as it was,
