@@ -21,6 +21,13 @@ json attempt_json(const dashboard_attempt& a, const output_reader& output) {
   return j;
 }
 
+// The failed attempt of an attempt_finished event, the newest `keep` kept.
+void keep_failure(std::deque<dashboard_failure>& failures, const run_event& e, size_t keep) {
+  failures.push_back({e.time, e.task, e.identity, e.failure_class, one_line(e.evidence)});
+  while (failures.size() > keep)
+    failures.pop_front();
+}
+
 } // namespace
 
 void put_usage(json& into, const token_usage& u) {
@@ -81,9 +88,7 @@ void dashboard_model::apply_target(const run_event& e) {
     t.usage += e.usage;
     if (!e.failure_class.empty()) {
       ++t.failure_counts[e.failure_class];
-      t.failures.push_back({e.time, e.task, e.identity, e.failure_class, one_line(e.evidence)});
-      while (t.failures.size() > options_.recent_failures)
-        t.failures.pop_front();
+      keep_failure(t.failures, e, options_.recent_failures);
     }
     if (e.failure_class == provider_quota_class) {
       t.quota = "exhausted";
@@ -117,9 +122,7 @@ void dashboard_model::apply_node(const run_event& e) {
     ++n.finished;
     if (!e.failure_class.empty()) {
       ++n.failed;
-      n.failures.push_back({e.time, e.task, e.identity, e.failure_class, one_line(e.evidence)});
-      while (n.failures.size() > options_.recent_failures)
-        n.failures.pop_front();
+      keep_failure(n.failures, e, options_.recent_failures);
     }
   }
 }

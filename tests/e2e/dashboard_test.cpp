@@ -287,8 +287,12 @@ std::string dump_dom(const std::string& url) {
 
 // The page as a person sees it, in headless Chromium, against a run with a
 // task running (its agent keeps working), one waiting for it, one blocked
-// (a PLAN naming a path no agent may write) and one completed. The
-// screenshot stays under <build>/test-output/dashboard/.
+// (a PLAN naming a path no agent may write) and one completed: the
+// overview with what was spent and the running attempt's tokens so far,
+// the target page, a task page with its work log and an attempt's log
+// opened (the log also paged over plain HTTP), and after the run the
+// completed task under `serve`. The screenshot stays under
+// <build>/test-output/dashboard/ (docs/dashboard.png is one).
 TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "tools/setup.sh --test installs chromium";
   std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
@@ -355,6 +359,7 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   EXPECT_NE(dom.find("<p id=\"spent\">spent: " + state["usage_text"].get<std::string>()),
             std::string::npos)
     << dom;
+  EXPECT_NE(dom.find("<tr data-target=\"claude-opus\">"), std::string::npos) << dom;
   auto tokens = dom.find("<td class=\"tokens\">");
   ASSERT_NE(tokens, std::string::npos) << dom;
   EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(dom[tokens + 19])))
@@ -390,8 +395,6 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   EXPECT_NE(target_dom.find("<h2 id=\"target-name\">claude-opus</h2>"), std::string::npos)
     << target_dom;
   EXPECT_NE(target_dom.find("<tr data-task=\"app/01_model\">"), std::string::npos) << target_dom;
-  auto overview_targets = dump_dom(url);
-  EXPECT_NE(overview_targets.find("<tr data-target=\"claude-opus\">"), std::string::npos);
 
   auto task_dom = dump_dom(url + "#/task/app%2F01_model?log=" + running_id);
   EXPECT_NE(task_dom.find("<h2 id=\"task-name\">app/01_model</h2>"), std::string::npos)
@@ -425,6 +428,32 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ::unsetenv("AGENT_SIM_REGISTRY");
   ::unsetenv("AGENT_SIM_TIME_SCALE");
   ::unsetenv("AGENT_SIM_SCENARIO");
+
+  // The same run's completed task under `serve`, from the state: what it
+  // spent, its work-log rows, and its review's output opened by the link.
+  child serve({"serve", "--listen", "127.0.0.1:0", "--workspace", ws_.path().string()});
+  auto serving = serve.line_with("serve: dashboard of", false);
+  ASSERT_FALSE(serving.empty());
+  auto [serve_host, serve_port] = address_in(serving);
+  httplib::Client from_state(serve_host, serve_port);
+  auto done = runtime::parse_json(from_state.Get("/api/v1/tasks/lib/01_done")->body, "task").value();
+  ASSERT_FALSE(done["work_log"].empty()) << done.dump(2);
+  auto last_row = done["work_log"].back();
+  EXPECT_EQ(last_row["event"], "FINISH") << done.dump(2);
+  auto folder = fs::path(last_row["locator"].get<std::string>()).parent_path().filename().string();
+  auto reviewed = folder.substr(folder.find("__") + 2);
+  auto state_dom = dump_dom("http://" + serve_host + ":" + std::to_string(serve_port) +
+                            "/#/task/lib%2F01_done?log=" + reviewed);
+  EXPECT_NE(state_dom.find("<h2 id=\"task-name\">lib/01_done</h2>"), std::string::npos)
+    << state_dom;
+  EXPECT_EQ(state_dom.find("nothing reported"), std::string::npos)
+    << "what the task spent, from the state\n" << state_dom;
+  EXPECT_NE(state_dom.find("<td>FINISH</td>"), std::string::npos) << state_dom;
+  EXPECT_NE(state_dom.find("<b class=\"mono\">" + reviewed + "</b>"), std::string::npos)
+    << state_dom;
+  EXPECT_NE(state_dom.find("<pre id=\"log-text\""), std::string::npos) << state_dom;
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(std::chrono::seconds(10)), 0);
 }
 
 } // namespace

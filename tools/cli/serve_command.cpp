@@ -74,12 +74,15 @@ int run_serve(const serve_options& opt) {
     return runtime::dashboard_state_of(view->reading.report, view->clk.now(), view->retry_prefix,
                                        output);
   };
-  source.task = [view, output](const std::string& name) {
-    std::lock_guard lock(view->mutex);
-    auto j = runtime::dashboard_task_of(view->reading.report, name, view->clk.now(),
-                                        view->retry_prefix, output);
+  source.task = [view, output, workspace = view->reading.workspace](const std::string& name) {
+    std::optional<runtime::json> j;
+    {
+      std::lock_guard lock(view->mutex);
+      j = runtime::dashboard_task_of(view->reading.report, name, view->clk.now(),
+                                     view->retry_prefix, output);
+    }
     if (j)
-      (*j)["work_log"] = runtime::task_work_log_rows(view->reading.workspace, name);
+      (*j)["work_log"] = runtime::task_work_log_rows(workspace, name);
     return j;
   };
   source.log = [runs = (fs::path(view->reading.state_root) / "runs").string()](
