@@ -1,10 +1,12 @@
 #include "runtime/observe/attempt_log.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <vector>
 
 #include "runtime/core/files.hpp"
 #include "runtime/report/output_tail.hpp"
@@ -77,7 +79,8 @@ result<json> attempt_log_page(const std::string& runs_dir, const std::string& id
     return file.error();
   auto folder = find_attempt_folder(runs_dir, identity);
   if (folder.empty())
-    return status::not_found("no attempt " + identity + " in " + runs_dir);
+    return status::not_found("no attempt " + identity + " in " + runs_dir +
+                             " (a task's attempt folders are removed when it completes)");
   auto page = read_log_page(std::filesystem::path(folder) / *file, offset, limit);
   if (!page)
     return page.error();
@@ -87,30 +90,66 @@ result<json> attempt_log_page(const std::string& runs_dir, const std::string& id
   return j;
 }
 
+namespace {
+
+// The group's archived logs, agent-task/archive/<YYYY>/<MM>/<group>/
+// work_log_<n>.log, oldest first (by month, then n).
+std::vector<std::filesystem::path> archived_work_logs(const std::filesystem::path& workspace,
+                                                      const std::string& group) {
+  std::vector<std::pair<std::pair<std::string, uint64_t>, std::filesystem::path>> found;
+  using dir = std::filesystem::directory_iterator;
+  auto archive = workspace / "agent-task" / "archive";
+  std::error_code y_ec, m_ec, f_ec;  // one per level: a month without the group ends only its loop
+  for (dir year(archive, y_ec), end; !y_ec && year != end; year.increment(y_ec))
+    for (dir month(year->path(), m_ec); !m_ec && month != end; month.increment(m_ec))
+      for (dir f(month->path() / group, f_ec); !f_ec && f != end; f.increment(f_ec)) {
+        auto name = f->path().filename().string();
+        if (!name.starts_with("work_log_") || !name.ends_with(".log"))
+          continue;
+        auto digits = name.substr(9, name.size() - 13);
+        uint64_t n = 0;
+        auto [p, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+        if (err != std::errc() || p != digits.data() + digits.size())
+          continue;
+        found.push_back({{month->path().string(), n}, f->path()});
+      }
+  std::sort(found.begin(), found.end());
+  std::vector<std::filesystem::path> out;
+  for (auto& [key, path] : found)
+    out.push_back(std::move(path));
+  return out;
+}
+
+} // namespace
+
 json task_work_log_rows(const std::filesystem::path& workspace, const std::string& task,
                         size_t newest) {
-  json rows = json::array();
-  auto text = read_file(work_log_path(workspace, task_group(task)));
-  if (!text)
-    return rows;
-  std::deque<const work_log_row*> kept;
-  auto doc = parse_work_log(*text);
-  for (const auto& r : doc.rows) {
-    if (r.task != task)
+  auto group = task_group(task);
+  auto files = archived_work_logs(workspace, group);
+  files.push_back(work_log_path(workspace, group));
+  std::deque<work_log_row> kept;
+  for (const auto& file : files) {
+    auto text = read_file(file);
+    if (!text)
       continue;
-    kept.push_back(&r);
-    if (kept.size() > newest)
-      kept.pop_front();
+    for (auto& r : parse_work_log(*text).rows) {
+      if (r.task != task)
+        continue;
+      kept.push_back(std::move(r));
+      if (kept.size() > newest)
+        kept.pop_front();
+    }
   }
-  for (const auto* r : kept)
-    rows.push_back({{"seq", r->seq},
-                    {"time", r->time},
-                    {"event", r->event},
-                    {"role", r->role},
-                    {"attempt", r->attempt},
-                    {"model", r->model},
-                    {"result", r->result},
-                    {"locator", r->locator}});
+  json rows = json::array();
+  for (const auto& r : kept)
+    rows.push_back({{"seq", r.seq},
+                    {"time", r.time},
+                    {"event", r.event},
+                    {"role", r.role},
+                    {"attempt", r.attempt},
+                    {"model", r.model},
+                    {"result", r.result},
+                    {"locator", r.locator}});
   return rows;
 }
 

@@ -48,14 +48,17 @@ bool is_attempt_identity(std::string_view text);
 // (attempt_log_file) in its folder under `runs_dir` (found by identity,
 // the newest when several): log_page_json with "identity" and "file".
 // invalid_argument for a malformed identity or file, not_found for an
-// attempt or a log that is not there.
+// attempt or a log that is not there (a completed task's attempt folders
+// are removed, runtime/run/active_probe.hpp remove_attempt_logs).
 result<json> attempt_log_page(const std::string& runs_dir, const std::string& identity,
                               std::string_view which, uint64_t offset, size_t limit);
 
-// The rows of `task` in its group's work log (START, FINISH, CLAIM, KILL),
-// the newest `newest` of them, oldest first: {"seq", "time", "event",
-// "role", "attempt", "model", "result", "locator"}. [] when there is no
-// log; a log that cannot be read gives [] as well.
+// The rows of `task` in its group's work log (START, FINISH, CLAIM, KILL)
+// and, before them, in the group's archived logs (agent-task/archive/
+// <YYYY>/<MM>/<group>/work_log_<n>.log, docs/work-log.md), the newest
+// `newest` of them, oldest first: {"seq", "time", "event", "role",
+// "attempt", "model", "result", "locator"}. A log that is missing or cannot
+// be read adds nothing.
 json task_work_log_rows(const std::filesystem::path& workspace, const std::string& task,
                         size_t newest = 50);
 

@@ -430,7 +430,7 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ::unsetenv("AGENT_SIM_SCENARIO");
 
   // The same run's completed task under `serve`, from the state: what it
-  // spent, its work-log rows, and its review's output opened by the link.
+  // spent and its work-log rows (from the live or the archived log).
   child serve({"serve", "--listen", "127.0.0.1:0", "--workspace", ws_.path().string()});
   auto serving = serve.line_with("serve: dashboard of", false);
   ASSERT_FALSE(serving.empty());
@@ -449,9 +449,20 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   EXPECT_EQ(state_dom.find("nothing reported"), std::string::npos)
     << "what the task spent, from the state\n" << state_dom;
   EXPECT_NE(state_dom.find("<td>FINISH</td>"), std::string::npos) << state_dom;
+  // A completed task's attempt folders are gone, and the page says so.
   EXPECT_NE(state_dom.find("<b class=\"mono\">" + reviewed + "</b>"), std::string::npos)
     << state_dom;
-  EXPECT_NE(state_dom.find("<pre id=\"log-text\""), std::string::npos) << state_dom;
+  EXPECT_NE(state_dom.find("attempt folders are removed when it completes"), std::string::npos)
+    << state_dom;
+  EXPECT_EQ(state_dom.find("id=\"log-more\""), std::string::npos) << state_dom;
+  // The stopped task's attempt keeps its log, read from the state root.
+  auto kept = from_state.Get("/api/v1/attempts/" + running_id + "/log");
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->status, 200) << kept->body;
+  EXPECT_NE(runtime::parse_json(kept->body, "log").value()["text"].get<std::string>().find(
+              "sed -n 1,80p"),
+            std::string::npos)
+    << kept->body;
   serve.signal(SIGTERM);
   EXPECT_EQ(serve.wait(std::chrono::seconds(10)), 0);
 }

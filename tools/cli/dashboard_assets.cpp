@@ -144,7 +144,7 @@ function targetPage(all, name) {
     <p id="spent">spent: ${t.usage_text ? esc(t.usage_text) : `<span class="muted">nothing reported</span>`}</p>
     ${t.finished !== undefined ? `<p>attempts finished: ${t.finished}${classes ? "; failures: " + classes : ""}</p>` : ""}
     <h2>Running here</h2>${runningTable(t.running)}
-    <h2>Recent failures</h2>${failuresTable(t.failures)}`;
+    <h2>${all.source === "run" ? "Recent failures" : "Tasks blocked by a failure here"}</h2>${failuresTable(t.failures)}`;
 }
 function nodePage(all, name) {
   const n = all.nodes.find(x => x.node === name);
@@ -204,7 +204,7 @@ async function readLog(identity, file, more) {
   try {
     const p = await api(`/api/v1/attempts/${encodeURIComponent(identity)}/log?file=${file}&offset=${logView.next}&limit=65536`);
     logView.text += p.text; logView.next = p.next_offset; logView.eof = p.eof; logView.size = p.size;
-  } catch (e) { logView.error = e.message; }
+  } catch (e) { logView.error = e.message; logView.eof = true; }
   showLog();
 }
 function showLog() {

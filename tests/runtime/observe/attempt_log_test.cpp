@@ -85,5 +85,22 @@ TEST(task_work_log_rows, are_the_tasks_rows_of_its_group_log_newest_kept) {
   EXPECT_EQ(task_work_log_rows(ws.path(), "h/01_none"), json::array());
 }
 
+TEST(task_work_log_rows, a_completed_groups_rows_are_read_from_its_archived_logs) {
+  test::temp_dir ws;
+  auto row = [](uint64_t seq, const char* event) {
+    return format_work_log_row({seq, "2027-01-15T08:00:00.000Z", event, "g/01_a", "worker", 1, "m",
+                                "", "/s/runs/x/locator.json"});
+  };
+  ws.write("agent-task/archive/2026/12/g/work_log_0.log", work_log_header() + row(1, "START"));
+  ws.write("agent-task/archive/2027/01/g/work_log_10.log", work_log_header() + row(3, "KILL"));
+  ws.write("agent-task/archive/2027/01/g/work_log_2.log", work_log_header() + row(2, "FINISH"));
+  ws.write("agent-task/archive/2027/01/h/work_log_0.log", work_log_header() + row(9, "START"));
+  auto rows = task_work_log_rows(ws.path(), "g/01_a");
+  ASSERT_EQ(rows.size(), 3u) << rows.dump(2);
+  EXPECT_EQ(rows[0]["event"], "START");
+  EXPECT_EQ(rows[1]["event"], "FINISH") << "work_log_2 before work_log_10";
+  EXPECT_EQ(rows[2]["event"], "KILL");
+}
+
 } // namespace
 } // namespace ad::runtime
