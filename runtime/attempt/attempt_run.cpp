@@ -277,7 +277,8 @@ void attempt_run::settle_usage_at_end() {
 }
 
 void attempt_run::write_locator() {
-  locator_.updated_at = clock_->now();
+  locator_written_at_ = clock_->now();
+  locator_.updated_at = locator_written_at_;
   // An adopted attempt's stream is read again from its first line: what the
   // locator says already stays until the new reading has found usage.
   if (auto u = usage(); !u.empty())
@@ -368,6 +369,9 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
       (void)normalized_.append_line(shown);
   out.review_control_tool = std::move(step.collaboration_tool);
   out.no_progress = std::move(step.no_progress);
+  if (clock_->now() - locator_written_at_ >= usage_refresh_ms)
+    if (auto u = usage(); !u.empty() && locator_.usage != u)
+      write_locator();  // tokens so far, for the live views
 
   if (step.discovered_session_id && locator_.session_id != step.discovered_session_id) {
     locator_.session_id = *step.discovered_session_id;

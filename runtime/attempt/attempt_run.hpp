@@ -171,8 +171,11 @@ public:
   // What the agent spent so far (priced with setup().prices when its CLI
   // gave no cost); after finish(), the settled figures: a codex turn that
   // failed and a pi stream with lost lines are read from the CLI's session
-  // file (usage_reader.hpp, settle_usage). Every locator write records it.
+  // file (usage_reader.hpp, settle_usage). Every locator write records it,
+  // and while it grows the locator is rewritten at most every
+  // usage_refresh_ms (the live views read tokens so far from it).
   token_usage usage() const;
+  static constexpr millis usage_refresh_ms = 5'000;
 
   // heartbeat.log line + locator refresh.
   void heartbeat(int64_t silent_ms);
@@ -259,6 +262,7 @@ private:
   // stream lacks it.
   void settle_usage_at_end();
   std::optional<token_usage> settled_usage_;
+  millis locator_written_at_ = 0;
   // codex: the rollout's final typed error, as the diagnostic codex:rollout.
   void read_codex_rollout();
   std::filesystem::path home_;

@@ -88,6 +88,8 @@ status_report build_status_report(const status_input& in, const clock& clk) {
     row.stage = t.stage;
     row.status = std::string(to_string(t.status));
     row.reason = t.reason;
+    row.wait = t.wait;
+    row.wait_owner = t.wait_owner;
     if (auto s = scanned.find(t.name); s != scanned.end()) {
       int64_t plan = plan_number_of(*s->second);
       for (const auto& [key, count] : model.attempt_counters)
@@ -105,8 +107,19 @@ status_report build_status_report(const status_input& in, const clock& clk) {
           row.handoff_id = st->handoff->id;
         row.route = st->route_history;
         row.reset_wait_until = pending_reset_wait(*st, t.stage, clk.now());
-        if (row.reset_wait_until > 0)
-          row.reason = "waiting for a quota reset until " + format_utc_iso(row.reset_wait_until);
+        if (row.reset_wait_until > 0 && (t.status == dispatch_status::ready ||
+                                         t.status == dispatch_status::waiting)) {
+          // The dispatcher holds it until then, whatever the folders allow.
+          if (t.status == dispatch_status::ready) {
+            row.status = std::string(to_string(dispatch_status::waiting));
+            --report.summary.ready;
+            ++report.summary.waiting;
+          }
+          row.wait = "quota-reset";
+          row.wait_owner.clear();
+          row.reason = "waiting for a quota reset until " + format_utc_iso(row.reset_wait_until) +
+                       (row.target.empty() ? "" : " (" + row.target + ")");
+        }
         row.write_sets = st->write_sets;
       }
     }
@@ -258,6 +271,13 @@ std::string render_status_json_lines(const status_report& r) {
     j["target"] = t.target;
     j["budget_used"] = t.budget_used;
     j["usage"] = usage_to_json(t.spent);
+    j["wait"] = nullptr;
+    if (t.status == "waiting")
+      j["wait"] = {{"kind", t.wait.empty() ? "other" : t.wait},
+                   {"until", t.wait == "quota-reset" ? json(format_utc_iso(t.reset_wait_until))
+                                                     : json(nullptr)},
+                   {"target", t.wait == "quota-reset" ? t.target : ""},
+                   {"owner", t.wait_owner}};
     json live = json::array();
     for (const auto& a : t.live) {
       live.push_back({{"role", a.role},

@@ -49,6 +49,12 @@ struct status_task {
   std::optional<intervention_context> intervention;
   std::string handoff_id;                   // pending retry handoff, "" when none
   int64_t reset_wait_until = 0;             // durable quota-reset wait of the stage, 0 = none
+  // A waiting task: what it waits for (dependency, claim, capacity: the
+  // dry run's over the durable claims; quota-reset: the durable reset wait
+  // of its stage, which makes a task the dry run finds ready wait) and, for
+  // a claim, the task holding it.
+  std::string wait;
+  std::string wait_owner;
   std::vector<route_decision> route;        // route history, oldest first
   std::map<std::string, write_set_snapshot> write_sets;  // attempt id -> before/after
   token_usage spent;                        // every attempt of the task (state "spent")

@@ -1,16 +1,11 @@
 #include "runtime/report/dashboard.hpp"
 
-#include <array>
+#include <set>
 
 #include "runtime/report/event_render.hpp"
 
 namespace ad::runtime {
 namespace {
-
-// The overview lists waits in this order, then any other kind, then "other".
-constexpr std::array<std::string_view, 8> wait_kinds = {
-  wait_quota_reset, wait_cool_down, wait_capacity, wait_claim,
-  wait_dependency,  wait_pause,     wait_node,     wait_elsewhere};
 
 constexpr std::string_view user_review_stage = "user-review";
 
@@ -20,11 +15,25 @@ json attempt_json(const dashboard_attempt& a, const output_reader& output) {
             {"finished", api_time(a.finished)}, {"status", a.status}, {"exit_code", a.exit_code},
             {"failure_class", a.failure_class}, {"evidence", one_line(a.evidence)},
             {"locator", a.locator}};
-  j["output"] = a.status == "running" && output ? output(a.identity, a.locator) : "";
+  auto live = a.status == "running" && output ? output(a.identity, a.locator) : attempt_live{};
+  j["output"] = live.output;
+  put_usage(j, a.status == "running" ? live.usage : a.usage);
   return j;
 }
 
+// The failed attempt of an attempt_finished event, the newest `keep` kept.
+void keep_failure(std::deque<dashboard_failure>& failures, const run_event& e, size_t keep) {
+  failures.push_back({e.time, e.task, e.identity, e.failure_class, one_line(e.evidence)});
+  while (failures.size() > keep)
+    failures.pop_front();
+}
+
 } // namespace
+
+void put_usage(json& into, const token_usage& u) {
+  into["usage"] = usage_to_json(u);
+  into["usage_text"] = usage_summary(u);
+}
 
 json api_time(millis t) { return t > 0 ? json(format_utc_iso(t)) : json(nullptr); }
 
@@ -50,8 +59,80 @@ bool bearer_matches(std::string_view header, std::string_view token) {
 dashboard_model::dashboard_model(dashboard_options options)
     : options_(std::move(options)), board_(options_.board) {}
 
+json dashboard_model::running_json(const std::string& id, const board_attempt& a,
+                                   const output_reader& output) const {
+  auto live = output ? output(id, a.locator) : attempt_live{a.output, {}};
+  json row = {{"task", a.task},
+              {"role", a.role},
+              {"target", a.target},
+              {"node", a.node},
+              {"attempt", a.attempt},
+              {"identity", id},
+              {"started", api_time(a.started)},
+              {"locator", a.locator},
+              {"output", live.output}};
+  put_usage(row, live.usage);
+  return row;
+}
+
+void dashboard_model::apply_target(const run_event& e) {
+  if (e.kind == run_event_kind::attempt_started && !e.target.empty()) {
+    // The dispatcher chose it, so nothing holds it back now.
+    auto& t = targets_[e.target];
+    t.quota.clear();
+    t.until = 0;
+    t.reason.clear();
+  } else if (e.kind == run_event_kind::attempt_finished && !e.target.empty()) {
+    auto& t = targets_[e.target];
+    ++t.finished;
+    t.usage += e.usage;
+    if (!e.failure_class.empty()) {
+      ++t.failure_counts[e.failure_class];
+      keep_failure(t.failures, e, options_.recent_failures);
+    }
+    if (e.failure_class == provider_quota_class) {
+      t.quota = "exhausted";
+      t.until = 0;
+      t.reason = one_line(e.evidence);
+    }
+  } else if (e.kind == run_event_kind::supervisor_wait && !e.target.empty() && !e.wait.empty()) {
+    auto& t = targets_[e.target];
+    t.quota = e.wait;
+    t.until = e.until;
+    t.reason = one_line(e.reason);
+  } else if (e.kind == run_event_kind::failover || e.kind == run_event_kind::promotion) {
+    for (const auto* id : {&e.from_target, &e.to_target})
+      if (!id->empty())
+        targets_[*id];
+  }
+}
+
+void dashboard_model::apply_node(const run_event& e) {
+  if (e.kind == run_event_kind::attempt_started && !e.node.empty()) {
+    auto& n = nodes_[e.node];
+    ++n.started;
+    n.last_started = e.time;
+    node_of_[e.identity] = e.node;
+  } else if (e.kind == run_event_kind::attempt_finished) {
+    auto it = node_of_.find(e.identity);
+    if (it == node_of_.end())
+      return;
+    auto& n = nodes_[it->second];
+    node_of_.erase(it);
+    ++n.finished;
+    if (!e.failure_class.empty()) {
+      ++n.failed;
+      keep_failure(n.failures, e, options_.recent_failures);
+    }
+  }
+}
+
 void dashboard_model::apply(const run_event& e) {
   board_.apply(e);
+  apply_target(e);
+  apply_node(e);
+  if (e.kind == run_event_kind::summary)
+    run_spent_ = e.usage;
   if (e.kind == run_event_kind::tasks_scanned) {
     for (const auto& t : e.tasks)
       stage_[t.task] = t.stage;
@@ -80,9 +161,12 @@ void dashboard_model::apply(const run_event& e) {
       a.exit_code = e.exit_code;
       a.failure_class = e.failure_class;
       a.evidence = e.evidence;
+      a.usage = e.usage;
       if (!e.locator.empty())
         a.locator = e.locator;
     }
+    spent_ += e.usage;
+    task_spent_[e.task] += e.usage;
   }
   auto& events = events_[e.task];
   events.push_back(run_event_json(e));
@@ -111,16 +195,7 @@ json dashboard_model::state(millis now, const output_reader& output) const {
 
   json running = json::array();
   for (const auto& [id, a] : board_.running())
-    running.push_back({{"task", a.task},
-                       {"role", a.role},
-                       {"target", a.target},
-                       {"node", a.node},
-                       {"attempt", a.attempt},
-                       {"identity", id},
-                       {"started", api_time(a.started)},
-                       {"locator", a.locator},
-                       {"usage", a.usage},
-                       {"output", output ? output(id, a.locator) : a.output}});
+    running.push_back(running_json(id, a, output));
   j["running"] = std::move(running);
 
   std::map<std::string, json> by_kind;
@@ -140,7 +215,7 @@ json dashboard_model::state(millis now, const output_reader& output) const {
       by_kind.erase(it);
     }
   };
-  for (auto kind : wait_kinds)
+  for (auto kind : overview_wait_kinds)
     add_kind(std::string(kind));
   while (!by_kind.empty())
     add_kind(by_kind.begin()->first);
@@ -163,7 +238,93 @@ json dashboard_model::state(millis now, const output_reader& output) const {
   j["user_review"] = std::move(user_review);
   j["finished"] = board_.finished();
   j["summary"] = board_.summary_line();
+  put_usage(j, run_spent_.value_or(spent_));
   return j;
+}
+
+namespace {
+
+json failures_json(const std::deque<dashboard_failure>& failures) {
+  json out = json::array();
+  for (auto it = failures.rbegin(); it != failures.rend(); ++it)  // newest first
+    out.push_back({{"time", api_time(it->time)},
+                   {"task", it->task},
+                   {"identity", it->identity},
+                   {"failure_class", it->failure_class},
+                   {"evidence", it->evidence}});
+  return out;
+}
+
+} // namespace
+
+bool dashboard_model::set_cooldowns(std::map<std::string, dashboard_cooldown> cooldowns) {
+  if (cooldowns == cooldowns_)
+    return false;
+  cooldowns_ = std::move(cooldowns);
+  return true;
+}
+
+json dashboard_model::targets(millis now, const output_reader& output) const {
+  std::map<std::string, json> running;
+  for (const auto& [id, a] : board_.running())
+    if (!a.target.empty()) {
+      auto& list = running[a.target];
+      if (list.is_null())
+        list = json::array();
+      list.push_back(running_json(id, a, output));
+    }
+  json list = json::array();
+  std::set<std::string> names;
+  for (const auto& [name, t] : targets_)
+    names.insert(name);
+  for (const auto& [name, r] : running)
+    names.insert(name);
+  for (const auto& [name, c] : cooldowns_)
+    if (c.until > now)
+      names.insert(name);
+  for (const auto& name : names) {
+    auto it = targets_.find(name);
+    const dashboard_target none;
+    const auto& t = it == targets_.end() ? none : it->second;
+    // A wait's end that has passed is over: the target may be tried again.
+    bool over = t.until > 0 && t.until <= now;
+    json j = {{"target", name},
+              {"quota", over || t.quota.empty() ? "available" : t.quota},
+              {"until", over ? json(nullptr) : api_time(t.until)},
+              {"quota_reason", over ? "" : t.reason},
+              {"finished", t.finished},
+              {"failure_counts", t.failure_counts},
+              {"failures", failures_json(t.failures)}};
+    // The supervisor's cool-down is the target's own state: it wins.
+    if (auto c = cooldowns_.find(name); c != cooldowns_.end() && c->second.until > now) {
+      j["quota"] = std::string(wait_cool_down);
+      j["until"] = api_time(c->second.until);
+      j["quota_reason"] = one_line(c->second.reason);
+    }
+    auto r = running.find(name);
+    j["running"] = r == running.end() ? json::array() : r->second;
+    put_usage(j, t.usage);
+    list.push_back(std::move(j));
+  }
+  return {{"source", "run"}, {"time", api_time(now)}, {"targets", std::move(list)}};
+}
+
+json dashboard_model::nodes(millis now, const output_reader& output) const {
+  json list = json::array();
+  for (const auto& [name, n] : nodes_) {
+    json running = json::array();
+    for (const auto& [id, a] : board_.running())
+      if (a.node == name)
+        running.push_back(running_json(id, a, output));
+    list.push_back({{"node", name},
+                    {"started", n.started},
+                    {"finished", n.finished},
+                    {"failed", n.failed},
+                    {"last_started", api_time(n.last_started)},
+                    {"running", std::move(running)},
+                    {"failures", failures_json(n.failures)}});
+  }
+  return {{"source", "run"}, {"time", api_time(now)}, {"nodes", std::move(list)}};
 }
 
 std::optional<json> dashboard_model::task(const std::string& name, millis now,
@@ -182,6 +343,8 @@ std::optional<json> dashboard_model::task(const std::string& name, millis now,
     for (const auto& a : it->second)
       attempts.push_back(attempt_json(a, output));
   j["attempts"] = std::move(attempts);
+  auto spent = task_spent_.find(name);
+  put_usage(j, spent == task_spent_.end() ? token_usage{} : spent->second);
   auto wait = board_.waits().find(name);
   j["wait"] = wait == board_.waits().end()
                 ? json(nullptr)

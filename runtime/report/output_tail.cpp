@@ -3,9 +3,17 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/core/files.hpp"
+#include "runtime/core/json.hpp"
 #include "runtime/report/event_render.hpp"
 
 namespace ad::runtime {
+namespace {
+
+// A locator.json is a few kilobytes; anything far larger is not one.
+constexpr size_t max_locator_bytes = 1u << 20;
+
+} // namespace
 
 std::string last_rendered_line(const std::string& locator, size_t max_bytes) {
   if (locator.empty())
@@ -53,17 +61,43 @@ std::string find_attempt_folder(const std::string& runs_dir, const std::string& 
   return newest.empty() ? "" : (std::filesystem::path(runs_dir) / newest).string();
 }
 
-std::string attempt_output_reader::operator()(const std::string& identity,
+token_usage locator_usage(const std::string& locator) {
+  if (locator.empty())
+    return {};
+  auto text = read_file(locator, max_locator_bytes);
+  if (!text)
+    return {};
+  auto j = parse_json(*text, locator);
+  if (!j || !j->is_object() || !j->contains("usage"))
+    return {};
+  auto usage = usage_from_json((*j)["usage"]);
+  return usage ? *usage : token_usage{};
+}
+
+attempt_live read_attempt_live(const std::string& locator) {
+  return {last_rendered_line(locator), locator_usage(locator)};
+}
+
+std::string attempt_output_reader::locator_of(const std::string& identity,
                                               const std::string& locator) {
   if (!locator.empty())
-    return last_rendered_line(locator);
+    return locator;
+  if (locators_.size() > 4096)  // attempts long gone
+    locators_.clear();
   auto& known = locators_[identity];
   if (known.empty())
     if (auto folder = find_attempt_folder(runs_dir_, identity); !folder.empty())
       known = (std::filesystem::path(folder) / "locator.json").string();
-  if (locators_.size() > 4096)  // attempts long gone
-    locators_.clear();
-  return known.empty() ? "" : last_rendered_line(known);
+  return known;
+}
+
+std::string attempt_output_reader::operator()(const std::string& identity,
+                                              const std::string& locator) {
+  return last_rendered_line(locator_of(identity, locator));
+}
+
+attempt_live attempt_output_reader::live(const std::string& identity, const std::string& locator) {
+  return read_attempt_live(locator_of(identity, locator));
 }
 
 } // namespace ad::runtime

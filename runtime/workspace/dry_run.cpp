@@ -142,6 +142,7 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
                out.dependency.state == dependency_status::running) {
       out.status = dispatch_status::waiting;
       out.reason = out.dependency.reason();
+      out.wait = "dependency";
     } else {
       ready.push_back({report.tasks.size(), stage, &task});
     }
@@ -172,24 +173,28 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
         continue;
       if (claim.exclusive) {
         conflict = "exclusive claim held by " + owner + " (its write set is unknown)";
-        break;
-      }
-      for (const auto& path : task.write_set.paths) {
-        if (std::find(claim.paths.begin(), claim.paths.end(), path) != claim.paths.end()) {
-          conflict = "claim conflict with " + owner + " on " + path;
-          break;
+      } else {
+        for (const auto& path : task.write_set.paths) {
+          if (std::find(claim.paths.begin(), claim.paths.end(), path) != claim.paths.end()) {
+            conflict = "claim conflict with " + owner + " on " + path;
+            break;
+          }
         }
       }
-      if (!conflict.empty())
+      if (!conflict.empty()) {
+        out.wait_owner = owner;
         break;
+      }
     }
     if (!conflict.empty()) {
       out.status = dispatch_status::waiting;
       out.reason = conflict;
+      out.wait = "claim";
       continue;
     }
     if (slots && selected >= *slots) {
       out.status = dispatch_status::waiting;
+      out.wait = "capacity";
       out.reason = "capacity: --max-parallel " + std::to_string(input.max_parallel) +
                    " reached (selected " + std::to_string(selected) + ")";
       continue;

@@ -50,6 +50,10 @@ struct dry_run_task {
   dependency_report dependency;
   dispatch_status status = dispatch_status::waiting;
   std::string reason;           // one line
+  // A waiting task: what it waits for ("dependency", "claim", "capacity")
+  // and, for a claim, the task holding it.
+  std::string wait;
+  std::string wait_owner;
   std::string work_unit_id;     // empty without an identity header
   std::vector<std::string> write_set;
   std::vector<std::string> errors;

@@ -4,6 +4,7 @@
 // answers 401 without the bearer header; `run --web` finishes on time while
 // a client holds an event stream open and never reads it.
 #include <arpa/inet.h>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -169,6 +170,22 @@ TEST_F(dashboard, serve_answers_the_state_a_task_and_bad_paths_in_json) {
   EXPECT_EQ((*t)["task"], "app/02+01_api");
   EXPECT_EQ((*t)["status"], "waiting");
 
+  auto targets = http.Get("/api/v1/targets");
+  ASSERT_TRUE(targets);
+  EXPECT_EQ(targets->status, 200);
+  EXPECT_EQ(runtime::parse_json(targets->body, "targets").value()["targets"], json::array())
+    << "nothing ran: no target holds a task or spent anything";
+  auto nodes = http.Get("/api/v1/nodes");
+  ASSERT_TRUE(nodes);
+  EXPECT_EQ(nodes->status, 200);
+  auto no_attempt = http.Get("/api/v1/attempts/app__01_model__p1__worker__a01/log");
+  ASSERT_TRUE(no_attempt);
+  EXPECT_EQ(no_attempt->status, 404) << no_attempt->body;
+  auto bad_offset = http.Get("/api/v1/attempts/x/log?offset=-5");
+  ASSERT_TRUE(bad_offset);
+  EXPECT_EQ(bad_offset->status, 400);
+  EXPECT_EQ(bad_offset->body, "{\"error\":\"offset must be a whole number of bytes, got -5\"}\n");
+
   auto unknown = http.Get("/api/v1/tasks/app/99_none");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
@@ -178,7 +195,8 @@ TEST_F(dashboard, serve_answers_the_state_a_task_and_bad_paths_in_json) {
   EXPECT_EQ(bad->status, 404);
   EXPECT_EQ(bad->body,
             "{\"error\":\"no such path: /api/v2/state (the API is /api/v1/state, "
-            "/api/v1/tasks/<name>, /api/v1/events)\"}\n");
+            "/api/v1/tasks/<name>, /api/v1/targets, /api/v1/nodes, "
+            "/api/v1/attempts/<identity>/log, /api/v1/events)\"}\n");
 
   serve.signal(SIGTERM);
   EXPECT_EQ(serve.wait(std::chrono::seconds(10)), 0);
@@ -269,8 +287,12 @@ std::string dump_dom(const std::string& url) {
 
 // The page as a person sees it, in headless Chromium, against a run with a
 // task running (its agent keeps working), one waiting for it, one blocked
-// (a PLAN naming a path no agent may write) and one completed. The
-// screenshot stays under <build>/test-output/dashboard/.
+// (a PLAN naming a path no agent may write) and one completed: the
+// overview with what was spent and the running attempt's tokens so far,
+// the target page, a task page with its work log and an attempt's log
+// opened (the log also paged over plain HTTP), and after the run the
+// completed task under `serve`. The screenshot stays under
+// <build>/test-output/dashboard/ (docs/dashboard.png is one).
 TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "tools/setup.sh --test installs chromium";
   std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
@@ -284,6 +306,10 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ::setenv("AGENT_SIM_SCENARIO", scenario.c_str(), 1);
   write_plan_and_review(ws_.path(), "lib/01_done", "cloud", {"lib/done.cpp"});
   write_plan_and_review(ws_.path(), "lib/02_blocked", "cloud", {"agent-task/lib/x.md"});
+  // Workers on claude, whose stream reports tokens while it runs.
+  ws_.write("agent-dispatch.json",
+            R"({"rules": [{"id": "cloud-workers", "priority": 10, "stage": "worker",
+                "lanes": ["cloud"], "grades": [1, 10], "candidates": ["claude-opus"]}]})");
 
   child run({"run", "--web", "127.0.0.1:0", "--workspace", ws_.path().string()});
   auto line = run.line_with("run: dashboard at", true);
@@ -303,7 +329,8 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
           status[t["task"]] = t["status"];
         if (status["app/01_model"] == "running" && status["app/02+01_api"] == "waiting" &&
             status["lib/01_done"] == "complete" && status["lib/02_blocked"] == "blocked" &&
-            !state["running"].empty() && !state["running"][0]["output"].get<std::string>().empty())
+            !state["running"].empty() && !state["running"][0]["output"].get<std::string>().empty() &&
+            !state["running"][0]["usage_text"].get<std::string>().empty())
           break;
       }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -311,6 +338,10 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ASSERT_EQ(state["counts"]["running"], 1) << state.dump(2);
   // The running attempt's last rendered output line, found by its identity.
   EXPECT_FALSE(state["running"][0]["output"].get<std::string>().empty()) << state.dump(2);
+  // Tokens so far of the running attempt (its locator, refreshed while they
+  // grow) and what the finished attempts spent.
+  EXPECT_GT(state["running"][0]["usage"].value("input_tokens", 0), 0) << state.dump(2);
+  EXPECT_GT(state["usage"].value("input_tokens", 0), 0) << state.dump(2);
 
   auto dom = dump_dom(url);
   for (const auto& [task, status] : std::vector<std::pair<std::string, std::string>>{
@@ -325,12 +356,60 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   EXPECT_NE(dom.find("--retry-blocked --task-group lib"), std::string::npos) << dom;
   EXPECT_NE(dom.find("data-events="), std::string::npos) << "no event arrived on the stream\n"
                                                          << dom;
+  EXPECT_NE(dom.find("<p id=\"spent\">spent: " + state["usage_text"].get<std::string>()),
+            std::string::npos)
+    << dom;
+  EXPECT_NE(dom.find("<tr data-target=\"claude-opus\">"), std::string::npos) << dom;
+  auto tokens = dom.find("<td class=\"tokens\">");
+  ASSERT_NE(tokens, std::string::npos) << dom;
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(dom[tokens + 19])))
+    << "the running attempt's tokens so far\n" << dom;
 
-  auto task_dom = dump_dom(url + "#/task/app%2F01_model");
+  // The running attempt's log over plain HTTP, a page at a time.
+  const std::string running_id = "app__01_model__p1__worker__a01";
+  auto first = http.Get("/api/v1/attempts/" + running_id + "/log?limit=120");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  auto page = runtime::parse_json(first->body, "log").value();
+  EXPECT_EQ(page["file"], "normalized-output.log");
+  auto text = page["text"].get<std::string>();
+  ASSERT_FALSE(text.empty());
+  EXPECT_LE(text.size(), 120u);
+  EXPECT_EQ(text.back(), '\n') << "whole lines: " << text;
+  EXPECT_FALSE(page["eof"].get<bool>()) << "the agent has written more than a page";
+  auto next = http.Get("/api/v1/attempts/" + running_id + "/log?limit=120&offset=" +
+                       std::to_string(page["next_offset"].get<uint64_t>()));
+  ASSERT_TRUE(next);
+  auto second = runtime::parse_json(next->body, "log").value();
+  EXPECT_EQ(second["offset"], page["next_offset"]);
+  EXPECT_NE(second["text"], page["text"]);
+  // The raw stream's lines are longer than a small page: they come in pieces.
+  auto raw = http.Get("/api/v1/attempts/" + running_id + "/log?file=stream&limit=300");
+  ASSERT_TRUE(raw);
+  auto raw_page = runtime::parse_json(raw->body, "log").value();
+  EXPECT_EQ(raw_page["file"], "stream.log");
+  EXPECT_EQ(raw_page["next_offset"], 300) << raw->body;
+
+  // The target page: claude-opus runs the model task.
+  auto target_dom = dump_dom(url + "#/target/claude-opus");
+  EXPECT_NE(target_dom.find("<h2 id=\"target-name\">claude-opus</h2>"), std::string::npos)
+    << target_dom;
+  EXPECT_NE(target_dom.find("<tr data-task=\"app/01_model\">"), std::string::npos) << target_dom;
+
+  auto task_dom = dump_dom(url + "#/task/app%2F01_model?log=" + running_id);
   EXPECT_NE(task_dom.find("<h2 id=\"task-name\">app/01_model</h2>"), std::string::npos)
     << task_dom;
+  // The work log's START row and the attempt's rendered output, opened by the link.
+  EXPECT_NE(task_dom.find("<td>START</td>"), std::string::npos) << task_dom;
+  auto log_at = task_dom.find("<pre id=\"log-text\"");
+  ASSERT_NE(log_at, std::string::npos) << task_dom;
+  EXPECT_NE(task_dom.find("sed -n 1,80p", log_at), std::string::npos) << task_dom.substr(log_at, 2000);
   EXPECT_NE(task_dom.find("data-attempt=\"app__01_model__p1__worker__a01\""), std::string::npos)
     << task_dom;
+  auto done_dom = dump_dom(url + "#/task/lib%2F01_done");
+  EXPECT_NE(done_dom.find("<p id=\"spent\">spent this run: "), std::string::npos) << done_dom;
+  EXPECT_EQ(done_dom.find("nothing reported"), std::string::npos)
+    << "the completed task's attempts reported their tokens\n" << done_dom;
 
   auto out = binary_dir() / "test-output" / "dashboard";
   fs::create_directories(out);
@@ -349,6 +428,43 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ::unsetenv("AGENT_SIM_REGISTRY");
   ::unsetenv("AGENT_SIM_TIME_SCALE");
   ::unsetenv("AGENT_SIM_SCENARIO");
+
+  // The same run's completed task under `serve`, from the state: what it
+  // spent and its work-log rows (from the live or the archived log).
+  child serve({"serve", "--listen", "127.0.0.1:0", "--workspace", ws_.path().string()});
+  auto serving = serve.line_with("serve: dashboard of", false);
+  ASSERT_FALSE(serving.empty());
+  auto [serve_host, serve_port] = address_in(serving);
+  httplib::Client from_state(serve_host, serve_port);
+  auto done = runtime::parse_json(from_state.Get("/api/v1/tasks/lib/01_done")->body, "task").value();
+  ASSERT_FALSE(done["work_log"].empty()) << done.dump(2);
+  auto last_row = done["work_log"].back();
+  EXPECT_EQ(last_row["event"], "FINISH") << done.dump(2);
+  auto folder = fs::path(last_row["locator"].get<std::string>()).parent_path().filename().string();
+  auto reviewed = folder.substr(folder.find("__") + 2);
+  auto state_dom = dump_dom("http://" + serve_host + ":" + std::to_string(serve_port) +
+                            "/#/task/lib%2F01_done?log=" + reviewed);
+  EXPECT_NE(state_dom.find("<h2 id=\"task-name\">lib/01_done</h2>"), std::string::npos)
+    << state_dom;
+  EXPECT_EQ(state_dom.find("nothing reported"), std::string::npos)
+    << "what the task spent, from the state\n" << state_dom;
+  EXPECT_NE(state_dom.find("<td>FINISH</td>"), std::string::npos) << state_dom;
+  // A completed task's attempt folders are gone, and the page says so.
+  EXPECT_NE(state_dom.find("<b class=\"mono\">" + reviewed + "</b>"), std::string::npos)
+    << state_dom;
+  EXPECT_NE(state_dom.find("attempt folders are removed when it completes"), std::string::npos)
+    << state_dom;
+  EXPECT_EQ(state_dom.find("id=\"log-more\""), std::string::npos) << state_dom;
+  // The stopped task's attempt keeps its log, read from the state root.
+  auto kept = from_state.Get("/api/v1/attempts/" + running_id + "/log");
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->status, 200) << kept->body;
+  EXPECT_NE(runtime::parse_json(kept->body, "log").value()["text"].get<std::string>().find(
+              "sed -n 1,80p"),
+            std::string::npos)
+    << kept->body;
+  serve.signal(SIGTERM);
+  EXPECT_EQ(serve.wait(std::chrono::seconds(10)), 0);
 }
 
 } // namespace

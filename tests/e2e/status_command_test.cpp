@@ -3,6 +3,7 @@
 // attempt with its locator while the state lock is held by another owner,
 // turns stale when the agent dies, reads a journal with an append in flight
 // without touching it, and writes nothing.
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <gtest/gtest.h>
@@ -190,6 +191,55 @@ TEST_F(status_e2e, live_attempt_while_a_dispatcher_holds_the_lock) {
   EXPECT_EQ(t->at("live_attempts")[0].at("liveness"), "live");
   EXPECT_EQ(t->at("live_attempts")[0].at("locator"), locator_.string());
   EXPECT_EQ(fs::file_size(root_ / "journal.log"), journal_before);
+}
+
+// What a live run waits for, as the durable state records it: a claim held
+// by the running task (its owner named), and a quota reset recorded for a
+// task the folders alone would start.
+TEST_F(status_e2e, waits_come_from_the_state_with_their_claim_owner_and_reset_end) {
+  start_agent();
+  prepare_state();
+  auto scan = runtime::scan_workspace(ws_);
+  ASSERT_TRUE(scan) << scan.error().to_string();
+  const runtime::scanned_task* review = nullptr;
+  for (const auto& t : scan->tasks)
+    if (t.name == "stages/02_review_verdict")
+      review = &t;
+  ASSERT_NE(review, nullptr);
+  auto store = runtime::durable_store::open(root_, identity_, runtime::posix_file_layer());
+  ASSERT_TRUE(store) << store.error().to_string();
+  runtime::write_claim claim;
+  claim.paths = {(fs::canonical(ws_) / "src/app/main.cpp").string()};
+  auto until = runtime::system_clock().now() + 3'600'000;
+  std::vector<runtime::state_change> changes = {
+    runtime::replace_claim{task_name, claim},
+    runtime::begin_work_unit{review->name, runtime::work_unit_of(*review)},
+    runtime::set_counter{review->name, "reset_wait_until:review", until}};
+  auto committed = (*store)->commit({changes});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+
+  auto j = run_binary(agent_dispatch(), {"status", "--json", "--workspace", ws_.string()});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  auto lines = json_lines(j.out);
+  const json* conflict = find_task(lines, "alpha/06+01_conflict");
+  ASSERT_NE(conflict, nullptr);
+  EXPECT_EQ(conflict->at("status"), "waiting") << conflict->dump();
+  EXPECT_EQ(conflict->at("wait").at("kind"), "claim") << conflict->dump();
+  EXPECT_EQ(conflict->at("wait").at("owner"), task_name) << conflict->dump();
+  const json* reset = find_task(lines, review->name);
+  ASSERT_NE(reset, nullptr);
+  EXPECT_EQ(reset->at("status"), "waiting") << "the dispatcher holds it until the reset\n"
+                                           << reset->dump();
+  EXPECT_EQ(reset->at("wait").at("kind"), "quota-reset") << reset->dump();
+  EXPECT_EQ(reset->at("wait").at("until"), runtime::format_utc_iso(until)) << reset->dump();
+  EXPECT_EQ(lines.back().at("waiting").get<int>(),
+            static_cast<int>(std::count_if(lines.begin(), lines.end(), [](const json& l) {
+              return l.value("event", "") == "task" && l.value("status", "") == "waiting";
+            })))
+    << "the summary counts what the rows say";
+  const json* running = find_task(lines, task_name);
+  ASSERT_NE(running, nullptr);
+  EXPECT_EQ(running->at("wait"), nullptr);
 }
 
 TEST_F(status_e2e, dead_agent_shows_stale) {

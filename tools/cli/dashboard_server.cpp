@@ -1,6 +1,7 @@
 #include "tools/cli/dashboard_server.hpp"
 
 #include <atomic>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -8,6 +9,7 @@
 #include <httplib.h>
 
 #include "runtime/distributed/node_protocol.hpp"
+#include "runtime/observe/attempt_log.hpp"
 #include "runtime/report/dashboard.hpp"
 #include "tools/cli/dashboard_assets.hpp"
 
@@ -26,6 +28,12 @@ void send_json(httplib::Response& res, int status, const runtime::json& body) {
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
   send_json(res, status, runtime::json{{"error", message}});
+}
+
+// A query parameter of digits only.
+bool whole_number(const std::string& text, uint64_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 } // namespace
@@ -77,6 +85,35 @@ struct dashboard_server::impl {
       else
         send_error(res, 404, "no task named " + name + " in this run");
     });
+    http.Get("/api/v1/targets", [this](const httplib::Request& req, httplib::Response& res) {
+      if (authorized(req, res))
+        send_json(res, 200, source.targets());
+    });
+    http.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+      if (authorized(req, res))
+        send_json(res, 200, source.nodes());
+    });
+    http.Get(R"(/api/v1/attempts/([^/]+)/log)",
+             [this](const httplib::Request& req, httplib::Response& res) {
+               if (!authorized(req, res))
+                 return;
+               uint64_t offset = 0;
+               uint64_t limit = runtime::default_log_page_bytes;
+               for (auto [name, into] : {std::pair{"offset", &offset}, std::pair{"limit", &limit}})
+                 if (req.has_param(name) && !whole_number(req.get_param_value(name), *into))
+                   return send_error(res, 400,
+                                     std::string(name) + " must be a whole number of bytes, got " +
+                                       req.get_param_value(name));
+               auto file = req.has_param("file") ? req.get_param_value("file") : "output";
+               auto page = source.log(req.matches[1].str(), file, offset,
+                                      static_cast<size_t>(std::min<uint64_t>(
+                                        limit, runtime::max_log_page_bytes)));
+               if (page)
+                 send_json(res, 200, *page);
+               else
+                 send_error(res, page.error().is_not_found() ? 404 : 400,
+                            page.error().message());
+             });
     http.Get("/api/v1/events", [this](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res))
         return;
@@ -119,7 +156,8 @@ struct dashboard_server::impl {
       if (res.status == 404 && res.body.empty())
         send_error(res, 404,
                    "no such path: " + req.path +
-                     " (the API is /api/v1/state, /api/v1/tasks/<name>, /api/v1/events)");
+                     " (the API is /api/v1/state, /api/v1/tasks/<name>, /api/v1/targets, "
+                     "/api/v1/nodes, /api/v1/attempts/<identity>/log, /api/v1/events)");
     });
   }
 };

@@ -2,7 +2,8 @@
 // The dashboard's HTTP layer (docs/dashboard.md), a thin shell over
 // runtime/report/dashboard.hpp: serves the page (HTML, CSS and JavaScript
 // compiled into the binary), the JSON API (/api/v1/state,
-// /api/v1/tasks/<name>) from the functions it is given, and
+// /api/v1/tasks/<name>, /api/v1/targets, /api/v1/nodes,
+// /api/v1/attempts/<identity>/log) from the functions it is given, and
 // /api/v1/events as Server-Sent Events from an event_fanout, whose
 // publishers never wait for a client (a client that does not read is
 // dropped). Loopback needs no token; any other address needs one, which the
@@ -25,6 +26,13 @@ namespace ad::cli {
 struct dashboard_source {
   std::function<runtime::json()> state;
   std::function<std::optional<runtime::json>(const std::string& task)> task;
+  std::function<runtime::json()> targets;
+  std::function<runtime::json()> nodes;
+  // /api/v1/attempts/<identity>/log?file=&offset=&limit=
+  std::function<runtime::result<runtime::json>(const std::string& identity,
+                                               const std::string& file, uint64_t offset,
+                                               size_t limit)>
+    log;
 };
 
 struct dashboard_settings {

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/policy/quota.hpp"
 #include "runtime/report/dashboard.hpp"
 #include "runtime/report/event_fanout.hpp"
 #include "runtime/report/output_tail.hpp"
@@ -22,10 +23,14 @@ class run_dashboard {
 public:
   static runtime::result<std::unique_ptr<run_dashboard>> start(
     const dashboard_settings& settings, runtime::dashboard_options options,
-    std::shared_ptr<const runtime::clock> clock, const std::string& runs_dir);
+    std::shared_ptr<const runtime::clock> clock, const std::string& runs_dir,
+    const std::string& workspace);
 
   // Thread-safe; never waits for a client.
   void observe(const runtime::run_event& event);
+  // The supervisor's quota cool-downs after a change (its thread); the
+  // targets view shows them. Thread-safe; never waits for a client.
+  void observe_cooldowns(const runtime::target_cooldowns& cooldowns);
   const dashboard_server& server() const { return *server_; }
 
 private:

@@ -140,7 +140,8 @@ int run_loop(const run_loop_options& opt) {
     runtime::dashboard_options web_options;
     web_options.board.retry_command = retry_command(identity->path);
     auto started =
-      run_dashboard::start({opt.web, opt.web_token_file, "--web"}, web_options, clk, runs.string());
+      run_dashboard::start({opt.web, opt.web_token_file, "--web"}, web_options, clk, runs.string(),
+                           identity->path);
     if (!started) {
       std::cerr << "run: " << started.error().message() << "\n";
       return exit_blocked;
@@ -273,7 +274,10 @@ int run_loop(const run_loop_options& opt) {
   configure_scheduler(cfg, 8);
   caf::actor_system sys{cfg};
   auto state = actors::spawn_state_actors(sys, std::move(*store));
-  auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace);
+  actors::cooldown_observer cooldowns;
+  if (web)
+    cooldowns = [w = web.get()](const runtime::target_cooldowns& c) { w->observe_cooldowns(c); };
+  auto supervisor = actors::spawn_supervisor(sys, pol->value, *zone, trace, std::move(cooldowns));
   auto process = sys.spawn(actors::process_actor_impl, actors::process_actor_config{});
   auto attempt_cfg = actors::make_attempt_config(process, trace);
   attempt_cfg.keeper = keeper->string();

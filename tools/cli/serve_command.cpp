@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "runtime/observe/attempt_log.hpp"
 #include "runtime/observe/dashboard_state.hpp"
 #include "runtime/report/output_tail.hpp"
 #include "tools/cli/commands.hpp"
@@ -65,7 +66,7 @@ int run_serve(const serve_options& opt) {
   view->reading = std::move(*first);
   view->retry_prefix = retry_command(view->reading.workspace);
   auto output = [](const std::string&, const std::string& locator) {
-    return runtime::last_rendered_line(locator);
+    return runtime::read_attempt_live(locator);
   };
   dashboard_source source;
   source.state = [view, output] {
@@ -73,10 +74,27 @@ int run_serve(const serve_options& opt) {
     return runtime::dashboard_state_of(view->reading.report, view->clk.now(), view->retry_prefix,
                                        output);
   };
-  source.task = [view](const std::string& name) {
+  source.task = [view, output, workspace = view->reading.workspace](const std::string& name) {
+    std::optional<runtime::json> j;
+    {
+      std::lock_guard lock(view->mutex);
+      j = runtime::dashboard_task_of(view->reading.report, name, view->clk.now(),
+                                     view->retry_prefix, output);
+    }
+    if (j)
+      (*j)["work_log"] = runtime::task_work_log_rows(workspace, name);
+    return j;
+  };
+  source.log = [runs = (fs::path(view->reading.state_root) / "runs").string()](
+                 const std::string& identity, const std::string& file, uint64_t offset,
+                 size_t limit) { return runtime::attempt_log_page(runs, identity, file, offset, limit); };
+  source.targets = [view, output] {
     std::lock_guard lock(view->mutex);
-    return runtime::dashboard_task_of(view->reading.report, name, view->clk.now(),
-                                      view->retry_prefix);
+    return runtime::dashboard_targets_of(view->reading.report, view->clk.now(), output);
+  };
+  source.nodes = [view, output] {
+    std::lock_guard lock(view->mutex);
+    return runtime::dashboard_nodes_of(view->reading.report, view->clk.now(), output);
   };
 
   // SIGINT/SIGTERM are taken by sigtimedwait below, on this thread only:

@@ -140,6 +140,25 @@ TEST_F(supervisor_actor_test, answers_a_quota_failure_with_a_failover_and_its_ch
   EXPECT_TRUE(cool->cooldowns.active("sim-a", now + 1000).has_value());
 }
 
+TEST_F(supervisor_actor_test, an_observer_is_given_the_cooldowns_after_a_quota_failure) {
+  auto seen = std::make_shared<std::vector<runtime::target_cooldowns>>();
+  auto watched = spawn_supervisor(sys_, pol_, runtime::time_zone::fixed("Asia/Seoul", 9 * 3600),
+                                  nullptr, [seen](const runtime::target_cooldowns& c) {
+                                    seen->push_back(c);
+                                  });
+  sched_.run();
+  std::swap(actor_, watched);
+  auto reply = ask<supervision_decided>(supervise_failure{failure("provider-quota"), task(), now});
+  std::swap(actor_, watched);
+  caf::anon_send_exit(watched, caf::exit_reason::user_shutdown);
+  sched_.run();
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(seen->size(), 1u);
+  auto cooling = seen->back().active("sim-a", now);
+  ASSERT_TRUE(cooling);
+  EXPECT_EQ(cooling->until, now + static_cast<int64_t>(pol_.timeouts.quota_cooldown_s * 1000));
+}
+
 TEST_F(supervisor_actor_test, retries_with_backoff_until_the_budget_blocks) {
   for (int i = 1; i < pol_.budgets.recovery_failures; ++i) {
     auto reply = ask<supervision_decided>(supervise_failure{failure("generic-error"), task(), now});

@@ -410,6 +410,30 @@ TEST_F(attempt_run_test, TheUsageSpentSoFarIsInEveryLocatorAndTheSettledOneAtThe
   EXPECT_EQ(usage_to_json(*back->usage), spent);
 }
 
+TEST_F(attempt_run_test, TokensSoFarReachTheLocatorWhileTheAgentKeepsWriting) {
+  auto opened = attempt_run::open(setup(adapter_kind::claude), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  auto message = [&](const std::string& id, int out) {
+    run.on_line(output_channel::out,
+                R"({"type":"assistant","message":{"id":")" + id +
+                  R"(","usage":{"input_tokens":321,"output_tokens":)" + std::to_string(out) +
+                  "}}}",
+                false, 0);
+  };
+  clk.advance(attempt_run::usage_refresh_ms);
+  message("m1", 1);
+  EXPECT_EQ(locator_on_disk(run)["usage"], (json{{"input_tokens", 321}, {"output_tokens", 1}}))
+    << "no heartbeat was needed: the agent never went quiet";
+  clk.advance(1'000);
+  message("m2", 2);
+  EXPECT_EQ(locator_on_disk(run)["usage"]["input_tokens"], 321)
+    << "within the refresh interval the locator is not rewritten";
+  clk.advance(attempt_run::usage_refresh_ms);
+  run.on_line(output_channel::out, R"({"type":"user"})", false, 0);
+  EXPECT_EQ(locator_on_disk(run)["usage"], (json{{"input_tokens", 642}, {"output_tokens", 3}}));
+}
+
 TEST_F(attempt_run_test, ACommandTargetsUsageIsReadInTheNamedFormatAndPricedWithoutACost) {
   auto s = setup();
   s.usage_reader = usage_format::codex;

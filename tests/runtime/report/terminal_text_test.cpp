@@ -95,5 +95,25 @@ TEST(attempt_output_reader, finds_a_new_attempt_by_its_identity_before_its_locat
   EXPECT_EQ(find_attempt_folder("/nonexistent", "x"), "");
 }
 
+TEST(attempt_output_reader, tokens_so_far_are_the_usage_its_locator_holds) {
+  test::temp_dir runs;
+  attempt_output_reader read(runs.path().string());
+  auto folder = "20270115T090000Z__g__01_a__p1__worker__a01";
+  runs.write(std::string(folder) + "/normalized-output.log", "tool: Read a.cpp\n");
+  runs.write(std::string(folder) + "/locator.json", R"({"identity":"x","status":"running"})");
+  auto live = read.live("g__01_a__p1__worker__a01", "");
+  EXPECT_EQ(live.output, "tool: Read a.cpp");
+  EXPECT_TRUE(live.usage.empty()) << "no usage reported yet";
+  auto locator = runs.write(std::string(folder) + "/locator.json",
+                            R"({"identity":"x","usage":{"input_tokens":321,"output_tokens":12}})");
+  live = read.live("g__01_a__p1__worker__a01", "");
+  EXPECT_EQ(live.usage.input_tokens, 321);
+  EXPECT_EQ(live.usage.output_tokens, 12);
+  EXPECT_EQ(read_attempt_live(locator.string()).usage, live.usage);
+  runs.write(std::string(folder) + "/locator.json", R"({"usage":{"input_tokens":-1}})");
+  EXPECT_TRUE(locator_usage(locator.string()).empty()) << "a damaged record shows nothing";
+  EXPECT_TRUE(locator_usage((runs.path() / "none.json").string()).empty());
+}
+
 } // namespace
 } // namespace ad::runtime

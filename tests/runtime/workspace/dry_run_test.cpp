@@ -88,6 +88,7 @@ TEST_F(fixture_dry_run, reviews_are_admitted_before_workers_under_a_capacity_cap
   EXPECT_EQ(find(r, "stages/02_review_verdict").status, dispatch_status::ready);
   EXPECT_EQ(find(r, "stages/04_recovery_log").status, dispatch_status::waiting);
   EXPECT_NE(find(r, "alpha/02+01_ready").reason.find("--max-parallel 1"), std::string::npos);
+  EXPECT_EQ(find(r, "alpha/02+01_ready").wait, "capacity");
   EXPECT_EQ(r.summary.ready, 1u);
 }
 
@@ -117,6 +118,7 @@ TEST_F(fixture_dry_run, progress_and_held_claims_change_the_outcome) {
   EXPECT_NE(running.reason.find("pid 4242"), std::string::npos);
   // Its dependent now waits for it to finish.
   EXPECT_EQ(find(r, "alpha/03+02_waits").dependency.state, dependency_status::running);
+  EXPECT_EQ(find(r, "alpha/03+02_waits").wait, "dependency");
   // The conflict with the running task's claim is no longer decided here, so 06 is admitted.
   EXPECT_EQ(find(r, "alpha/06+01_conflict").status, dispatch_status::ready);
   EXPECT_EQ(find(r, "solo").status, dispatch_status::blocked);
@@ -126,10 +128,15 @@ TEST_F(fixture_dry_run, progress_and_held_claims_change_the_outcome) {
   EXPECT_EQ(find(r, "stages/04_recovery_log").status, dispatch_status::waiting);
   EXPECT_NE(find(r, "stages/04_recovery_log").reason.find("claim conflict with elsewhere/07_x"),
             std::string::npos);
+  EXPECT_EQ(find(r, "stages/04_recovery_log").wait, "claim");
+  EXPECT_EQ(find(r, "stages/04_recovery_log").wait_owner, "elsewhere/07_x");
 
   input_.claims["elsewhere/08_y"] = held_claim{{}, true};
   auto exclusive = plan_dry_run(input_);
   EXPECT_EQ(exclusive.summary.ready, 0u);
+  EXPECT_EQ(find(exclusive, "solo").wait, "");
+  EXPECT_EQ(find(exclusive, "alpha/06+01_conflict").wait, "claim");
+  EXPECT_EQ(find(exclusive, "alpha/06+01_conflict").wait_owner, "elsewhere/08_y");
   EXPECT_EQ(exclusive.summary.exit_code, 3) << "a running task elsewhere: exit 3";
 }
 
