@@ -51,16 +51,23 @@ int32_t agent_utc_offset(const std::vector<std::string>& env_additions, millis n
 
 } // namespace
 
-std::string finish_row_result(const failure_verdict& v, const failure_inputs& in) {
-  if (!v.failed())
-    return "succeeded:0";
-  if (v.failure_class == "cancelled")
-    return "failed:cancelled";
-  bool signaled = in.exit.ended == agent_exit_status::how::signaled;
-  int code = signaled ? 128 + in.exit.signal : in.exit.code;
-  if (in.launch == launch_outcome::failed_to_start)
-    code = launch_failure_exit_code;
-  return "failed:" + v.failure_class + ":" + std::to_string(code);
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in,
+                              const token_usage& spent) {
+  std::string out;
+  if (!v.failed()) {
+    out = "succeeded:0";
+  } else if (v.failure_class == "cancelled") {
+    out = "failed:cancelled";
+  } else {
+    bool signaled = in.exit.ended == agent_exit_status::how::signaled;
+    int code = signaled ? 128 + in.exit.signal : in.exit.code;
+    if (in.launch == launch_outcome::failed_to_start)
+      code = launch_failure_exit_code;
+    out = "failed:" + v.failure_class + ":" + std::to_string(code);
+  }
+  if (!spent.empty())
+    out += " (spent " + usage_summary(spent) + ")";
+  return out;
 }
 
 result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, const clock& clk) {
@@ -606,7 +613,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
 
   note_containment();
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
-                    locator_.model, finish_row_result(v, in), locator_path_.string()};
+                    locator_.model, finish_row_result(v, in, usage()), locator_path_.string()};
   // The dispatcher that started an adopted attempt may have died between
   // its FINISH row and the locator: the row written stays the record.
   std::optional<work_log_row> earlier;

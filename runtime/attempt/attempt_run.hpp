@@ -110,8 +110,11 @@ struct attempt_end {
 
 // The result column of an attempt's FINISH row: "succeeded:0",
 // "failed:cancelled" or "failed:<class>:<exit code>" (128 + signal when
-// signaled, 127 when the agent never started).
-std::string finish_row_result(const failure_verdict& v, const failure_inputs& in);
+// signaled, 127 when the agent never started), followed by what the
+// attempt spent when its CLI reported anything:
+// "succeeded:0 (spent 1,234 in · 56 out · $0.0012)".
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in,
+                              const token_usage& spent = {});
 
 class attempt_run {
 public:

@@ -203,6 +203,11 @@ TEST(finish_row_result, names_the_class_and_the_exit_code_as_a_shell_would) {
   failure_verdict cancelled;
   cancelled.failure_class = "cancelled";
   EXPECT_EQ(finish_row_result(cancelled, in), "failed:cancelled");
+  // What the attempt spent follows, when its CLI reported anything.
+  token_usage spent{1234, 56, {}, {}, {}, 0.0012};
+  EXPECT_EQ(finish_row_result(ok, in, spent), "succeeded:0 (spent 1,234 in · 56 out · $0.0012)");
+  EXPECT_EQ(finish_row_result(crash, in, token_usage{{}, 7, {}, {}, {}, {}}),
+            "failed:generic-error:127 (spent 7 out)");
 }
 
 TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
@@ -404,6 +409,9 @@ TEST_F(attempt_run_test, TheUsageSpentSoFarIsInEveryLocatorAndTheSettledOneAtThe
   json spent{{"input_tokens", 321}, {"output_tokens", 12}, {"cost_usd", 0.0125}};
   EXPECT_EQ(locator_on_disk(run)["usage"], spent);
   EXPECT_EQ(usage_to_json(run.usage()), spent);
+  ASSERT_EQ(run.rows_written().size(), 1u);
+  EXPECT_EQ(run.rows_written()[0].result, "succeeded:0 (spent 321 in · 12 out · $0.0125)")
+    << "the FINISH row names the settled usage";
   auto back = locator_from_json(locator_on_disk(run));
   ASSERT_TRUE(back.is_ok()) << back.error().to_string();
   ASSERT_TRUE(back->usage);
