@@ -262,10 +262,10 @@ token_usage attempt_run::usage() const {
   return priced_usage(output_->usage(), setup_.prices ? &*setup_.prices : nullptr);
 }
 
-void attempt_run::settle_usage_at_end() {
+void attempt_run::settle_usage_at_end(uint64_t lost_stream_lines) {
   std::optional<token_usage> session;
   const auto& stream = output_->usage_stream();
-  if (wants_session_usage(stream, 0) && locator_.native_session_path) {
+  if (wants_session_usage(stream, lost_stream_lines) && locator_.native_session_path) {
     auto read = read_session_usage(stream.format(), *locator_.native_session_path,
                                    locator_.started_at);
     if (read)
@@ -273,7 +273,7 @@ void attempt_run::settle_usage_at_end() {
     else
       heartbeat_line(format_utc_iso(clock_->now()) + " [usage] " + read.error().to_string());
   }
-  settled_usage_ = priced_usage(settle_usage(stream, 0, session),
+  settled_usage_ = priced_usage(settle_usage(stream, lost_stream_lines, session),
                                 setup_.prices ? &*setup_.prices : nullptr);
 }
 
@@ -602,7 +602,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   classification_inputs_ = in;
   classification_ = v;
   resolve_native_session();
-  settle_usage_at_end();
+  settle_usage_at_end(end.lost_stream_lines);
   if (kind() == adapter_kind::pi && locator_.native_session_path) {
     // The watcher's last reading may be a poll old: the final phase is read
     // again at the end.

@@ -106,6 +106,9 @@ struct attempt_end {
   // Why the agent ended when its keeper could not say (the keeper died
   // first): the evidence of a failure that has none of its own.
   std::string end_note;
+  // Lines of the agent's stream its keeper's spool retention cut before
+  // they were read: a pi attempt's usage is then read from its session.
+  uint64_t lost_stream_lines = 0;
 };
 
 // The result column of an attempt's FINISH row: "succeeded:0",
@@ -255,7 +258,7 @@ private:
   void resolve_native_session();
   // At the end: the usage from the stream, or the session file's when the
   // stream lacks it.
-  void settle_usage_at_end();
+  void settle_usage_at_end(uint64_t lost_stream_lines);
   std::optional<token_usage> settled_usage_;
   // codex: the rollout's final typed error, as the diagnostic codex:rollout.
   void read_codex_rollout();
