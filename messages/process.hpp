@@ -174,6 +174,7 @@ std::string to_string(process_end x);
 
 // The child ended, after its last line. exited: exit_code; signaled: signal
 // (exit_code = 128 + signal); launch_failed: exit_code 127 and reason.
+// lost_lines: lines of a kept agent its spool's retention cut unread.
 struct process_exit {
   uint64_t child = 0;
   int32_t pid = 0;
@@ -181,12 +182,13 @@ struct process_exit {
   int32_t exit_code = 0;
   int32_t signal = 0;
   std::string reason;
+  uint64_t lost_lines = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, process_exit& x) {
   return f(caf::meta::type_name("process_exit"), x.child, x.pid, x.end, x.exit_code, x.signal,
-           x.reason);
+           x.reason, x.lost_lines);
 }
 
 // The process edge actor.

@@ -88,6 +88,27 @@ typename Inspector::result_type inspect(Inspector& f, task_state_reply& x) {
   return f(caf::meta::type_name("task_state_reply"), x.task, x.found, x.state);
 }
 
+// Query what one task and the whole run have spent (runtime/state/spend.hpp):
+// the task machine's reading before an attempt when the policy sets limits.
+struct get_task_spend {
+  std::string task;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_task_spend& x) {
+  return f(caf::meta::type_name("get_task_spend"), x.task);
+}
+
+struct task_spend_reply {
+  runtime::token_usage task;
+  runtime::token_usage run;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_spend_reply& x) {
+  return f(caf::meta::type_name("task_spend_reply"), x.task, x.run);
+}
+
 // Query the whole state.
 struct get_state_snapshot {};
 
@@ -215,6 +236,7 @@ using state_serializer_actor =
 using state_store_actor =
   caf::typed_actor<caf::replies_to<apply_state_changes>::with<state_changes_applied>,
                    caf::replies_to<get_task_state>::with<task_state_reply>,
+                   caf::replies_to<get_task_spend>::with<task_spend_reply>,
                    caf::replies_to<get_state_snapshot>::with<state_snapshot_reply>,
                    caf::replies_to<subscribe_state_changes>::with<state_snapshot_reply>,
                    caf::replies_to<get_claims>::with<claims_reply>,
@@ -227,6 +249,8 @@ inline void add_state_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<state_changes_applied>("state_changes_applied");
   cfg.add_message_type<get_task_state>("get_task_state");
   cfg.add_message_type<task_state_reply>("task_state_reply");
+  cfg.add_message_type<get_task_spend>("get_task_spend");
+  cfg.add_message_type<task_spend_reply>("task_spend_reply");
   cfg.add_message_type<get_state_snapshot>("get_state_snapshot");
   cfg.add_message_type<state_snapshot_reply>("state_snapshot_reply");
   cfg.add_message_type<subscribe_state_changes>("subscribe_state_changes");

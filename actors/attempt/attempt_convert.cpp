@@ -84,6 +84,7 @@ messages::attempt_result to_attempt_result(const runtime::attempt_run& run,
 }
 
 void record_exit(const messages::process_exit& exit, runtime::attempt_end& end) {
+  end.lost_stream_lines = exit.lost_lines;
   switch (exit.end) {
     case messages::process_end::exited:
       end.how = runtime::exit_how::exited;

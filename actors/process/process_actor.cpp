@@ -43,6 +43,7 @@ public:
     out.exit_code = ex.exit_code;
     out.signal = ex.signal;
     out.reason = ex.reason;
+    out.lost_lines = ex.lost_lines;
     caf::anon_send(dest_, std::move(out));
   }
 

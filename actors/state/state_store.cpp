@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/state/model_json.hpp"
+#include "runtime/state/spend.hpp"
 
 namespace ad::actors {
 
@@ -103,6 +104,11 @@ state_store_actor::behavior_type state_store(
         reply.state = it->second;
       }
       return reply;
+    },
+    [=](get_task_spend& q) {
+      const auto& model = self->state.model;
+      return task_spend_reply{runtime::task_spend(model, q.task),
+                              runtime::spend_totals_of(model).run};
     },
     [=](get_state_snapshot) {
       return state_snapshot_reply{self->state.seq, self->state.model};

@@ -105,6 +105,14 @@ void carry_out(self_ptr self, runtime::task_command c, runtime::millis now) {
             },
             [self](caf::error& err) { fail(self, task_peer::state_store, err); });
       },
+      [&](cmd::read_spend&) {
+        self->request(ctx.store, ctx.state_timeout, messages::get_task_spend{spec.name})
+          .then(
+            [self](messages::task_spend_reply& r) {
+              feed(self, ev::spend_read{std::move(r.task), std::move(r.run)});
+            },
+            [self](caf::error& err) { fail(self, task_peer::state_store, err); });
+      },
       [&](cmd::make_durable& x) {
         self->request(ctx.store, ctx.state_timeout, messages::apply_state_changes{std::move(x.changes)})
           .then([self](const messages::state_changes_applied&) { feed(self, ev::durable{}); },

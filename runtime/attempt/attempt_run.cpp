@@ -57,16 +57,23 @@ void mark_launch_failure(attempt_end& end, std::string reason) {
   end.exit_code = launch_failure_exit_code;
 }
 
-std::string finish_row_result(const failure_verdict& v, const failure_inputs& in) {
-  if (!v.failed())
-    return "succeeded:0";
-  if (v.failure_class == "cancelled")
-    return "failed:cancelled";
-  bool signaled = in.exit.ended == agent_exit_status::how::signaled;
-  int code = signaled ? 128 + in.exit.signal : in.exit.code;
-  if (in.launch == launch_outcome::failed_to_start)
-    code = launch_failure_exit_code;
-  return "failed:" + v.failure_class + ":" + std::to_string(code);
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in,
+                              const token_usage& spent) {
+  std::string out;
+  if (!v.failed()) {
+    out = "succeeded:0";
+  } else if (v.failure_class == "cancelled") {
+    out = "failed:cancelled";
+  } else {
+    bool signaled = in.exit.ended == agent_exit_status::how::signaled;
+    int code = signaled ? 128 + in.exit.signal : in.exit.code;
+    if (in.launch == launch_outcome::failed_to_start)
+      code = launch_failure_exit_code;
+    out = "failed:" + v.failure_class + ":" + std::to_string(code);
+  }
+  if (!spent.empty())
+    out += " (spent " + usage_summary(spent) + ")";
+  return out;
 }
 
 result<std::unique_ptr<attempt_run>> attempt_run::open(attempt_setup setup, const clock& clk) {
@@ -261,10 +268,10 @@ token_usage attempt_run::usage() const {
   return priced_usage(output_->usage(), setup_.prices ? &*setup_.prices : nullptr);
 }
 
-void attempt_run::settle_usage_at_end() {
+void attempt_run::settle_usage_at_end(uint64_t lost_stream_lines) {
   std::optional<token_usage> session;
   const auto& stream = output_->usage_stream();
-  if (wants_session_usage(stream, 0) && locator_.native_session_path) {
+  if (wants_session_usage(stream, lost_stream_lines) && locator_.native_session_path) {
     auto read = read_session_usage(stream.format(), *locator_.native_session_path,
                                    locator_.started_at);
     if (read)
@@ -272,7 +279,7 @@ void attempt_run::settle_usage_at_end() {
     else
       heartbeat_line(format_utc_iso(clock_->now()) + " [usage] " + read.error().to_string());
   }
-  settled_usage_ = priced_usage(settle_usage(stream, 0, session),
+  settled_usage_ = priced_usage(settle_usage(stream, lost_stream_lines, session),
                                 setup_.prices ? &*setup_.prices : nullptr);
 }
 
@@ -605,7 +612,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
   classification_inputs_ = in;
   classification_ = v;
   resolve_native_session();
-  settle_usage_at_end();
+  settle_usage_at_end(end.lost_stream_lines);
   if (kind() == adapter_kind::pi && locator_.native_session_path) {
     // The watcher's last reading may be a poll old: the final phase is read
     // again at the end.
@@ -616,7 +623,7 @@ failure_verdict attempt_run::finish(const attempt_end& end) {
 
   note_containment();
   work_log_event ev{"FINISH", locator_.task, locator_.role, static_cast<int>(locator_.attempt),
-                    locator_.model, finish_row_result(v, in), locator_path_.string()};
+                    locator_.model, finish_row_result(v, in, usage()), locator_path_.string()};
   // The dispatcher that started an adopted attempt may have died between
   // its FINISH row and the locator: the row written stays the record.
   std::optional<work_log_row> earlier;

@@ -106,6 +106,9 @@ struct attempt_end {
   // Why the agent ended when its keeper could not say (the keeper died
   // first): the evidence of a failure that has none of its own.
   std::string end_note;
+  // Lines of the agent's stream its keeper's spool retention cut before
+  // they were read: a pi attempt's usage is then read from its session.
+  uint64_t lost_stream_lines = 0;
 };
 
 // Marks end as that of an attempt whose agent never started (the command
@@ -115,8 +118,11 @@ void mark_launch_failure(attempt_end& end, std::string reason);
 
 // The result column of an attempt's FINISH row: "succeeded:0",
 // "failed:cancelled" or "failed:<class>:<exit code>" (128 + signal when
-// signaled, 127 when the agent never started).
-std::string finish_row_result(const failure_verdict& v, const failure_inputs& in);
+// signaled, 127 when the agent never started), followed by what the
+// attempt spent when its CLI reported anything:
+// "succeeded:0 (spent 1,234 in · 56 out · $0.0012)".
+std::string finish_row_result(const failure_verdict& v, const failure_inputs& in,
+                              const token_usage& spent = {});
 
 class attempt_run {
 public:
@@ -260,7 +266,7 @@ private:
   void resolve_native_session();
   // At the end: the usage from the stream, or the session file's when the
   // stream lacks it.
-  void settle_usage_at_end();
+  void settle_usage_at_end(uint64_t lost_stream_lines);
   std::optional<token_usage> settled_usage_;
   millis locator_written_at_ = 0;
   // codex: the rollout's final typed error, as the diagnostic codex:rollout.

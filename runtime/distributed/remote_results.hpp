@@ -3,7 +3,10 @@
 // whose agent's own result cannot reach it (docs/distributed.md): an
 // attempt whose node was lost (failure class node-lost, which the
 // supervisor treats as a transport failure), and an attempt cancelled
-// while it still waited for a node (no agent started). Pure functions.
+// while it still waited for a node (no agent started). Neither carries
+// usage: the coordinator never heard what a lost node's agent spent (its
+// locator on that node keeps it), and no agent ran for the other. Pure
+// functions.
 
 #include <string>
 

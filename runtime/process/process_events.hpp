@@ -68,6 +68,9 @@ struct process_exit {
   // launch failure reason; for an agent under a keeper also why it ended
   // when the keeper could not say (the keeper died first); else empty
   std::string reason;
+  // An agent under a keeper: lines its spool's retention cut before they
+  // were read (their content is gone from the stream; 0 otherwise).
+  uint64_t lost_lines = 0;
 };
 
 // The agent a keeper started, as its keeper.json names it (kept children

@@ -153,6 +153,7 @@ process_exit process_reactor::impl::kept_exit(child_record& c) {
   process_exit ex;
   ex.id = c.id;
   ex.pid = k.have_record ? k.record.agent_pid : c.pid;
+  ex.lost_lines = k.follower.totals().lost_lines;
   auto exit = read_exit_record(k.attempt_dir);
   if (exit.is_ok() && exit->state == keeper_exit_state::ended) {
     const auto& r = exit->record;

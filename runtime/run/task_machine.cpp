@@ -30,6 +30,7 @@ std::string_view to_string(task_phase phase) {
     case task_phase::begin_blocking: return "begin_blocking";
     case task_phase::begin_waiting: return "begin_waiting";
     case task_phase::launch_state: return "launch_state";
+    case task_phase::launch_spending: return "launch_spending";
     case task_phase::launch_reading: return "launch_reading";
     case task_phase::launch_persisting: return "launch_persisting";
     case task_phase::launch_cancelling: return "launch_cancelling";
@@ -434,8 +435,46 @@ void task_machine::launch(millis now, std::string target, std::string prompt,
   }
   launch_ = {std::move(target), std::move(prompt), std::move(pre), std::move(handoff),
              std::move(native_session)};
+  if (ctx_->pol->limits.empty()) {
+    read_for_launch(out);
+    return;
+  }
+  phase_ = task_phase::launch_spending;
+  out.push_back(task_cmd::read_spend{});
+}
+
+void task_machine::read_for_launch(out_t& out) {
   phase_ = task_phase::launch_reading;
   out.push_back(task_cmd::read_for_launch{spec_.stage == task_stage::review});
+}
+
+// The run's ceiling first (reached, it starts nothing more anywhere), then
+// the task's. A block drops the launch's own changes (a first decision is
+// made again after --retry-blocked).
+void task_machine::launch_within_limits(millis now, const task_ev::spend_read& spent, out_t& out) {
+  if (cancelled_) {
+    end("cancelled", stopped_reason, 0, out);
+    return;
+  }
+  for (auto [scope, usage] : {std::pair{limit_scope::run, &spent.run},
+                              std::pair{limit_scope::task, &spent.task}}) {
+    auto check = check_ceiling(ctx_->pol->limits, scope, *usage);
+    if (!check.may_start) {
+      end_reason_ = check.reason;
+      std::vector<state_change> block{clear_active_stage{spec_.name},
+                                      set_blocked{spec_.name, {check.reason, check.setting}}};
+      persist(now, std::move(block), task_phase::launch_blocking, out);
+      return;
+    }
+    if (check.cost_unknown && !cost_unknown_noted_) {
+      cost_unknown_noted_ = true;
+      out.push_back(task_cmd::note{
+        "warning: " + spec_.name + ": the " + std::string(to_string(scope)) +
+        " cost ceiling cannot see tokens spent without a known cost (" + usage_summary(*usage) +
+        "); set prices for their targets in the policy (\"prices\")"});
+    }
+  }
+  read_for_launch(out);
 }
 
 void task_machine::launch_after_reading(millis now, const launch_reading& reading, out_t& out) {
@@ -747,6 +786,9 @@ std::vector<task_command> task_machine::step(millis now, const task_event& event
       } else if constexpr (std::is_same_v<T, task_ev::placed>) {
         if (phase_ == task_phase::placing)
           on_placed(now, ev, out);
+      } else if constexpr (std::is_same_v<T, task_ev::spend_read>) {
+        if (phase_ == task_phase::launch_spending)
+          launch_within_limits(now, ev, out);
       } else if constexpr (std::is_same_v<T, task_ev::woke>) {
         if (phase_ == task_phase::placing_waiting) {
           phase_ = task_phase::placing;

@@ -14,7 +14,11 @@
 // next wait or launch.
 //
 // Everything it reads arrives in events: the task state (task_state_read),
-// the files it asks for (launch_read, attempt_read), the supervisor's step.
+// the files it asks for (launch_read, attempt_read), the supervisor's step,
+// and, when the policy sets limits, what the task and the run have spent
+// (spend_read) before each attempt it starts: a reached ceiling
+// (check_ceiling) blocks the task instead of starting it. Without limits
+// there is no such read; an adopted attempt is never checked.
 // The task actor (actors/task/task_actor) is its interpreter; the
 // message trace records each event and the commands it produced
 // (task.event -> task.commands), and replay feeds the recorded events to a
@@ -124,6 +128,10 @@ struct placed {                   // answer to task_cmd::place_attempt
   std::string node;               // "": none now, see waiting_reason
   std::string waiting_reason;
 };
+struct spend_read {               // answer to task_cmd::read_spend
+  token_usage task;               // what the task has spent, every stage
+  token_usage run;                // what the run has spent, every task
+};
 struct woke {};                   // the timer of task_cmd::wake_at fired
 struct stop {};                   // the run stops (SIGINT, shutdown)
 struct request_failed {           // a request was answered with an error
@@ -135,9 +143,8 @@ struct request_failed {           // a request was answered with an error
 using task_event =
   std::variant<task_ev::begun, task_ev::cooldowns_read, task_ev::task_state_read, task_ev::durable,
                task_ev::launch_read, task_ev::attempt_finished, task_ev::attempt_read,
-               task_ev::named_files_read, task_ev::supervisor_decided, task_ev::placed, task_ev::woke,
-               task_ev::stop,
-               task_ev::request_failed>;
+               task_ev::named_files_read, task_ev::supervisor_decided, task_ev::placed,
+               task_ev::spend_read, task_ev::woke, task_ev::stop, task_ev::request_failed>;
 
 namespace task_cmd {
 struct read_cooldowns {};         // ask the supervisor; answer: cooldowns_read
@@ -145,6 +152,7 @@ struct read_task_state {};        // ask the state store; answer: task_state_rea
 struct make_durable {             // ask the state store; answer: durable
   std::vector<state_change> changes;
 };
+struct read_spend {};             // ask the state store; answer: spend_read
 struct read_for_launch {          // read the files; answer: launch_read
   bool review_baseline = false;
 };
@@ -200,8 +208,8 @@ struct end_task {                 // tell the scheduler, then stop
 
 using task_command =
   std::variant<task_cmd::read_cooldowns, task_cmd::read_task_state, task_cmd::make_durable,
-               task_cmd::read_for_launch, task_cmd::start_attempt, task_cmd::adopt_attempt,
-               task_cmd::place_attempt, task_cmd::cancel_attempt,
+               task_cmd::read_spend, task_cmd::read_for_launch, task_cmd::start_attempt,
+               task_cmd::adopt_attempt, task_cmd::place_attempt, task_cmd::cancel_attempt,
                task_cmd::read_after_attempt, task_cmd::read_named_files,
                task_cmd::ask_supervisor, task_cmd::wake_at,
                task_cmd::checkpoint, task_cmd::remove_attempt_logs, task_cmd::show,
@@ -213,6 +221,7 @@ enum class task_phase : uint8_t {
   begin_blocking,     // making a block of the target choice durable
   begin_waiting,      // a timer: cooling targets or a durable quota reset
   launch_state,       // reading the task state before a launch
+  launch_spending,    // reading what the task and run spent (limits set)
   launch_reading,     // reading the files before a launch
   launch_persisting,  // making the decision and attempt start durable
   launch_cancelling,  // a stop came before the start: clearing the stage
@@ -255,6 +264,8 @@ private:
   void adopt(millis now, out_t& out);
   void launch(millis now, std::string target, std::string prompt, std::vector<state_change> pre,
               std::string handoff, std::string native_session, out_t& out);
+  void launch_within_limits(millis now, const task_ev::spend_read& spent, out_t& out);
+  void read_for_launch(out_t& out);
   void launch_after_reading(millis now, const launch_reading& reading, out_t& out);
   void attempt_ended(millis now, const attempt_result& r, out_t& out);
   void after_reading(millis now, attempt_reading reading, out_t& out);
@@ -283,6 +294,7 @@ private:
   bool cancelled_ = false;
   std::string placing_reason_;  // the last waiting reason shown while placing
   bool started_shown_ = false;
+  bool cost_unknown_noted_ = false;
   std::string end_reason_;     // of a block under way
   // The launch under way: its target, prompt, changes and handoff.
   struct pending_launch {

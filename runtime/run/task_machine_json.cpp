@@ -144,6 +144,7 @@ std::string_view event_name(const task_event& e) {
              [](const task_ev::named_files_read&) { return "named_files_read"; },
              [](const task_ev::supervisor_decided&) { return "supervisor_decided"; },
              [](const task_ev::placed&) { return "placed"; },
+             [](const task_ev::spend_read&) { return "spend_read"; },
              [](const task_ev::woke&) { return "woke"; },
              [](const task_ev::stop&) { return "stop"; },
              [](const task_ev::request_failed&) { return "request_failed"; }},
@@ -155,6 +156,7 @@ std::string_view command_name(const task_command& c) {
     overload{[](const task_cmd::read_cooldowns&) { return "read_cooldowns"; },
              [](const task_cmd::read_task_state&) { return "read_task_state"; },
              [](const task_cmd::make_durable&) { return "make_durable"; },
+             [](const task_cmd::read_spend&) { return "read_spend"; },
              [](const task_cmd::read_for_launch&) { return "read_for_launch"; },
              [](const task_cmd::start_attempt&) { return "start_attempt"; },
              [](const task_cmd::adopt_attempt&) { return "adopt_attempt"; },
@@ -199,6 +201,9 @@ json to_json(const task_event& e) {
       },
       [](const task_ev::placed& x) {
         return json{{"node", x.node}, {"waiting_reason", x.waiting_reason}};
+      },
+      [](const task_ev::spend_read& x) {
+        return json{{"task", usage_to_json(x.task)}, {"run", usage_to_json(x.run)}};
       },
       [](const task_ev::woke&) { return json::object(); },
       [](const task_ev::stop&) { return json::object(); },
@@ -254,6 +259,12 @@ result<task_event> task_event_from_json(const json& j) {
     if (name == "placed")
       return task_event{task_ev::placed{json_member<std::string>(j, "node"),
                                         json_member<std::string>(j, "waiting_reason")}};
+    if (name == "spend_read") {
+      if (!j.contains("task") || !j.contains("run"))
+        throw_json_member_error("task and run", "are required");
+      return task_event{task_ev::spend_read{unwrap(usage_from_json(j["task"])),
+                                            unwrap(usage_from_json(j["run"]))}};
+    }
     if (name == "woke")
       return task_event{task_ev::woke{}};
     if (name == "stop")
@@ -273,6 +284,7 @@ json to_json(const task_command& c) {
       [](const task_cmd::read_cooldowns&) { return json::object(); },
       [](const task_cmd::read_task_state&) { return json::object(); },
       [](const task_cmd::make_durable& x) { return json{{"changes", changes_json(x.changes)}}; },
+      [](const task_cmd::read_spend&) { return json::object(); },
       [](const task_cmd::read_for_launch& x) {
         return json{{"review_baseline", x.review_baseline}};
       },

@@ -30,6 +30,7 @@
 #include "runtime/run/task_files.hpp"
 #include "runtime/state/change.hpp"
 #include "runtime/state/model.hpp"
+#include "runtime/state/spend.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ad::actors {
@@ -72,6 +73,7 @@ struct seen {
   std::vector<messages::start_attempt> starts; // in order
   std::vector<int64_t> recorded_at_start;      // the durable attempt counter as each start arrived
   std::deque<scripted_end> script;
+  std::map<int64_t, runtime::token_usage> spent; // what each attempt reports, by number
   std::vector<std::string> cancels;            // identities
   std::optional<caf::typed_response_promise<messages::attempt_result>> held;
   std::string attempt_dir;
@@ -123,6 +125,10 @@ messages::state_store_actor::behavior_type stand_in_store(messages::state_store_
       }
       return r;
     },
+    [s](messages::get_task_spend& q) {
+      return messages::task_spend_reply{runtime::task_spend(s->model, q.task),
+                                        runtime::spend_totals_of(s->model).run};
+    },
     [s](messages::get_state_snapshot) { return messages::state_snapshot_reply{0, s->model}; },
     [s](messages::subscribe_state_changes) { return messages::state_snapshot_reply{0, s->model}; },
     [](messages::get_claims) { return messages::claims_reply{}; },
@@ -151,6 +157,8 @@ messages::attempt_result result_for(const seen& s, const messages::start_attempt
   r.exit_code = end.status == "succeeded" ? 0 : 1;
   r.failure_class = end.failure_class;
   r.evidence = end.failure_class.empty() ? "" : "the agent said: " + end.failure_class;
+  if (auto it = s.spent.find(req.attempt); it != s.spent.end())
+    r.usage = it->second;
   return r;
 }
 
@@ -438,6 +446,44 @@ TEST_F(task_actor_test, failures_past_the_budget_block_the_task) {
   const auto& st = seen_->model.tasks.at(task_name);
   EXPECT_TRUE(st.blocked.has_value());
   EXPECT_EQ(seen_->applied.back(), "clear_active_stage");
+}
+
+// Ceilings (policy "limits"): the task actor answers the machine's spend
+// reading from the state store, and a reached ceiling blocks the task
+// before its attempt starts.
+TEST_F(task_actor_test, a_run_over_its_ceiling_blocks_the_task_before_any_attempt) {
+  ctx_->pol.limits.run.tokens = 500;
+  runtime::token_usage other;
+  other.input_tokens = 480;
+  other.output_tokens = 20;
+  ASSERT_TRUE(runtime::apply_change(seen_->model, runtime::begin_work_unit{"g/02_y", "g/02_y::w"})
+                .is_ok());
+  runtime::record_attempt_usage spent{"g__02_y__p1__worker__a01", "g/02_y", "sim-a", other};
+  ASSERT_TRUE(runtime::apply_change(seen_->model, spent).is_ok());
+  start_task();
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "blocked");
+  EXPECT_EQ(seen_->ended->reason.rfind("run token ceiling reached: 500 tokens spent", 0), 0u)
+    << seen_->ended->reason;
+  EXPECT_TRUE(seen_->starts.empty()) << "an attempt started over the run's ceiling";
+  const auto& st = seen_->model.tasks.at(task_name);
+  ASSERT_TRUE(st.blocked.has_value());
+  EXPECT_EQ(st.blocked->reason, seen_->ended->reason);
+  EXPECT_EQ(st.blocked->evidence, "/limits/run/tokens");
+}
+
+TEST_F(task_actor_test, a_retry_after_the_task_spent_its_ceiling_blocks_instead_of_starting) {
+  ctx_->pol.limits.task.cost_usd = 0.5;
+  seen_->script = {{"failed", "generic-error"}, {"succeeded", ""}};
+  seen_->spent[1] = runtime::token_usage{1000, 10, {}, {}, {}, 0.75};
+  start_task();
+  run_to_end();
+  ASSERT_TRUE(seen_->ended.has_value());
+  EXPECT_EQ(seen_->ended->outcome, "blocked");
+  EXPECT_EQ(seen_->ended->reason.rfind("task cost ceiling reached: $0.7500 spent", 0), 0u)
+    << seen_->ended->reason;
+  EXPECT_EQ(seen_->starts.size(), 1u) << "the retry started over the task's ceiling";
 }
 
 TEST_F(task_actor_test, a_stop_cancels_the_running_attempt_and_ends_cancelled) {

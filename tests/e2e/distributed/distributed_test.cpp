@@ -40,17 +40,19 @@ using clock_type = std::chrono::steady_clock;
 
 // Per task: a worker and a PASS review that write an event line every
 // interval for `seconds` simulator seconds (x0.01 real), then their effect.
-// With a release file, each worker first waits until the file exists.
+// The worker then exits; the review (codex) ends with its final answer,
+// which reports the turn's usage. With a release file, each worker first
+// waits until the file exists.
 json chatty_scenario(const wg::gen_plan& plan, int worker_seconds, int review_seconds,
                      const std::string& release = {}) {
   auto actions = [](int seconds, json effect) {
     return json::array({{{"kind", "events"}, {"count", std::max(1, seconds / 5)}, {"interval_seconds", 5}},
-                        std::move(effect),
-                        {{"kind", "exit"}, {"code", 0}}});
+                        std::move(effect)});
   };
   json tasks = json::object();
   for (const auto& t : plan.tasks) {
     tasks[t.name]["worker"]["default"] = actions(worker_seconds, {{"kind", "work"}});
+    tasks[t.name]["worker"]["default"].push_back({{"kind", "exit"}, {"code", 0}});
     if (!release.empty())
       tasks[t.name]["worker"]["default"].insert(tasks[t.name]["worker"]["default"].begin(),
                                                 json{{"kind", "wait_file"}, {"path", release}});
@@ -283,6 +285,11 @@ TEST_F(distributed, three_nodes_on_loopback_run_thirty_tasks_spread_over_them) {
     EXPECT_GT(per_node[n], 0) << n << " ran nothing";
   EXPECT_GE(watch_.most_alive, 3u);
   EXPECT_EQ(count_of(run.out(), "\"failure_class\":\"node-lost\""), 0) << run.tail();
+  // What the attempts spent on the nodes reaches the coordinator's state
+  // once each: its totals are the sums of the attempts' usage.
+  auto reported = usage_reported({run.out()});
+  EXPECT_GT(reported.attempts, 0) << "no attempt on a node reported its usage";
+  expect_same_usage(usage_summarized(run.out()).total, reported.total, "the run's total");
 }
 
 TEST_F(distributed, a_sigkilled_node_is_lost_and_its_attempts_replaced_after_lease_and_margin) {

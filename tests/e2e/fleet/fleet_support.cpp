@@ -42,6 +42,68 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+namespace {
+
+runtime::token_usage usage_in(const runtime::json& j) {
+  auto u = runtime::usage_from_json(j);
+  EXPECT_TRUE(u.is_ok()) << j.dump();
+  return u.is_ok() ? *u : runtime::token_usage{};
+}
+
+template <class F>
+void each_event(const std::string& output, F&& f) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    auto j = runtime::json::parse(line, nullptr, false);
+    if (j.is_object())
+      f(j);
+  }
+}
+
+} // namespace
+
+reported_usage usage_reported(const std::vector<std::string>& outputs) {
+  reported_usage out;
+  for (const auto& output : outputs)
+    each_event(output, [&](const runtime::json& e) {
+      if (e.value("event", "") != "attempt_finished" || !e.contains("usage"))
+        return;
+      auto u = usage_in(e["usage"]);
+      out.total += u;
+      out.by_target[e.value("target", "")] += u;
+      ++out.attempts;
+    });
+  return out;
+}
+
+summary_usage usage_summarized(const std::string& output) {
+  summary_usage out;
+  each_event(output, [&](const runtime::json& e) {
+    if (e.value("event", "") != "summary")
+      return;
+    out = {};
+    if (e.contains("usage"))
+      out.total = usage_in(e["usage"]);
+    if (e.contains("usage_by_target"))
+      for (const auto& [target, u] : e["usage_by_target"].items())
+        out.by_target[target] = usage_in(u);
+  });
+  return out;
+}
+
+void expect_same_usage(const runtime::token_usage& a, const runtime::token_usage& b,
+                       const std::string& what) {
+  auto counts = [](runtime::token_usage u) {
+    u.cost_usd.reset();
+    return runtime::usage_to_json(u);
+  };
+  EXPECT_EQ(counts(a), counts(b)) << what;
+  EXPECT_EQ(a.cost_usd.has_value(), b.cost_usd.has_value()) << what;
+  if (a.cost_usd && b.cost_usd) {
+    EXPECT_NEAR(*a.cost_usd, *b.cost_usd, 1e-9) << what;
+  }
+}
+
 void fleet::create(const workspace_gen::gen_options& options, const runtime::json& scenario_doc) {
   adopt_orphans();
   reap_orphans();

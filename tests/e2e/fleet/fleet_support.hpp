@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "runtime/core/token_usage.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tools/workspace-gen/workspace_gen.hpp"
 
@@ -110,6 +111,29 @@ template <class F>
 void sample_for(std::chrono::milliseconds total, std::chrono::milliseconds step, F&& sample);
 
 std::string read_text(const std::filesystem::path& p);
+
+// What the `attempt_finished` events of dispatcher --json outputs report,
+// summed: the whole and per target, and how many attempts reported usage.
+// Checked against the state's totals (the `summary` event, status --json),
+// this proves each attempt counted once.
+struct reported_usage {
+  runtime::token_usage total;
+  std::map<std::string, runtime::token_usage> by_target;
+  int attempts = 0;
+};
+reported_usage usage_reported(const std::vector<std::string>& outputs);
+// The `usage` and `usage_by_target` of the last `summary` event of a
+// --json output, as typed records (empty when absent): `status --json`
+// has both, a run's summary the total only.
+struct summary_usage {
+  runtime::token_usage total;
+  std::map<std::string, runtime::token_usage> by_target;
+};
+summary_usage usage_summarized(const std::string& output);
+// EXPECTs a and b to hold the same fields and counts, and costs equal to
+// within a rounding error (sums in another order); `what` names them.
+void expect_same_usage(const runtime::token_usage& a, const runtime::token_usage& b,
+                       const std::string& what);
 
 } // namespace ad::test
 

@@ -208,6 +208,12 @@ TEST_F(survival, six_chatty_agents_outlive_a_dispatcher_sigkill_and_finish_their
   }
   auto archived = f_.archived_tasks();
   EXPECT_EQ(archived.size(), 6u);
+
+  // Every attempt's usage, as the second dispatcher reported it, counts
+  // once in the state's total (the summary is the whole state's).
+  auto summed = usage_summarized(second.out());
+  ASSERT_FALSE(summed.total.empty()) << "the summary names no usage\n" << second.tail();
+  expect_same_usage(summed.total, usage_reported({second.out()}).total, "the run's total");
 }
 
 TEST_F(survival, a_keeper_killed_mid_attempt_takes_its_agent_with_it_and_the_attempt_is_classified) {

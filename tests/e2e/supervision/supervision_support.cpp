@@ -138,12 +138,16 @@ std::vector<sim_run> supervision_ws::runs_of(const std::string& role) const {
   return out;
 }
 
-json supervision_ws::status_of(const std::string& task) const {
+std::string supervision_ws::status_json() const {
   ::setenv("XDG_STATE_HOME", f_.state_home.c_str(), 1);
   auto r = run_binary(agent_dispatch(), {"status", "--json", "--workspace", f_.workspace.string()});
   ::unsetenv("XDG_STATE_HOME");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  std::istringstream in(r.out);
+  return r.out;
+}
+
+json supervision_ws::status_of(const std::string& task) const {
+  std::istringstream in(status_json());
   for (std::string line; std::getline(in, line);) {
     auto j = runtime::parse_json(line, "status line");
     if (j.is_ok() && j->is_object() && j->value("event", "") == "task" &&

@@ -57,6 +57,8 @@ public:
 
   std::vector<sim_run> runs() const;
   std::vector<sim_run> runs_of(const std::string& role) const;
+  // The output of `agent-dispatch status --json` (one JSON object a line).
+  std::string status_json() const;
   // The `task` row of `agent-dispatch status --json`, null when absent.
   runtime::json status_of(const std::string& task) const;
   // Exit code of agent-sim check-registry (0 = the invariants hold).

@@ -203,6 +203,11 @@ TEST(finish_row_result, names_the_class_and_the_exit_code_as_a_shell_would) {
   failure_verdict cancelled;
   cancelled.failure_class = "cancelled";
   EXPECT_EQ(finish_row_result(cancelled, in), "failed:cancelled");
+  // What the attempt spent follows, when its CLI reported anything.
+  token_usage spent{1234, 56, {}, {}, {}, 0.0012};
+  EXPECT_EQ(finish_row_result(ok, in, spent), "succeeded:0 (spent 1,234 in · 56 out · $0.0012)");
+  EXPECT_EQ(finish_row_result(crash, in, token_usage{{}, 7, {}, {}, {}, {}}),
+            "failed:generic-error:127 (spent 7 out)");
 }
 
 TEST_F(attempt_run_test, AFailedFinishRowIsItsOwnFailureClass) {
@@ -367,6 +372,42 @@ TEST_F(attempt_run_test, APiSessionWrittenByAShortAttemptIsRecordedAtTheEnd) {
   EXPECT_NE(loc.value("pi_session_phase_reason", std::string{}), "native-session-file-missing");
 }
 
+// The keeper's spool retention cut lines of a pi stream before they were
+// read: the usage of the messages lost with them is read from pi's session
+// file, and the locator and the FINISH row name the whole.
+TEST_F(attempt_run_test, APiStreamThatLostLinesIsSettledFromItsSessionFile) {
+  auto s = setup(adapter_kind::pi);
+  s.launch.session_id = "5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b";
+  auto opened = attempt_run::open(std::move(s), clk);
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  auto& run = **opened;
+  std::string usage = R"("usage":{"input":1234,"output":56,"cacheRead":0,"cacheWrite":0,)"
+                      R"("totalTokens":1290,"cost":{"input":0,"output":0,"cacheRead":0,)"
+                      R"("cacheWrite":0,"total":0}})";
+  std::string message = R"({"role":"assistant","content":[],"model":"laguna-s",)" + usage + "}";
+  auto session = run.pi_session_folder() /
+                 "2026-12-05T10-00-00-000Z_5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b.jsonl";
+  fs::create_directories(session.parent_path());
+  std::string text =
+    R"({"type":"session","version":3,"id":"5d3f0c1e-4a5d-4e6f-8a7b-9c0d1e2f3a4b"})" "\n";
+  for (const char* id : {"a1", "a2"})
+    text += std::string(R"({"type":"message","id":")") + id +
+            R"(","timestamp":"2026-12-06T13:07:37.000Z","message":)" + message + "}\n";
+  dir.write(fs::relative(session, dir.path()).string(), text);
+  // The first message's end was cut from the spool; the second's was read.
+  run.on_line(output_channel::out, R"({"type":"message_end","message":)" + message + "}", false, 0);
+  EXPECT_EQ(run.usage().input_tokens, 1234);
+  attempt_end end;
+  end.lost_stream_lines = 3;
+  run.finish(end);
+  EXPECT_EQ(run.usage().input_tokens, 2468);
+  EXPECT_EQ(run.usage().output_tokens, 112);
+  EXPECT_EQ(locator_on_disk(run)["usage"].value("input_tokens", 0), 2468);
+  ASSERT_EQ(run.rows_written().size(), 1u);
+  EXPECT_NE(run.rows_written()[0].result.find("(spent 2,468 in · 112 out"), std::string::npos)
+    << run.rows_written()[0].result;
+}
+
 TEST_F(attempt_run_test, TheCodexRolloutOfTheDiscoveredThreadIsRecorded) {
   auto s = setup(adapter_kind::codex);
   s.env_additions = {"HOME=" + (dir.path() / "home").string()};
@@ -404,6 +445,9 @@ TEST_F(attempt_run_test, TheUsageSpentSoFarIsInEveryLocatorAndTheSettledOneAtThe
   json spent{{"input_tokens", 321}, {"output_tokens", 12}, {"cost_usd", 0.0125}};
   EXPECT_EQ(locator_on_disk(run)["usage"], spent);
   EXPECT_EQ(usage_to_json(run.usage()), spent);
+  ASSERT_EQ(run.rows_written().size(), 1u);
+  EXPECT_EQ(run.rows_written()[0].result, "succeeded:0 (spent 321 in · 12 out · $0.0125)")
+    << "the FINISH row names the settled usage";
   auto back = locator_from_json(locator_on_disk(run));
   ASSERT_TRUE(back.is_ok()) << back.error().to_string();
   ASSERT_TRUE(back->usage);

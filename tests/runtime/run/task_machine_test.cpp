@@ -461,7 +461,8 @@ TEST_F(task_machine_test, events_survive_their_trace_form) {
     task_ev::begun{}, task_ev::cooldowns_read{}, task_ev::task_state_read{true, state_},
     task_ev::durable{}, task_ev::launch_read{}, task_ev::attempt_finished{attempt_result{}},
     task_ev::attempt_read{reading}, task_ev::named_files_read{}, d, task_ev::placed{"n1", ""},
-    task_ev::placed{"", "no node"}, task_ev::woke{},
+    task_ev::placed{"", "no node"}, task_ev::spend_read{token_usage{100, 5, {}, {}, {}, 0.25}, {}},
+    task_ev::woke{},
     task_ev::stop{}, task_ev::request_failed{task_peer::attempt, "gone"}};
   for (const auto& e : events) {
     auto j = to_json(e);
@@ -552,6 +553,136 @@ TEST_F(task_machine_test, what_an_attempt_spent_is_durable_with_its_end) {
   auto ended = c.step(t0 + 21, task_ev::attempt_finished{rc});
   EXPECT_EQ(change_names(the<task_cmd::make_durable>(ended).changes),
             (std::vector<std::string>{"clear_active_stage", "record_attempt_usage"}));
+}
+
+// Ceilings (policy "limits"): with limits set, every attempt start reads
+// what the task and the run spent first; a reached ceiling blocks the task
+// with check_ceiling's reason, the run's before the task's.
+class task_machine_limits_test : public task_machine_test {
+protected:
+  void SetUp() override {
+    task_machine_test::SetUp();
+    pol_.limits.task.tokens = 1000;
+    pol_.limits.run.cost_usd = 2.0;
+  }
+
+  // A fresh worker to its launch's spend reading.
+  void to_spend_read(task_machine& m) {
+    m.step(t0, task_ev::begun{});
+    m.step(t0, task_ev::cooldowns_read{});
+    EXPECT_EQ(names(m.step(t0, task_ev::task_state_read{true, state_})),
+              (std::vector<std::string>{"show", "read_spend"}));
+    EXPECT_EQ(m.phase(), task_phase::launch_spending);
+  }
+
+  // The block that follows a spend reading: its changes and the end.
+  void expect_blocked(task_machine& m, const cmds& blocked, const std::string& setting,
+                      const std::string& reason_start) {
+    ASSERT_EQ(names(blocked), (std::vector<std::string>{"make_durable"}));
+    const auto& changes = the<task_cmd::make_durable>(blocked).changes;
+    ASSERT_EQ(change_names(changes),
+              (std::vector<std::string>{"clear_active_stage", "set_blocked"}));
+    const auto& info = std::get<set_blocked>(changes[1]).info;
+    EXPECT_EQ(info.evidence, setting);
+    EXPECT_EQ(info.reason.rfind(reason_start, 0), 0u) << info.reason;
+    auto end = m.step(t0 + 1, task_ev::durable{});
+    ASSERT_EQ(names(end), (std::vector<std::string>{"end_task"}));
+    EXPECT_EQ(the<task_cmd::end_task>(end).outcome, "blocked");
+    EXPECT_EQ(the<task_cmd::end_task>(end).reason, info.reason);
+    EXPECT_TRUE(m.ended());
+  }
+};
+
+TEST_F(task_machine_limits_test, a_task_under_its_ceilings_reads_its_spend_then_launches) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  token_usage task{400, 20, {}, {}, {}, 0.5};
+  EXPECT_EQ(names(m.step(t0, task_ev::spend_read{task, task})),
+            (std::vector<std::string>{"read_for_launch"}));
+  auto persist = m.step(t0, task_ev::launch_read{});
+  EXPECT_EQ(change_names(the<task_cmd::make_durable>(persist).changes),
+            (std::vector<std::string>{"record_decision", "record_attempt_started",
+                                      "record_write_set"}));
+  EXPECT_EQ(names(m.step(t0, task_ev::durable{})),
+            (std::vector<std::string>{"checkpoint", "show", "start_attempt"}));
+}
+
+TEST_F(task_machine_limits_test, a_task_over_its_token_ceiling_blocks_before_it_starts) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  token_usage task{990, 10, {}, {}, {}, 0.1};
+  auto blocked = m.step(t0, task_ev::spend_read{task, task});
+  expect_blocked(m, blocked, "/limits/task/tokens",
+                 "task token ceiling reached: 1,000 tokens spent, /limits/task/tokens is 1,000");
+}
+
+TEST_F(task_machine_limits_test, a_run_over_its_ceiling_blocks_a_task_that_spent_nothing) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  auto blocked = m.step(t0, task_ev::spend_read{{}, token_usage{5000, 10, {}, {}, {}, 2.5}});
+  // The run's ceiling is checked first: the task's own is not reached.
+  expect_blocked(m, blocked, "/limits/run/cost_usd",
+                 "run cost ceiling reached: $2.50 spent, /limits/run/cost_usd is $2.00");
+}
+
+TEST_F(task_machine_limits_test, a_retry_is_checked_again_and_blocks_once_the_attempt_spent_it) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  m.step(t0, task_ev::spend_read{});
+  m.step(t0, task_ev::launch_read{});
+  m.step(t0, task_ev::durable{});
+  to_supervisor(m, "generic-error");
+  m.step(t0 + 20, task_ev::supervisor_decided{retry_same{"sim-a", "again", 0, "generic"}, {}, {}});
+  auto read = m.step(t0 + 20, task_ev::task_state_read{true, state_});
+  ASSERT_EQ(names(read), (std::vector<std::string>{"read_spend"}));
+  token_usage spent{1500, 30, {}, {}, {}, 0.1};
+  expect_blocked(m, m.step(t0 + 20, task_ev::spend_read{spent, spent}), "/limits/task/tokens",
+                 "task token ceiling reached: 1,530 tokens spent");
+}
+
+TEST_F(task_machine_limits_test, a_cost_nobody_knows_is_one_warning_never_a_block) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  token_usage no_cost{100, 10, {}, {}, {}, {}};
+  auto go = m.step(t0, task_ev::spend_read{no_cost, no_cost});
+  ASSERT_EQ(names(go), (std::vector<std::string>{"note", "read_for_launch"}));
+  EXPECT_NE(the<task_cmd::note>(go).text.find("run cost ceiling cannot see"), std::string::npos)
+    << the<task_cmd::note>(go).text;
+  m.step(t0, task_ev::launch_read{});
+  m.step(t0, task_ev::durable{});
+  to_supervisor(m, "generic-error");
+  m.step(t0 + 20, task_ev::supervisor_decided{retry_same{"sim-a", "again", 0, "generic"}, {}, {}});
+  m.step(t0 + 20, task_ev::task_state_read{true, state_});
+  EXPECT_EQ(names(m.step(t0 + 20, task_ev::spend_read{no_cost, no_cost})),
+            (std::vector<std::string>{"read_for_launch"}))
+    << "the warning is given once";
+}
+
+TEST_F(task_machine_limits_test, a_stop_while_the_spend_is_read_starts_nothing) {
+  task_machine m(ctx_, spec());
+  to_spend_read(m);
+  EXPECT_TRUE(m.step(t0, task_ev::stop{}).empty());
+  auto end = m.step(t0, task_ev::spend_read{});
+  EXPECT_EQ(the<task_cmd::end_task>(end).outcome, "cancelled");
+}
+
+TEST_F(task_machine_limits_test, an_adopted_attempt_is_never_checked) {
+  auto s = spec();
+  s.adopting = true;
+  s.last_attempt = 2;
+  s.adopted = {"/state/runs/x/locator.json", 4242, "777", "command", "b", ""};
+  task_machine m(ctx_, s);
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{});
+  auto adopt = m.step(t0, task_ev::task_state_read{true, state_});
+  EXPECT_EQ(names(adopt), (std::vector<std::string>{"show", "show", "adopt_attempt"}));
+}
+
+TEST_F(task_machine_test, without_limits_no_spend_is_read) {
+  ASSERT_TRUE(pol_.limits.empty());
+  task_machine m(ctx_, spec());
+  auto launch = to_running(m); // read_for_launch right after the state: no read_spend
+  EXPECT_EQ(names(launch), (std::vector<std::string>{"checkpoint", "show", "start_attempt"}));
 }
 
 // A restart's adoption: the task follows the attempt its keeper runs instead
