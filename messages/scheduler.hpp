@@ -1,7 +1,7 @@
 #pragma once
 // Messages and typed interfaces of the run loop (actors/scheduler): the
 // scheduler actor (scans, admits, follows task actors and restart
-// survivors, and reports the final exit code), the task actor (runs one
+// tasks running elsewhere, and reports the final exit code), the task actor (runs one
 // admitted task's stage machine through attempts and the supervisor) and the
 // waiter that receives the end of the run. Every struct is a value with a
 // free inspect(). Error contract: task actors never answer with errors; a
@@ -62,7 +62,7 @@ typename Inspector::result_type inspect(Inspector& f, stop_run& x) {
 }
 
 using sch_pass_atom = caf::atom_constant<caf::atom("sch_pass")>;  // run a pass
-using sch_poll_atom = caf::atom_constant<caf::atom("sch_poll")>;  // re-probe survivors
+using sch_poll_atom = caf::atom_constant<caf::atom("sch_poll")>;  // re-probe the tasks running elsewhere
 using task_wake_atom = caf::atom_constant<caf::atom("task_wake")>; // a task's pause ended
 
 // shutdown_requested (messages/run_events.hpp) comes from the signal watcher;

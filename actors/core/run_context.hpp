@@ -57,7 +57,7 @@ struct run_context {
   messages::attempt_verdicts_actor claims;
   std::chrono::milliseconds state_timeout{60'000};
   std::chrono::seconds attempt_timeout{48 * 3600};
-  std::chrono::milliseconds survivor_poll{1'000};
+  std::chrono::milliseconds elsewhere_poll{1'000};
   // `run --trace`: the message trace (docs/traces.md); null: off.
   std::shared_ptr<runtime::trace_writer> trace;
   // What the task actors read from files (and remove); null: the files

@@ -152,7 +152,7 @@ runtime::scheduler_context scheduler_context_of(const run_context& ctx) {
   c.task_group = ctx.task_group;
   c.max_parallel = ctx.max_parallel;
   c.retry_blocked = ctx.retry_blocked;
-  c.poll_every = ctx.survivor_poll.count();
+  c.poll_every = ctx.elsewhere_poll.count();
   return c;
 }
 

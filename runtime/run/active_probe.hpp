@@ -8,7 +8,7 @@
 // completed task's attempt folders. Reads /proc and the runs folder; never
 // writes except remove_attempt_logs; never throws.
 //
-// Survivors (docs/restart.md): a live verdict makes the scheduler follow the
+// Running elsewhere (docs/restart.md): a live verdict makes the scheduler follow the
 // agent as running elsewhere (claim adopted, counted against --max-parallel,
 // never started again) and probe it again on a timer; when it is gone the
 // stage is settled here like any stale stage, and the next pass derives the
@@ -44,7 +44,7 @@ struct run_location {
 };
 
 // live: an agent runs that this dispatcher cannot follow (followed as a
-// survivor); kept: the attempt runs (or ran) under its keeper, whose files
+// running elsewhere); kept: the attempt runs (or ran) under its keeper, whose files
 // hold its output and, once it ended, its exit: it is adopted; stale: no
 // agent runs and none will report.
 enum class active_probe_kind : uint8_t { live, stale, kept };

@@ -41,7 +41,7 @@ run_exit compute_run_exit(const run_observation& obs) {
       for (const auto& i : items)
         out.details.push_back(std::string(prefix) + i);
     };
-    add("live attempt(s) outside this process", obs.external_live, "live elsewhere: ");
+    add("live attempt(s) outside this process", obs.external_live, "running elsewhere: ");
     add("reconciliation(s) pending", obs.reconciliation_pending, "reconciliation: ");
     add("task(s) waiting for capacity held by other dispatchers",
         obs.capacity_held_externally, "capacity held outside: ");

@@ -16,7 +16,7 @@ struct run_observation {
   bool interrupted = false;       // SIGINT/SIGTERM stopped the run
   std::string terminal_error;     // state/identity error, bad usage: non-empty = exit 2
   std::string other_dispatcher;   // owner of the workspace lock, when not us
-  // Live attempts this process does not own (restart survivors, another
+  // Live attempts this process does not own (agents running elsewhere: from before a restart, another
   // dispatcher's agents): "<task>: <detail>".
   std::vector<std::string> external_live;
   // Waiting on reconciliation: control-plane errors of tasks that ended

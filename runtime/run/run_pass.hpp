@@ -1,7 +1,7 @@
 #pragma once
 // One scheduling pass of `agent-dispatch run` as a pure function: from the
 // workspace scan, the durable state, the policy and what is known to be
-// alive (tasks this dispatcher follows, restart survivors), it builds the
+// alive (tasks this dispatcher follows, tasks running elsewhere), it builds the
 // task views, runs the admission of runtime/schedule, and lists the state
 // changes to make durable BEFORE any admitted task starts (new work units,
 // orchestration sightings, the claims taken or adopted). It also builds the
@@ -25,7 +25,7 @@ namespace ad::runtime {
 
 struct live_info {
   live_where where = live_where::here;
-  std::string detail; // "pid 4242 alive" for restart survivors
+  std::string detail; // "pid 4242 alive" for a task running elsewhere
 };
 
 struct pass_input {

@@ -54,7 +54,7 @@ std::string_view to_string(scheduler_phase phase) {
     case scheduler_phase::probing_work_logs: return "probing_work_logs";
     case scheduler_phase::reading_stages: return "reading_stages";
     case scheduler_phase::startup_durable: return "startup_durable";
-    case scheduler_phase::reading_survivors: return "reading_survivors";
+    case scheduler_phase::reading_elsewhere: return "reading_elsewhere";
     case scheduler_phase::scanning: return "scanning";
     case scheduler_phase::finding_archives: return "finding_archives";
     case scheduler_phase::pass_durable: return "pass_durable";
@@ -169,8 +169,8 @@ std::vector<scheduler_command> scheduler_machine::step(millis now, const schedul
       [&](const sched_ev::active_stages_read& e) {
         if (phase_ == P::reading_stages)
           startup_read(now, e.readings, out);
-        else if (phase_ == P::reading_survivors)
-          survivors_read(now, e.readings, out);
+        else if (phase_ == P::reading_elsewhere)
+          elsewhere_read(now, e.readings, out);
       },
       [&](const sched_ev::scan_read& e) {
         if (phase_ != P::scanning)
@@ -184,7 +184,7 @@ std::vector<scheduler_command> scheduler_machine::step(millis now, const schedul
       [&](const sched_ev::scan_failed& e) {
         if (phase_ != P::scanning)
           return;
-        // Admissions stop; the survivors' changes of this pass still go.
+        // Admissions stop; the changes for tasks running elsewhere still go.
         terminal_error_ = "workspace scan failed: " + e.error;
         pass_.start.clear();
         pass_.adopt.clear();
@@ -236,7 +236,7 @@ std::vector<scheduler_command> scheduler_machine::step(millis now, const schedul
       },
       [&](const sched_ev::poll&) {
         poll_scheduled_ = false;
-        if (!survivors_.empty() || !paused_.empty())
+        if (!elsewhere_.empty() || !paused_.empty())
           want_pass(now, out);
       },
       [&](const sched_ev::shutdown&) {
@@ -291,17 +291,17 @@ void scheduler_machine::over_mirror(millis now, out_t& out) {
     startup(now, out);
     return;
   }
-  if (survivors_.empty()) {
+  if (elsewhere_.empty()) {
     expire_and_scan(now, out);
     return;
   }
-  // Survivors that ended are cleared; their task resumes.
+  // Tasks running elsewhere whose agent ended are cleared; they resume.
   state_model only;
-  for (const auto& [name, d] : survivors_)
+  for (const auto& [name, d] : elsewhere_)
     if (auto it = mirror_.tasks.find(name); it != mirror_.tasks.end())
       only.tasks.emplace(name, it->second);
   only.attempt_counters = mirror_.attempt_counters;
-  phase_ = scheduler_phase::reading_survivors;
+  phase_ = scheduler_phase::reading_elsewhere;
   out.push_back(sched_cmd::read_active_stages{std::move(only)});
 }
 
@@ -332,7 +332,7 @@ void scheduler_machine::startup_stages(millis, out_t& out) {
 void scheduler_machine::startup_read(millis now, const std::vector<active_stage_reading>& readings,
                                      out_t& out) {
   auto review = decide_active_stages(readings, ctx_.pol);
-  survivors_ = std::move(review.live);
+  elsewhere_ = std::move(review.live);
   adopting_ = std::move(review.adopt);
   pass_.changes.insert(pass_.changes.end(), review.changes.begin(), review.changes.end());
   pass_.handoff = std::any_of(pass_.changes.begin(), pass_.changes.end(), [](const auto& c) {
@@ -341,16 +341,16 @@ void scheduler_machine::startup_read(millis now, const std::vector<active_stage_
   persist(std::move(pass_.changes), scheduler_phase::startup_durable, now, out);
 }
 
-void scheduler_machine::survivors_read(millis now,
+void scheduler_machine::elsewhere_read(millis now,
                                        const std::vector<active_stage_reading>& readings,
                                        out_t& out) {
   auto review = decide_active_stages(readings, ctx_.pol);
-  for (const auto& [name, d] : survivors_)
+  for (const auto& [name, d] : elsewhere_)
     if (!review.live.count(name) || review.live.at(name) != d)
       touched_.insert(name);
-  survivors_ = std::move(review.live);
+  elsewhere_ = std::move(review.live);
   pass_.changes = std::move(review.changes);
-  // A survivor whose keeper wrote its record since: adopted now.
+  // One running elsewhere whose keeper wrote its record since: adopted now.
   for (auto& a : review.adopt)
     adopting_.push_back(std::move(a));
   expire_and_scan(now, out);
@@ -371,7 +371,7 @@ void scheduler_machine::expire_and_scan(millis now, out_t& out) {
 }
 
 bool scheduler_machine::live_or_scanned(const std::string& task) const {
-  return running_.count(task) || survivors_.count(task) ||
+  return running_.count(task) || elsewhere_.count(task) ||
          std::any_of(adopting_.begin(), adopting_.end(),
                      [&](const auto& a) { return a.task == task; }) ||
          scan_.find(task);
@@ -403,7 +403,7 @@ planner_input scheduler_machine::planner_in() const {
     in.live[name] = {live_where::here, ""};
   for (const auto& [name, until] : paused_)
     in.live[name] = {live_where::here, "paused after an unchanged review"};
-  for (const auto& [name, detail] : survivors_)
+  for (const auto& [name, detail] : elsewhere_)
     in.live[name] = {live_where::elsewhere, detail};
   for (const auto& a : adopting_)
     in.live[a.task] = {live_where::here, "adopted from its keeper"};
@@ -426,7 +426,7 @@ void scheduler_machine::scanned(millis now, out_t& out) {
   // A violating attempt runs only while its task does: entries of a task
   // that ended (its attempt's end may still be on the way) go now.
   auto ended = std::erase_if(live_violations_, [this](const live_violation& v) {
-    return !running_.count(v.task) && !survivors_.count(v.task);
+    return !running_.count(v.task) && !elsewhere_.count(v.task);
   });
   in.violations = live_violations_;
   in.violations_changed = violations_changed_ || ended > 0;
@@ -459,7 +459,7 @@ bool scheduler_machine::group_busy(const std::string& scope) const {
     return true;
   auto of_scope = [&](const std::string& name) { return task_group(name) == scope; };
   return std::any_of(running_.begin(), running_.end(), of_scope) ||
-         std::any_of(survivors_.begin(), survivors_.end(),
+         std::any_of(elsewhere_.begin(), elsewhere_.end(),
                      [&](const auto& s) { return of_scope(s.first); }) ||
          std::any_of(adopting_.begin(), adopting_.end(),
                      [&](const auto& a) { return of_scope(a.task); });
@@ -701,7 +701,7 @@ void scheduler_machine::start_all(millis now, out_t& out) {
   }
   pass_ = pass_state{};
   phase_ = scheduler_phase::idle;
-  if ((!survivors_.empty() || !paused_.empty()) && !poll_scheduled_) {
+  if ((!elsewhere_.empty() || !paused_.empty()) && !poll_scheduled_) {
     poll_scheduled_ = true;
     out.push_back(sched_cmd::wake_at{now + ctx_.poll_every});
   }
@@ -777,7 +777,7 @@ void scheduler_machine::published(millis now, const sched_ev::state_published& p
 void scheduler_machine::finish_if_idle(millis now, out_t& out) {
   if (finished() || in_flight(phase_) || !running_.empty())
     return;
-  if (!stopped() && (!survivors_.empty() || !paused_.empty()))
+  if (!stopped() && (!elsewhere_.empty() || !paused_.empty()))
     return;
   // Failed tasks and run errors, in name order.
   std::map<std::string, std::string> failed = failed_tasks_;

@@ -13,7 +13,7 @@
 //   1. (first pass only) applies `--retry-blocked` or lifts blocks by an
 //      unwritable work log that is writable again, and judges every active
 //      stage left in state (restart safety: live, stale, kept);
-//   2. re-probes the survivors, ends expired pauses, refreshes the scan,
+//   2. re-probes the tasks running elsewhere, ends expired pauses, refreshes the scan,
 //      finds the archive folders its first sightings and reconciliations
 //      need, reconciles orchestration scopes whose tasks vanished, reads the
 //      groups that may close, and plans admission;
@@ -70,7 +70,7 @@ struct scheduler_context {
   std::string task_group;  // --task-group, "" for all
   int max_parallel = 0;
   bool retry_blocked = false;
-  millis poll_every = 1'000; // survivors and pauses are looked at again this often
+  millis poll_every = 1'000; // tasks running elsewhere and pauses are looked at again this often
 };
 
 // Who answered a request with an error.
@@ -213,7 +213,7 @@ enum class scheduler_phase : uint8_t {
   probing_work_logs,  // first pass: the work logs of tasks blocked by them
   reading_stages,     // first pass: every active stage
   startup_durable,    // first pass: its changes
-  reading_survivors,  // the survivors' active stages
+  reading_elsewhere,  // the active stages of the tasks running elsewhere
   scanning,           // the workspace scan
   finding_archives,   // archive folders of first sightings and vanished tasks
   pass_durable,       // the pass's changes
@@ -241,7 +241,7 @@ public:
   bool finished() const noexcept { return phase_ == scheduler_phase::finished; }
   // What the machine follows (for tests and the interpreter's checks).
   const std::set<std::string>& running() const noexcept { return running_; }
-  const std::map<std::string, std::string>& survivors() const noexcept { return survivors_; }
+  const std::map<std::string, std::string>& running_elsewhere() const noexcept { return elsewhere_; }
   const std::map<std::string, millis>& paused() const noexcept { return paused_; }
   const state_model& mirror() const noexcept { return mirror_; }
   const pass_planner& planner() const noexcept { return planner_; }
@@ -256,7 +256,7 @@ private:
   void startup(millis now, out_t& out);
   void startup_stages(millis now, out_t& out);
   void startup_read(millis now, const std::vector<active_stage_reading>& readings, out_t& out);
-  void survivors_read(millis now, const std::vector<active_stage_reading>& readings, out_t& out);
+  void elsewhere_read(millis now, const std::vector<active_stage_reading>& readings, out_t& out);
   void expire_and_scan(millis now, out_t& out);
   void scanned(millis now, out_t& out);
   void plan(millis now, out_t& out);
@@ -299,7 +299,7 @@ private:
   pass_planner planner_;
   // What runs or waits here.
   std::set<std::string> running_;                  // started here, not ended
-  std::map<std::string, std::string> survivors_;   // task -> detail (live elsewhere)
+  std::map<std::string, std::string> elsewhere_;   // task -> detail: running elsewhere
   std::vector<attempt_adoption> adopting_;         // kept attempts, started by the next pass
   std::map<std::string, millis> paused_;           // task -> until (review no-progress)
   std::vector<live_violation> live_violations_;

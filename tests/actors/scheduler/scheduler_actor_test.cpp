@@ -233,7 +233,7 @@ protected:
     ctx->max_parallel = max_parallel;
     ctx->pol = *runtime::parse_policy(runtime::default_policy_json(), "default");
     ctx->clk = clk;
-    ctx->survivor_poll = std::chrono::milliseconds(1000);
+    ctx->elsewhere_poll = std::chrono::milliseconds(1000);
     store = sys.spawn(stand_in_store, record, model);
     ctx->store = caf::actor_cast<messages::state_store_actor>(store);
     auto record_ = record;

@@ -5,7 +5,7 @@
 //   dispatcher runs, and the registry afterwards), no lost or repeated
 //   completion, and the run completes with exit 0. Agents write a line every
 //   20-50 ms and many runs end with a long tail after their work is done, so
-//   a kill leaves live agents ("survivors", writing all the while) that the
+//   a kill leaves live agents (running elsewhere, writing all the while) that the
 //   restarted dispatcher adopts from their keepers and follows to their end:
 //   every agent seen alive finishes its run and none is started twice.
 //   10 kills by default; AD_RESTART_SOAK=<n>
@@ -191,7 +191,7 @@ TEST_F(restart, sigkill_at_random_moments_never_duplicates_an_agent_or_loses_a_c
   // Kill moments: mostly inside the busy part of a run, some during start-up,
   // timed from the start. Every other kill is timed from the first agent the
   // run starts instead (past its lead silence and effect: 0.4 s), so a slow
-  // start (a sanitized build on a loaded machine) still leaves survivors.
+  // start (a sanitized build on a loaded machine) still leaves agents running elsewhere.
   std::uniform_int_distribution<int> delay_ms(30, 1200);
   int kills = 0;
   int adopted = 0; // restarts that adopted a live agent of a killed dispatcher
@@ -225,7 +225,7 @@ TEST_F(restart, sigkill_at_random_moments_never_duplicates_an_agent_or_loses_a_c
   }
   EXPECT_EQ(kills, iterations) << "the run completed before every planned kill; make it longer";
 
-  // One more start must finish the run: survivors are watched until they end.
+  // One more start must finish the run: agents running elsewhere are watched until they end.
   // At most about a second per agent run is left, four at a time; the limit
   // is far above that, so only a hang reaches it.
   const auto limit = std::chrono::seconds(120 + 2 * o.tasks);
@@ -237,7 +237,7 @@ TEST_F(restart, sigkill_at_random_moments_never_duplicates_an_agent_or_loses_a_c
   ASSERT_EQ(*code, 0) << last.tail();
   for (const auto& p : problems)
     ADD_FAILURE() << p;
-  // The quiet tails make survivors likely at almost every restart; none at
+  // The quiet tails make agents running elsewhere likely at almost every restart; none at
   // all means the adoption path was not exercised.
   EXPECT_GT(adopted, 0) << "no restart found a live agent of a killed dispatcher";
   EXPECT_TRUE(scan_live_agents(f_.registry).empty()) << "agents outlived the completed run";

@@ -91,7 +91,7 @@ TEST(exit_code, details_list_each_external_reason) {
   o.reconciliation_pending = {"attempt-log-cleanup[c]=/runs/x"};
   auto e = compute_run_exit(o);
   EXPECT_EQ(e.kind, run_exit_kind::waiting_outside);
-  EXPECT_EQ(e.details, (std::vector<std::string>{"live elsewhere: a: pid 1", "live elsewhere: b: pid 2",
+  EXPECT_EQ(e.details, (std::vector<std::string>{"running elsewhere: a: pid 1", "running elsewhere: b: pid 2",
                                                  "reconciliation: attempt-log-cleanup[c]=/runs/x"}));
 }
 

@@ -365,16 +365,16 @@ TEST_F(scheduler_machine_test, a_live_agent_left_by_a_dead_dispatcher_is_followe
   ASSERT_FALSE(probed.empty());
   EXPECT_EQ(probed.front(), std::vector<std::string>{"g/01_a"});
   EXPECT_EQ(started, (std::vector<std::string>{"g/02_b"}));
-  EXPECT_EQ(machine->survivors().count("g/01_a"), 1u);
+  EXPECT_EQ(machine->running_elsewhere().count("g/01_a"), 1u);
   EXPECT_EQ(model.tasks["g/01_a"].active_stage, "worker");
   ASSERT_TRUE(wake.has_value());
   EXPECT_EQ(*wake, now + 1'000);
 
-  // The survivor poll fires while the agent still lives: nothing starts.
+  // The poll of the tasks running elsewhere fires while the agent still lives: nothing starts.
   auto probes = probed.size();
   poll_after(1'000);
   EXPECT_GT(probed.size(), probes);
-  EXPECT_EQ(probed.back(), std::vector<std::string>{"g/01_a"}); // the survivor alone
+  EXPECT_EQ(probed.back(), std::vector<std::string>{"g/01_a"}); // the one running elsewhere alone
   EXPECT_EQ(started, (std::vector<std::string>{"g/02_b"}));
 
   // The agent is gone: its stage is cleared durably, then the task starts here.
@@ -387,7 +387,7 @@ TEST_F(scheduler_machine_test, a_live_agent_left_by_a_dead_dispatcher_is_followe
     return x && x->task == "g/01_a";
   });
   EXPECT_TRUE(cleared);
-  EXPECT_TRUE(machine->survivors().empty());
+  EXPECT_TRUE(machine->running_elsewhere().empty());
   EXPECT_FALSE(finished.has_value());
 }
 

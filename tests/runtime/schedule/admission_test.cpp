@@ -192,7 +192,7 @@ std::vector<admission_case> cases() {
   }
   {
     admission_case c;
-    c.label = "dependencies: missing, live here, live elsewhere, ambiguous, met";
+    c.label = "dependencies: missing, running here, running elsewhere, ambiguous, met";
     c.input.tasks = {
         with_pred(worker("g/03+01,02_c", {"/w/c"}), 1, {}),
         with_pred(worker("h/02+01_b", {"/w/hb"}), 1, {}),
