@@ -181,5 +181,50 @@ TEST_F(notify, a_url_that_never_answers_does_not_hold_the_run) {
   EXPECT_TRUE(contains(result_.err, "notify: rule silent")) << result_.err;
 }
 
+// https: the server's certificate is checked against the system's CA store
+// (SSL_CERT_FILE stands in for it here): trusted, the JSON arrives;
+// untrusted, the POST is refused and the run goes on.
+TEST_F(notify, an_https_url_gets_the_json_once_its_certificate_is_trusted) {
+  auto key = state_.path() / "key.pem";
+  auto cert = state_.path() / "cert.pem";
+  auto made = run_binary("/usr/bin/openssl",
+                         {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.string(),
+                          "-out", cert.string(), "-days", "1", "-subj", "/CN=127.0.0.1",
+                          "-addext", "subjectAltName=IP:127.0.0.1"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::mutex mutex;
+  std::vector<json> posted;
+  httplib::SSLServer server(cert.c_str(), key.c_str());
+  ASSERT_TRUE(server.is_valid());
+  server.Post("/hook", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex);
+    posted.push_back(json::parse(req.body));
+    res.set_content("{}", "application/json");
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&] { server.listen_after_bind(); });
+  std::string rules = R"({"timeout_s": 5, "retries": 0, "rules": [{"id": "tls", "events": ["run_finished"],
+    "url": "https://127.0.0.1:)" + std::to_string(port) + R"(/hook"}]})";
+  ::setenv("SSL_CERT_FILE", cert.c_str(), 1);
+  run_with(rules);
+  ::unsetenv("SSL_CERT_FILE");
+  auto trusted = result_;
+  ::setenv("SSL_CERT_FILE", "/dev/null", 1);
+  run_with(rules);
+  ::unsetenv("SSL_CERT_FILE");
+  server.stop();
+  serving.join();
+  EXPECT_EQ(trusted.exit_code, 2) << trusted.err;
+  EXPECT_EQ(result_.exit_code, 2) << result_.err;
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(posted.size(), 1u) << trusted.err << result_.err;
+  EXPECT_EQ(posted[0]["notification"], "run_finished");
+  EXPECT_EQ(posted[0]["rule"], "tls");
+  EXPECT_TRUE(contains(result_.err, "notify: rule tls: run_finished POST https://127.0.0.1:"))
+    << result_.err;
+  EXPECT_TRUE(contains(result_.err, "SSLServerVerification")) << result_.err;
+}
+
 } // namespace
 } // namespace ad::test
