@@ -41,8 +41,8 @@ struct output_config {
   // (runtime::attempt_output_reader); null: none.
   std::function<std::string(const std::string& identity, const std::string& locator)> last_output;
   // Called with every event before it is written, on the actor's thread
-  // (`run --web`: the dashboard's view and event streams); it must not
-  // wait. Null: none.
+  // (`run --web`: the dashboard's view and event streams; the notify
+  // rules' queue); it must not wait. Null: none.
   std::function<void(const runtime::run_event&)> observer;
 };
 

@@ -25,6 +25,7 @@
 #include "runtime/agents/usage_reader.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
+#include "runtime/policy/notify_policy.hpp"
 #include "runtime/policy/usage_policy.hpp"
 
 namespace ad::runtime {
@@ -176,6 +177,9 @@ struct policy {
   std::map<std::string, token_prices> prices;
   // Optional: the ceilings on what a task and the run may spend.
   usage_limits limits;
+  // Optional: who hears about blocked tasks, reviews, long quota waits,
+  // claim violations and the run's end (notify_policy.hpp).
+  policy_notify notify;
 
   const policy_target* find_target(std::string_view id) const;
   // The prices for a target id, or nullptr.

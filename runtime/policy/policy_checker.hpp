@@ -59,5 +59,7 @@ private:
 // checked against /targets by parse_policy) and /limits.
 void parse_prices(policy_checker& c, const json& v, std::map<std::string, token_prices>& out);
 void parse_limits(policy_checker& c, const json& v, usage_limits& out);
+// /notify (notify_policy_json.cpp).
+void parse_notify(policy_checker& c, const json& v, policy_notify& out);
 
 } // namespace ad::runtime

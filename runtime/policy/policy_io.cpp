@@ -116,6 +116,8 @@ json policy_to_json(const policy& p) {
     doc["prices"] = prices_to_json(p.prices);
   if (!p.limits.empty())
     doc["limits"] = limits_to_json(p.limits);
+  if (!p.notify.empty())
+    doc["notify"] = notify_to_json(p.notify);
   return doc;
 }
 

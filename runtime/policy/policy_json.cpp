@@ -417,7 +417,7 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
   if (!c.object(doc, "",
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "no_progress", "claims", "processes", "failure_patterns",
-                 "tactical_patterns", "prompts", "nodes", "prices", "limits"},
+                 "tactical_patterns", "prompts", "nodes", "prices", "limits", "notify"},
                 {"version", "timezone", "targets", "rules", "promotion", "review_target", "budgets",
                  "backoff", "timeouts", "failure_patterns", "tactical_patterns", "prompts"}))
     return c.result();
@@ -481,6 +481,8 @@ result<policy> parse_policy(const json& doc, std::string_view source) {
     parse_prices(c, doc["prices"], pol.prices);
   if (doc.contains("limits"))
     parse_limits(c, doc["limits"], pol.limits);
+  if (doc.contains("notify"))
+    parse_notify(c, doc["notify"], pol.notify);
   const json& fps = doc["failure_patterns"];
   if (!fps.is_array()) {
     c.fail("/failure_patterns", "an array of {failure_class, regexes}", &fps);

@@ -115,6 +115,7 @@ struct spawn_request {
   std::filesystem::path cwd;          // the workspace; must exist
   std::vector<std::pair<std::string, std::string>> env_additions; // override parent values
   std::string marker;                 // AGENT_DISPATCH_EXECUTION_ID value; empty = none
+  int stdin_fd = -1;                  // the child's stdin (the caller closes it); -1: /dev/null
   std::size_t line_cap = default_line_cap;
   int64_t silence_interval_ms = 0;    // 0 = no silence ticks
   // Flow control: once this many bytes of lines (text plus one byte per

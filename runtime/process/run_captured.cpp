@@ -16,6 +16,7 @@ captured_run run_captured(const std::vector<std::string>& argv, const capture_op
   req.argv = argv;
   req.cwd = options.cwd;
   req.env_additions = options.env_additions;
+  req.stdin_fd = options.stdin_fd;
   auto spawned = spawn_child(req);
   if (auto* failed = std::get_if<launch_failure>(&spawned)) {
     out.exit_code = launch_failure_exit_code;
@@ -31,10 +32,12 @@ captured_run run_captured(const std::vector<std::string>& argv, const capture_op
   while (open_fds > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    if (left.count() <= 0 || (options.cancel != nullptr && options.cancel->load())) {
       out.timed_out = true;
       break;
     }
+    if (options.cancel != nullptr)
+      left = std::min(left, std::chrono::milliseconds(100));
     int n = ::poll(fds, 2, static_cast<int>(left.count()));
     if (n <= 0)
       continue;

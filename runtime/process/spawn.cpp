@@ -102,7 +102,10 @@ std::variant<spawned_child, launch_failure> spawn_child(const spawn_request& req
   res.attr_ok = true;
 
   int rc = 0;
-  rc |= posix_spawn_file_actions_addopen(&res.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (request.stdin_fd >= 0)
+    rc |= posix_spawn_file_actions_adddup2(&res.actions, request.stdin_fd, STDIN_FILENO);
+  else
+    rc |= posix_spawn_file_actions_addopen(&res.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   rc |= posix_spawn_file_actions_adddup2(&res.actions, out.fds[1], STDOUT_FILENO);
   rc |= posix_spawn_file_actions_adddup2(&res.actions, err.fds[1], STDERR_FILENO);
   rc |= posix_spawn_file_actions_addchdir_np(&res.actions, request.cwd.c_str());

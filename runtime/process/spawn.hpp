@@ -1,7 +1,7 @@
 #pragma once
 // Starting one child with posix_spawn: a new session and process group
 // (POSIX_SPAWN_SETSID), cwd set to the workspace, argv as a vector (never a
-// shell string), stdin from /dev/null, stdout and stderr into two fresh
+// shell string), stdin from /dev/null (or the request's stdin_fd), stdout and stderr into two fresh
 // pipes whose read ends come back non-blocking and close-on-exec, the
 // environment of the parent plus AGENT_DISPATCH_EXECUTION_ID=<marker> and the
 // extra variables, signal mask and dispositions reset to defaults. Callable

@@ -1,5 +1,5 @@
 // End-to-end: `agent-dispatch policy check` and `policy show` on the claims,
-// prices and limits sections (docs/policy.md): defaults are shown, a file's
+// prices, limits and notify sections (docs/policy.md): defaults are shown, a file's
 // choice is shown and summed up, and a wrong value names the file and the
 // JSON pointer.
 #include <gtest/gtest.h>
@@ -82,6 +82,26 @@ TEST(policy_command, check_refuses_a_bad_ceiling_and_prices_of_an_unknown_target
                                                "found key \"gpt-9\""),
             std::string::npos)
     << unknown.err;
+}
+
+TEST(policy_command, check_lists_the_notify_rules_and_refuses_a_bad_one_by_its_pointer) {
+  temp_dir ws;
+  auto file = ws.write("p.json", R"({"notify": {"rules": [
+    {"id": "ops", "events": ["task_blocked", "run_finished"], "command": ["page-me", "--now"]},
+    {"id": "waits", "events": ["quota_wait"], "quota_wait_minutes": 45, "url": "http://127.0.0.1:9000/q"}]}})");
+  auto check = run_binary(agent_dispatch(), {"policy", "check", file.string()});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("\nnotify ops: task_blocked, run_finished -> run [\"page-me\",\"--now\"]\n"
+                           "notify waits: quota_wait over 45 min -> POST to http://127.0.0.1:9000/q\n"),
+            std::string::npos)
+    << check.out;
+  auto bad = ws.write("bad.json", R"({"notify": {"rules": [
+    {"id": "ops", "events": ["task_blocked"], "url": "ftp://example.com/x"}]}})");
+  auto r = run_binary(agent_dispatch(), {"policy", "check", bad.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(bad.string() + ": /notify/rules/0/url: expected an http:// or https:// URL"),
+            std::string::npos)
+    << r.err;
 }
 
 } // namespace

@@ -57,6 +57,8 @@ int run_check(const policy_options& opt) {
     spending += "; ceilings: " + runtime::describe_limits(p.limits);
   std::cout << "policy OK: " << loaded->source << " (" << p.targets.size() << " targets, "
             << p.rules.size() << " rules, time zone " << p.timezone << spending << ")\n";
+  for (const auto& line : runtime::describe_notify(p.notify))
+    std::cout << "notify " << line << "\n";
   return exit_ok;
 }
 

@@ -37,6 +37,7 @@
 #include "tools/cli/commands.hpp"
 #include "tools/cli/retry_command.hpp"
 #include "tools/cli/run_dashboard.hpp"
+#include "tools/cli/run_notifier.hpp"
 #include "tools/cli/scheduler_setup.hpp"
 #include "tools/cli/trace_setup.hpp"
 
@@ -315,8 +316,18 @@ int run_loop(const run_loop_options& opt) {
   };
   out_cfg.board.utc_offset = runtime::system_utc_offset;
   out_cfg.board.retry_command = retry_command(identity->path);
-  if (web)
-    out_cfg.observer = [w = web.get()](const runtime::run_event& e) { w->observe(e); };
+  // The policy's notify rules (docs/notify.md): a queue and one worker
+  // thread; the output actor never waits on them.
+  std::unique_ptr<run_notifier> notifier;
+  if (!pol->value.notify.empty())
+    notifier = std::make_unique<run_notifier>(pol->value.notify, identity->path);
+  if (web || notifier)
+    out_cfg.observer = [w = web.get(), n = notifier.get()](const runtime::run_event& e) {
+      if (w)
+        w->observe(e);
+      if (n)
+        n->observe(e);
+    };
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 
@@ -366,6 +377,9 @@ int run_loop(const run_loop_options& opt) {
                   caf::actor_cast<caf::actor>(supervisor),
                   caf::actor_cast<caf::actor>(state.store),
                   caf::actor_cast<caf::actor>(state.serializer)});
+  // Pending notifications, the run's end first, get the policy's grace.
+  if (notifier)
+    notifier->finish();
   if (trace)
     if (auto st = trace->stop(); !st.is_ok())
       std::cerr << "warning: " << st.message() << "\n";
