@@ -28,9 +28,9 @@ runtime::terminal_size terminal_now(const output_state& st) {
 }
 
 void draw_board(output_state& st) {
-  if (st.config.last_output)
+  if (st.config.live_output)
     for (const auto& [id, a] : st.board.running())
-      st.board.set_output(id, st.config.last_output(id, a.locator));
+      st.board.set_live(id, st.config.live_output(id, a.locator));
   st.size = terminal_now(st);
   auto frame = st.board.frame(st.config.clock->now(), st.config.colours, st.size);
   *st.config.stream << st.screen.replace(frame, st.size);

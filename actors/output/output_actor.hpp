@@ -36,10 +36,12 @@ struct output_config {
   // The board's terminal, read at every frame (a resize is seen at the next
   // tick); null: unknown, nothing is cut to fit.
   std::function<runtime::terminal_size()> terminal;
-  // The last rendered output line of a running attempt from its identity
-  // and locator path ("" before its folder exists), read at every frame
-  // (runtime::attempt_output_reader); null: none.
-  std::function<std::string(const std::string& identity, const std::string& locator)> last_output;
+  // What a running attempt shows from its identity and locator path: its
+  // last rendered output line ("" before its folder exists) and its tokens
+  // so far, read at every frame (runtime::attempt_output_reader::live);
+  // null: none.
+  std::function<runtime::attempt_live(const std::string& identity, const std::string& locator)>
+    live_output;
   // Called with every event before it is written, on the actor's thread
   // (`run --web`: the dashboard's view and event streams; the notify
   // rules' queue); it must not wait. Null: none.

@@ -205,9 +205,13 @@ void run_board::apply(const run_event& e) {
     recent_.pop_front();
 }
 
-void run_board::set_output(const std::string& identity, std::string line) {
-  if (auto it = running_.find(identity); it != running_.end())
-    it->second.output = one_line(line);
+void run_board::set_live(const std::string& identity, const attempt_live& live) {
+  auto it = running_.find(identity);
+  if (it == running_.end())
+    return;
+  it->second.output = one_line(live.output);
+  auto tokens = counted_tokens(live.usage);
+  it->second.usage = tokens ? format_token_count(*tokens) + " tok" : "";
 }
 
 std::string run_board::clock_text(millis t) const {

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/report/output_tail.hpp"
 #include "runtime/report/run_event.hpp"
 #include "runtime/report/terminal_text.hpp"
 
@@ -55,7 +56,7 @@ struct board_attempt {
   millis started = 0;
   std::string locator;  // its locator.json (the attempt folder holds its output)
   std::string output;   // its last rendered output line, "" until one is known
-  std::string usage;    // tokens so far as shown ("12.3k tok"), "" when unknown
+  std::string usage;    // tokens so far as shown ("12,345 tok"), "" when unknown
 };
 
 // What a waiting task waits for, as run_event::wait names it.
@@ -81,9 +82,9 @@ public:
   explicit run_board(board_options options = {}) : options_(std::move(options)) {}
 
   void apply(const run_event& event);
-  // The last rendered output line of a running attempt (by identity);
-  // ignored for an attempt not running.
-  void set_output(const std::string& identity, std::string line);
+  // What a running attempt (by identity) shows now: its last rendered
+  // output line and its tokens so far; ignored for an attempt not running.
+  void set_live(const std::string& identity, const attempt_live& live);
 
   // The whole board; every line ends with '\n'. With a known terminal size,
   // every line fits its width and the frame leaves the last row free.

@@ -310,9 +310,9 @@ int run_loop(const run_loop_options& opt) {
   out_cfg.clock = clk;
   out_cfg.colours = runtime::colour_mode_from_env(std::getenv("NO_COLOR"));
   out_cfg.terminal = [] { return runtime::read_terminal_size(STDOUT_FILENO); };
-  out_cfg.last_output = [reader = std::make_shared<runtime::attempt_output_reader>(runs.string())](
+  out_cfg.live_output = [reader = std::make_shared<runtime::attempt_output_reader>(runs.string())](
                           const std::string& identity, const std::string& locator) {
-    return (*reader)(identity, locator);
+    return reader->live(identity, locator);
   };
   out_cfg.board.utc_offset = runtime::system_utc_offset;
   out_cfg.board.retry_command = retry_command(identity->path);

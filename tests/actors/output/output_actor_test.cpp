@@ -191,9 +191,9 @@ TEST_F(output_actor_test, board_fits_the_terminal_read_at_each_frame_and_redraws
   auto locators = std::make_shared<std::vector<std::string>>();
   output_config config;
   config.terminal = [size] { return *size; };
-  config.last_output = [locators](const std::string& identity, const std::string& locator) {
+  config.live_output = [locators](const std::string& identity, const std::string& locator) {
     locators->push_back(identity + " " + locator);
-    return std::string("tool: Write src/") + std::string(100, 'x') + ".cpp";
+    return runtime::attempt_live{std::string("tool: Write src/") + std::string(100, 'x') + ".cpp", {}};
   };
   start(output_format::board, runtime::colour_mode::plain, config);
   auto a = began("g/01_a", "id1");

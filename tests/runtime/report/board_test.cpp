@@ -244,11 +244,28 @@ TEST(run_board, blocked_tasks_show_the_command_that_retries_them) {
 TEST(run_board, a_running_attempt_shows_its_last_output_line) {
   run_board board;
   board.apply(attempt(run_event_kind::attempt_started, "g/01_a", "id1", t0));
-  board.set_output("id1", "tool: Write src/x.cpp");
-  board.set_output("gone", "never shown");
+  board.set_live("id1", {"tool: Write src/x.cpp", {}});
+  board.set_live("gone", {"never shown", {}});
   auto frame = board.frame(t0 + 1000, colour_mode::plain);
   EXPECT_NE(frame.find("#1  08:00:00 1s  tool: Write src/x.cpp\n"), std::string::npos) << frame;
   EXPECT_EQ(frame.find("never shown"), std::string::npos);
+}
+
+TEST(run_board, a_running_attempt_shows_its_tokens_so_far) {
+  run_board board;
+  board.apply(attempt(run_event_kind::attempt_started, "g/01_a", "id1", t0));
+  token_usage so_far;
+  so_far.input_tokens = 12000;
+  so_far.output_tokens = 345;
+  so_far.cache_read_tokens = 1000;
+  board.set_live("id1", {"assistant: reading", so_far});
+  auto frame = board.frame(t0 + 1000, colour_mode::plain);
+  EXPECT_NE(frame.find("#1  08:00:00 1s  13,345 tok  assistant: reading\n"), std::string::npos)
+    << frame;
+  // Nothing reported yet: no token column.
+  board.set_live("id1", {"assistant: reading", {}});
+  frame = board.frame(t0 + 2000, colour_mode::plain);
+  EXPECT_NE(frame.find("#1  08:00:00 2s  assistant: reading\n"), std::string::npos) << frame;
 }
 
 TEST(run_board, the_frame_fits_the_terminal_and_never_scrolls) {
@@ -263,7 +280,7 @@ TEST(run_board, the_frame_fits_the_terminal_and_never_scrolls) {
                      "id" + std::to_string(i), t0);
     a.locator = "/state/runs/20270115T080000Z__run__" + std::to_string(i) + "/locator.json";
     board.apply(a);
-    board.set_output("id" + std::to_string(i), "assistant: " + std::string(200, 'x'));
+    board.set_live("id" + std::to_string(i), {"assistant: " + std::string(200, 'x'), {}});
   }
   for (int i = 0; i < 6; ++i) {
     run_event b;
