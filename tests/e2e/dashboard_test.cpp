@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
+#include "tools/cli/http_library.hpp"
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 #include <gtest/gtest.h>
-#include <httplib.h>
+#include "tools/cli/http_library.hpp"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include <httplib.h>
+#include "tools/cli/http_library.hpp"
 
 #include "runtime/distributed/node_protocol.hpp"
 #include "runtime/observe/attempt_log.hpp"

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <httplib.h>
+#include "tools/cli/http_library.hpp"
 #include <spdlog/spdlog.h>
 
 #include "runtime/process/run_captured.hpp"
