@@ -200,6 +200,8 @@ void run_board::apply(const run_event& e) {
   }
   if (e.kind == run_event_kind::tasks_scanned || e.kind == run_event_kind::summary)
     return;  // the counts and the summary line show them
+  if (e.kind == run_event_kind::node_status && e.lease == lease_held)
+    return;  // a node renewing its lease on time is no news
   recent_.emplace_back(e.time, render_event_body(e));
   while (recent_.size() > options_.recent_events)
     recent_.pop_front();

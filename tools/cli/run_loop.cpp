@@ -348,6 +348,7 @@ int run_loop(const run_loop_options& opt) {
   messages::node_pool_actor pool;
   if (pool_cfg) {
     pool_cfg->local = host;
+    pool_cfg->out = output;
     pool_cfg->clock = clk;
     pool = sys.spawn(actors::node_pool_impl, std::move(*pool_cfg));
     ctx->host = caf::actor_cast<messages::attempt_host_actor>(pool);
