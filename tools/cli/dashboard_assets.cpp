@@ -282,6 +282,9 @@ function taskPage(t) {
     <p id="spent">spent this run: ${t.usage_text ? esc(t.usage_text) : `<span class="muted">nothing reported</span>`}</p>
     ${t.wait ? `<p>waits for ${esc(t.wait.kind || "other")}${t.wait.until ? " until " + clock(t.wait.until) : ""}: ${esc(t.wait.reason)}</p>` : ""}
     ${t.blocked ? `<p>blocked: ${esc(t.blocked.reason)}</p>${t.blocked.retry ? `<p>retry with <code class="cmd">${esc(t.blocked.retry)}</code></p>` : ""}` : ""}
+    ${t.intervention ? `<h2>Intervention context</h2>
+      <p id="intervention-patterns">matched ${esc(t.intervention.pattern_ids.join(", "))} at ${clock(t.intervention.created_at)}; each later attempt's prompt ends with:</p>
+      <pre id="intervention" class="mono">${esc(t.intervention.prompt)}</pre>` : ""}
     <h2>Attempts</h2>${table(["attempt", "role", "target", "started", "ended", "status", "exit", "class", "evidence", "tokens", "locator", "last output", "log"], attempts)}
     <h2>Attempt log</h2><div id="log"></div>
     <h2>Work log</h2>${workLog(t.work_log)}

@@ -176,6 +176,9 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy: " << pol.error().message() << "\n";
     return exit_blocked;
   }
+  if (web)
+    web->read_interventions(runtime::task_intervention_reader(
+      root, identity->path, identity->id, pol->value.prompts.intervention));
   auto zone = runtime::load_time_zone(pol->value.timezone);
   if (!zone.is_ok()) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
