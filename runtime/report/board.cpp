@@ -338,10 +338,14 @@ std::string run_board::frame(millis now, colour_mode colours, terminal_size size
   return out;
 }
 
-std::string redraw(const std::string& frame, size_t previous_rows) {
+std::string redraw(const std::string& frame, size_t previous_rows, bool clear_above) {
   std::string out;
   if (previous_rows > 0)
     out += "\r\x1b[" + std::to_string(previous_rows) + "A";
+  // From the screen's top to the frame's first column: rows the terminal
+  // brought back from its history when it grew taller land above the frame.
+  if (clear_above)
+    out += "\x1b[1J";
   // Each line is cleared as it is written over, and what is left below the
   // new frame after it: clearing from the frame's top at once would, at the
   // top left of a screen, scroll the old frame into the history (tmux's
@@ -357,8 +361,10 @@ std::string redraw(const std::string& frame, size_t previous_rows) {
 }
 
 std::string board_screen::replace(const std::string& frame, terminal_size size) {
-  auto out = redraw(frame, drawn_ ? frame_rows(previous_, size.columns) : 0);
+  auto out = redraw(frame, drawn_ ? frame_rows(previous_, size.columns) : 0,
+                    drawn_ && size != size_);
   previous_ = frame;
+  size_ = size;
   drawn_ = true;
   return out;
 }

@@ -320,16 +320,31 @@ TEST(board_screen, moves_back_over_the_rows_the_last_frame_takes_now) {
   auto second = screen.replace(wide + "\n" + wide + "\nshort\n", {80, 24});
   EXPECT_EQ(second.rfind("\r\x1b[3A\x1b[2K", 0), 0u);
   // Narrowed to 40 columns: the terminal rewrapped the 60-column lines into
-  // two rows each, so the cursor goes up 5 rows.
+  // two rows each, so the cursor goes up 5 rows (and, after the resize,
+  // clears what is above them).
   auto third = screen.replace("a\n", {40, 24});
-  EXPECT_EQ(third, "\r\x1b[5A\x1b[2Ka\n\x1b[J");
+  EXPECT_EQ(third, "\r\x1b[5A\x1b[1J\x1b[2Ka\n\x1b[J");
   auto fourth = screen.replace("b\n", {40, 24});
   EXPECT_EQ(fourth, "\r\x1b[1A\x1b[2Kb\n\x1b[J");
+}
+
+TEST(board_screen, after_a_resize_clears_the_screen_above_the_frame_once) {
+  board_screen screen;
+  screen.replace("a\nb\n", {60, 24});
+  // Same size: only the frame's own rows are written over.
+  EXPECT_EQ(screen.replace("a\nb\n", {60, 24}), "\r\x1b[2A\x1b[2Ka\n\x1b[2Kb\n\x1b[J");
+  // Taller: the terminal brought rows of its history back above the frame;
+  // they go with everything else above it.
+  EXPECT_EQ(screen.replace("c\n", {100, 30}), "\r\x1b[2A\x1b[1J\x1b[2Kc\n\x1b[J");
+  EXPECT_EQ(screen.replace("d\n", {100, 30}), "\r\x1b[1A\x1b[2Kd\n\x1b[J");
+  // Narrower: the same, once.
+  EXPECT_EQ(screen.replace("e\n", {50, 30}), "\r\x1b[1A\x1b[1J\x1b[2Ke\n\x1b[J");
 }
 
 TEST(redraw, moves_up_over_the_previous_frame_and_clears) {
   EXPECT_EQ(redraw("a\nb\n", 0), "\x1b[2Ka\n\x1b[2Kb\n\x1b[J");
   EXPECT_EQ(redraw("a\n", 3), "\r\x1b[3A\x1b[2Ka\n\x1b[J");
+  EXPECT_EQ(redraw("a\n", 3, true), "\r\x1b[3A\x1b[1J\x1b[2Ka\n\x1b[J");
 }
 
 } // namespace
