@@ -3,9 +3,10 @@
 # workspace, the simulator's demo scenario) in an 80x30 tmux pane, resized
 # to 60x24 and then 100x30 while it runs. After each resize and after the
 # run, the screen holds one frame: one count line and no line of an earlier
-# frame above it, no line wider than the pane, times as local clock times; the scroll history holds no history of
-# count lines (at most the part of a frame that a shrinking resize pushed
-# above the screen, which no cursor movement reaches). The captures are
+# frame above it, no line wider than the pane, times as local clock times;
+# the scroll history holds no history of count lines (at most the part of a
+# frame that a shrinking resize pushed above the screen, which no cursor
+# movement reaches). The captures are
 # kept under <build>/test-output/board-tmux/.
 #
 # Usage: tests/e2e/board_tmux_test.sh BUILD_DIR
