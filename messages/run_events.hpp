@@ -62,7 +62,8 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
            x.time, x.task, x.stage, x.role, x.reason, x.outcome, x.target, x.cli, x.model,
            x.attempt, x.identity, x.locator, x.node, x.attempt_status, x.exit_code, x.failure_class,
            x.evidence, x.from_target, x.to_target, x.pattern_ids, x.action, x.until, x.tasks,
-           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait, x.usage, x.slots, x.slots_in_use, x.lease);
+           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait, x.usage, x.slots,
+           x.slots_in_use, x.lease);
 }
 
 } // namespace ad::runtime

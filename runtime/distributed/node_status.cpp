@@ -28,7 +28,8 @@ bool node_status_changed(const node_status& shown, const node_status& next,
   if (shown.name != next.name || shown.slots != next.slots || shown.in_use != next.in_use ||
       shown.lease != next.lease || shown.problem != next.problem)
     return true;
-  return next.lease == lease_held && std::llabs(next.lease_end - shown.lease_end) * 2 >= terms.lease_ms;
+  return next.lease == lease_held &&
+         std::llabs(next.lease_end - shown.lease_end) * 2 >= terms.lease_ms;
 }
 
 run_event node_status_event(const node_status& s, millis time) {

@@ -4,13 +4,12 @@
 // its lease as the coordinator sees it: held (renewed on time), expiring
 // (the node missed renewals or its connection dropped; it stops its agents
 // when the lease ends unless a renewal comes first) or lost (the lease has
-// ended), with the lease's end as a wall-clock instant. The node pool decides it here and
-// publishes a node_status run event whenever it changes. Pure functions
-// over the coordinator's steady clock; never throws.
+// ended), with the lease's end as a wall-clock instant. Decided here; the
+// node pool publishes it as a node_status run event whenever it is news.
+// Pure functions over the coordinator's steady clock; never throws.
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "runtime/core/clock.hpp"
 #include "runtime/distributed/lease.hpp"
@@ -40,8 +39,9 @@ struct node_status {
 
 // The lease is held while the node is connected and answered within two
 // renew intervals, expiring when it did not or is not connected, and lost
-// once the lease has run out since it was last heard from. The lease's end (its last renewal plus
-// the lease) is put on the wall clock through `wall_now` and `steady_now`.
+// once the lease has run out since it was last heard from. The lease's end
+// (its last renewal plus the lease) is put on the wall clock through
+// `wall_now` and `steady_now`.
 node_status decide_node_status(const node_observation& n, const lease_terms& terms,
                                int64_t steady_now, millis wall_now);
 

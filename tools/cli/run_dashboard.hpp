@@ -5,8 +5,8 @@
 // the fold) and publishes it to the event streams, whose publishers never
 // wait for a client; the HTTP server (dashboard_server) reads the view on
 // its own threads; a task's intervention context comes from the durable
-// state (runtime::task_intervention_reader), as `serve` shows it. Stopping (the destructor) closes the streams and joins
-// the server.
+// state (runtime::task_intervention_reader), as `serve` shows it.
+// Stopping (the destructor) closes the streams and joins the server.
 
 #include <memory>
 #include <mutex>
