@@ -200,9 +200,19 @@ void run_board::apply(const run_event& e) {
   }
   if (e.kind == run_event_kind::tasks_scanned || e.kind == run_event_kind::summary)
     return;  // the counts and the summary line show them
-  if (e.kind == run_event_kind::node_status && e.lease == lease_held)
-    return;  // a node renewing its lease on time is no news
-  recent_.emplace_back(e.time, render_event_body(e));
+  std::string line;
+  if (e.kind == run_event_kind::node_status) {
+    if (e.lease == lease_held)
+      return;  // a node renewing its lease on time is no news
+    line = "node " + e.node + ": lease " + e.lease + (e.lease == lease_lost ? " ended " : " ends ") +
+           clock_text(e.until) + ", " + std::to_string(e.slots_in_use) + "/" +
+           std::to_string(e.slots) + " slots in use";
+    if (auto why = one_line(e.reason); !why.empty())
+      line += ": " + why;
+  } else {
+    line = render_event_body(e);
+  }
+  recent_.emplace_back(e.time, std::move(line));
   while (recent_.size() > options_.recent_events)
     recent_.pop_front();
 }

@@ -48,6 +48,37 @@ TEST(run_board, a_claim_violation_shows_among_the_recent_events_and_keeps_the_ta
     << frame;
 }
 
+TEST(run_board, a_node_whose_lease_is_not_held_shows_among_the_recent_events_in_local_time) {
+  run_board b(board_options{.utc_offset = [](millis) { return int32_t{3600}; }});
+  run_event s;
+  s.kind = run_event_kind::node_status;
+  s.time = t0;
+  s.node = "gpu-1";
+  s.slots = 4;
+  s.slots_in_use = 2;
+  s.lease = std::string(lease_held);
+  s.until = t0 + 10'000;
+  b.apply(s);
+  EXPECT_EQ(b.frame(t0, colour_mode::plain).find("gpu-1"), std::string::npos)
+    << "a held lease is no news";
+  s.time = t0 + 6'000;
+  s.lease = std::string(lease_expiring);
+  s.reason = "connection refused";
+  b.apply(s);
+  s.time = t0 + 11'000;
+  s.lease = std::string(lease_lost);
+  b.apply(s);
+  auto frame = b.frame(t0 + 11'000, colour_mode::plain);
+  // t0 is 08:00:00 UTC, 09:00:00 at an hour east.
+  EXPECT_NE(frame.find("09:00:06 node gpu-1: lease expiring ends 09:00:10, 2/4 slots in use: "
+                       "connection refused"),
+            std::string::npos)
+    << frame;
+  EXPECT_NE(frame.find("09:00:11 node gpu-1: lease lost ended 09:00:10"), std::string::npos)
+    << frame;
+  EXPECT_EQ(frame.find("T08:"), std::string::npos) << "no UTC stamp: " << frame;
+}
+
 TEST(format_elapsed, seconds_minutes_hours) {
   EXPECT_EQ(format_elapsed(0), "0s");
   EXPECT_EQ(format_elapsed(42'999), "42s");
