@@ -43,10 +43,14 @@ TEST_F(task_intervention_test, follows_the_state_from_a_fresh_root_to_a_match_an
   ctx.instruction = "edit them in place, do not create them again";
   ctx.existing_files = {"/ws/src/a.cpp"};
   ctx.created_at = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
+  file_snapshot a_cpp;  // created by the first attempt
+  a_cpp.path = "/ws/src/a.cpp";
+  a_cpp.exists = true;
+  a_cpp.size = 7;
+  a_cpp.mtime = 1'800'000'000'000;
   commit({begin_work_unit{"g/01_a", "wu1"},
           record_write_set{"g/01_a", "g__01_a__p1__worker__a01", snapshot_phase::before, {}},
-          record_write_set{"g/01_a", "g__01_a__p1__worker__a01", snapshot_phase::after,
-                           {{"/ws/src/a.cpp", true, 7, 1'800'000'000'000}}},
+          record_write_set{"g/01_a", "g__01_a__p1__worker__a01", snapshot_phase::after, {a_cpp}},
           set_intervention{"g/01_a", ctx}});
   // The same reader: the root it saw fresh now holds a journal.
   auto j = r.of("g/01_a");
