@@ -54,7 +54,7 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
              return caf::none;
            }),
            kind, caf::meta::load_callback([&]() -> caf::error {
-             if (kind > static_cast<uint8_t>(run_event_kind::claim_violation))
+             if (kind > static_cast<uint8_t>(run_event_kind::node_status))
                return caf::make_error(caf::sec::invalid_argument);
              x.kind = static_cast<run_event_kind>(kind);
              return caf::none;
@@ -62,7 +62,8 @@ typename Inspector::result_type inspect(Inspector& f, run_event& x) {
            x.time, x.task, x.stage, x.role, x.reason, x.outcome, x.target, x.cli, x.model,
            x.attempt, x.identity, x.locator, x.node, x.attempt_status, x.exit_code, x.failure_class,
            x.evidence, x.from_target, x.to_target, x.pattern_ids, x.action, x.until, x.tasks,
-           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait, x.usage);
+           x.counts, x.path, x.other_task, x.attribution, x.candidates, x.wait, x.usage, x.slots,
+           x.slots_in_use, x.lease);
 }
 
 } // namespace ad::runtime

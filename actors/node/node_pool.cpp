@@ -46,6 +46,7 @@ std::string node_label(const node_pool_state::node& n) {
 
 void finish(self_ptr self, const std::string& identity, caf::expected<messages::attempt_result> r);
 void place_waiting(self_ptr self);
+void publish_status(self_ptr self);
 void adopt_waiting(self_ptr self);
 
 void note_problem(node_pool_state::node& n, const std::string& problem) {
@@ -73,6 +74,7 @@ void disconnect(self_ptr self, int32_t index, const std::string& why) {
   n.welcomed = false;
   n.connecting = false;
   n.next_connect = self->state.cfg.steady_ms() + 500;
+  publish_status(self);
 }
 
 // Answers node-lost for every attempt whose node has been away past its
@@ -177,6 +179,7 @@ void greet(self_ptr self, int32_t index) {
         follow_again(self, index, w);
         adopt_waiting(self);
         place_waiting(self);
+        publish_status(self);
       },
       [self, index, handle](caf::error& e) {
         auto& n = self->state.nodes[static_cast<std::size_t>(index)];
@@ -204,6 +207,28 @@ std::vector<runtime::node_load> loads(self_ptr self) {
     if (r.node >= 0)
       ++out[static_cast<std::size_t>(r.node)].running;
   return out;
+}
+
+// A node_status event for each greeted node whose status is news.
+void publish_status(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.out)
+    return;
+  auto current = loads(self);
+  auto steady = st.cfg.steady_ms();
+  auto wall = st.cfg.clock->now();
+  for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+    auto& n = st.nodes[i];
+    if (!n.greeted_once)
+      continue;
+    runtime::node_observation o{n.name, n.welcomed && n.handle, n.slots, current[i].running,
+                                n.last_heard, n.last_problem};
+    auto next = runtime::decide_node_status(o, st.cfg.terms, steady, wall);
+    if (n.shown && !runtime::node_status_changed(*n.shown, next, st.cfg.terms))
+      continue;
+    self->send(st.cfg.out, runtime::node_status_event(next, wall));
+    n.shown = std::move(next);
+  }
 }
 
 // Attempts running or promised on the local host.
@@ -404,6 +429,7 @@ void finish(self_ptr self, const std::string& identity, caf::expected<messages::
   else
     answer.deliver(std::move(r.error()));
   place_waiting(self);
+  publish_status(self);
 }
 
 void connect_due(self_ptr self) {
@@ -452,6 +478,7 @@ void tick(self_ptr self) {
   adopt_waiting(self);
   lapse_reservations(self);
   place_waiting(self);
+  publish_status(self);
   self->delayed_send(self, milliseconds(runtime::renew_interval_ms(st.cfg.terms)),
                      messages::node_pool_tick{});
 }
@@ -479,9 +506,14 @@ messages::node_pool_actor::behavior_type node_pool_impl(self_ptr self, node_pool
     [self](messages::start_attempt& order) -> caf::result<messages::attempt_result> {
       auto answer = self->make_response_promise<messages::attempt_result>();
       start_reserved(self, {answer, std::move(order)});
+      publish_status(self);
       return answer;
     },
-    [self](messages::place_attempt& p) { return place(self, p); },
+    [self](messages::place_attempt& p) {
+      auto placement = place(self, p);
+      publish_status(self);
+      return placement;
+    },
     [self](messages::adopt_attempt& req) -> caf::result<messages::attempt_result> {
       if (req.order.node.empty())
         return self->delegate(self->state.cfg.local, std::move(req));

@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,9 +39,11 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "messages/node.hpp"
+#include "messages/run_events.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/distributed/lease.hpp"
 #include "runtime/distributed/node_protocol.hpp"
+#include "runtime/distributed/node_status.hpp"
 
 namespace ad::actors {
 
@@ -56,6 +59,9 @@ struct node_pool_config {
   std::shared_ptr<const runtime::clock> clock;  // wall clock for results
   std::function<int64_t()> steady_ms;
   int64_t probe_timeout_ms = 2000;
+  // Told a node_status run event whenever a greeted node's slots, their use
+  // or its lease change (runtime::node_status_changed); null: nobody.
+  messages::output_actor out;
 };
 
 struct node_pool_state {
@@ -76,6 +82,7 @@ struct node_pool_state {
     // Attempts of an earlier coordinator the node still runs, not adopted
     // (yet): no replacement for their tasks starts meanwhile.
     std::vector<std::string> orphans;
+    std::optional<runtime::node_status> shown;  // last published
   };
   std::vector<node> nodes;
   struct placed {

@@ -200,7 +200,19 @@ void run_board::apply(const run_event& e) {
   }
   if (e.kind == run_event_kind::tasks_scanned || e.kind == run_event_kind::summary)
     return;  // the counts and the summary line show them
-  recent_.emplace_back(e.time, render_event_body(e));
+  std::string line;
+  if (e.kind == run_event_kind::node_status) {
+    if (e.lease == lease_held)
+      return;  // a node renewing its lease on time is no news
+    line = "node " + e.node + ": lease " + e.lease + (e.lease == lease_lost ? " ended " : " ends ") +
+           clock_text(e.until) + ", " + std::to_string(e.slots_in_use) + "/" +
+           std::to_string(e.slots) + " slots in use";
+    if (auto why = one_line(e.reason); !why.empty())
+      line += ": " + why;
+  } else {
+    line = render_event_body(e);
+  }
+  recent_.emplace_back(e.time, std::move(line));
   while (recent_.size() > options_.recent_events)
     recent_.pop_front();
 }
@@ -336,10 +348,14 @@ std::string run_board::frame(millis now, colour_mode colours, terminal_size size
   return out;
 }
 
-std::string redraw(const std::string& frame, size_t previous_rows) {
+std::string redraw(const std::string& frame, size_t previous_rows, bool clear_above) {
   std::string out;
   if (previous_rows > 0)
     out += "\r\x1b[" + std::to_string(previous_rows) + "A";
+  // From the screen's top to the frame's first column: rows the terminal
+  // brought back from its history when it grew taller land above the frame.
+  if (clear_above)
+    out += "\x1b[1J";
   // Each line is cleared as it is written over, and what is left below the
   // new frame after it: clearing from the frame's top at once would, at the
   // top left of a screen, scroll the old frame into the history (tmux's
@@ -355,8 +371,10 @@ std::string redraw(const std::string& frame, size_t previous_rows) {
 }
 
 std::string board_screen::replace(const std::string& frame, terminal_size size) {
-  auto out = redraw(frame, drawn_ ? frame_rows(previous_, size.columns) : 0);
+  auto out = redraw(frame, drawn_ ? frame_rows(previous_, size.columns) : 0,
+                    drawn_ && size != size_);
   previous_ = frame;
+  size_ = size;
   drawn_ = true;
   return out;
 }

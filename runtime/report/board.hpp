@@ -11,7 +11,8 @@
 // cut to the terminal's width and height (no line wraps, the frame never
 // scrolls). board_screen replaces the previous frame in place: it moves the
 // cursor back over exactly the rows that frame takes at the terminal's
-// width now (a terminal reflows wrapped lines when it is resized).
+// width now (a terminal reflows wrapped lines when it is resized) and,
+// after a resize, clears what the terminal showed above it.
 // colour_mode::plain (NO_COLOR set) emits no colour codes at all; cursor
 // movement is still used, since it is not colour. Pure values; no I/O, no
 // threads, never throws.
@@ -118,14 +119,19 @@ private:
 };
 
 // Text that replaces a previously written frame of `previous_rows` rows:
-// the cursor goes up over them, each line of `frame` is written over a
+// the cursor goes up over them, with `clear_above` the screen above the
+// frame's top is cleared (ESC[1J), each line of `frame` is written over a
 // cleared line (ESC[2K), then the rest of the screen below is cleared
 // (ESC[J). `frame` ends with '\n'.
-std::string redraw(const std::string& frame, size_t previous_rows);
+std::string redraw(const std::string& frame, size_t previous_rows, bool clear_above = false);
 
 // The frame on screen, replaced in place: replace() returns the bytes that
 // move the cursor back over the rows the previous frame takes at the
-// terminal's width now and write the new frame.
+// terminal's width now and write the new frame. After a resize it also
+// clears the screen above the frame: a terminal that grew taller shows
+// rows of its scroll history there (pieces of frames a narrower or
+// shorter screen had pushed up), which no cursor movement over the
+// frame's own rows reaches.
 class board_screen {
 public:
   std::string replace(const std::string& frame, terminal_size size);
@@ -133,6 +139,7 @@ public:
 
 private:
   std::string previous_;
+  terminal_size size_;
   bool drawn_ = false;
 };
 

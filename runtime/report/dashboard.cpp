@@ -108,7 +108,14 @@ void dashboard_model::apply_target(const run_event& e) {
 }
 
 void dashboard_model::apply_node(const run_event& e) {
-  if (e.kind == run_event_kind::attempt_started && !e.node.empty()) {
+  if (e.kind == run_event_kind::node_status && !e.node.empty()) {
+    auto& n = nodes_[e.node];
+    n.slots = e.slots;
+    n.slots_in_use = e.slots_in_use;
+    n.lease = e.lease;
+    n.lease_until = e.until;
+    n.problem = one_line(e.reason);
+  } else if (e.kind == run_event_kind::attempt_started && !e.node.empty()) {
     auto& n = nodes_[e.node];
     ++n.started;
     n.last_started = e.time;
@@ -321,6 +328,11 @@ json dashboard_model::nodes(millis now, const output_reader& output) const {
                     {"finished", n.finished},
                     {"failed", n.failed},
                     {"last_started", api_time(n.last_started)},
+                    {"slots", n.slots},
+                    {"slots_in_use", n.slots_in_use},
+                    {"lease", n.lease.empty() ? json(nullptr) : json(n.lease)},
+                    {"lease_until", api_time(n.lease_until)},
+                    {"problem", n.problem},
                     {"running", std::move(running)},
                     {"failures", failures_json(n.failures)}});
   }

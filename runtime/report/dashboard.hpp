@@ -79,6 +79,13 @@ struct dashboard_node {
   int64_t failed = 0;
   millis last_started = 0;
   std::deque<dashboard_failure> failures;  // newest last
+  // Its last node_status event: slots, how many in use, the lease's state
+  // (held | expiring | lost; "" before the first) and end, why it is away.
+  int32_t slots = 0;
+  int32_t slots_in_use = 0;
+  std::string lease;
+  millis lease_until = 0;
+  std::string problem;
 };
 
 struct dashboard_options {

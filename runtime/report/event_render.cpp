@@ -182,6 +182,13 @@ std::string render_event_body(const run_event& e) {
       add_field(out, "action", e.action);
       add_reason(out, e.reason);
       break;
+    case run_event_kind::node_status:
+      add_field(out, "node", e.node);
+      add_field(out, "slots", std::to_string(e.slots_in_use) + "/" + std::to_string(e.slots));
+      add_field(out, "lease", e.lease);
+      add_field(out, "until", format_utc_iso(e.until));
+      add_reason(out, e.reason);
+      break;
     case run_event_kind::summary: {
       std::vector<std::string> parts;
       for (const auto& c : e.counts)
@@ -290,6 +297,14 @@ json run_event_json(const run_event& e) {
       j["attribution"] = e.attribution;
       j["candidates"] = e.candidates;
       j["action"] = e.action;
+      j["reason"] = one_line(e.reason);
+      break;
+    case run_event_kind::node_status:
+      j["node"] = e.node;
+      j["slots"] = e.slots;
+      j["slots_in_use"] = e.slots_in_use;
+      j["lease"] = e.lease;
+      j["lease_until"] = format_utc_iso(e.until);
       j["reason"] = one_line(e.reason);
       break;
     case run_event_kind::summary: {

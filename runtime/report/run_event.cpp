@@ -18,6 +18,7 @@ std::string_view to_string(run_event_kind kind) {
     case run_event_kind::supervisor_wait: return "supervisor_wait";
     case run_event_kind::summary: return "summary";
     case run_event_kind::claim_violation: return "claim_violation";
+    case run_event_kind::node_status: return "node_status";
   }
   return "unknown";
 }

@@ -33,6 +33,8 @@ enum class run_event_kind : uint8_t {
   summary,           // counts, exit_code, reason
   claim_violation,   // task, role, attempt, identity, path, other_task, attribution,
                      // candidates, action (warn | block), reason
+  node_status,       // node, slots, slots_in_use, lease, until (the lease's end),
+                     // reason (why it is not connected); distributed runs only
 };
 
 // The `event` value in JSON Lines ("task_started", "summary", ...).
@@ -56,6 +58,12 @@ inline constexpr std::string_view wait_quota_reset = "quota-reset";
 inline constexpr std::string_view wait_pause = "pause";
 inline constexpr std::string_view wait_node = "node";
 inline constexpr std::string_view wait_elsewhere = "elsewhere";
+
+// A worker node's lease as the coordinator sees it (node_status events;
+// runtime/distributed/node_status.hpp decides it).
+inline constexpr std::string_view lease_held = "held";
+inline constexpr std::string_view lease_expiring = "expiring";
+inline constexpr std::string_view lease_lost = "lost";
 
 struct report_task_entry {
   std::string task;
@@ -85,7 +93,7 @@ struct run_event {
   int64_t attempt = 0;
   std::string identity;
   std::string locator;
-  std::string node;            // attempt_started in distributed mode: the worker node
+  std::string node;            // attempt_started in distributed mode, node_status: the worker node
   std::string attempt_status;  // succeeded | failed | cancelled
   int32_t exit_code = 0;       // attempt_finished and summary
   std::string failure_class;
@@ -110,6 +118,11 @@ struct run_event {
   std::string other_task;
   std::string attribution;
   std::vector<std::string> candidates;
+  // node_status: the node's slots, how many are in use, and its lease as
+  // the coordinator sees it (runtime/distributed/node_status.hpp)
+  int32_t slots = 0;
+  int32_t slots_in_use = 0;
+  std::string lease;
 };
 
 } // namespace ad::runtime

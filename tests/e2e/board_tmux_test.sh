@@ -2,10 +2,11 @@
 # The terminal board as a person sees it: the demo's run (the resolved demo
 # workspace, the simulator's demo scenario) in an 80x30 tmux pane, resized
 # to 60x24 and then 100x30 while it runs. After each resize and after the
-# run, the screen holds one frame: one count line, no line wider than the
-# pane, times as local clock times; the scroll history holds no history of
-# count lines (at most the part of a frame that a shrinking resize pushed
-# above the screen, which no cursor movement reaches). The captures are
+# run, the screen holds one frame: one count line and no line of an earlier
+# frame above it, no line wider than the pane, times as local clock times;
+# the scroll history holds no history of count lines (at most the part of a
+# frame that a shrinking resize pushed above the screen, which no cursor
+# movement reaches). The captures are
 # kept under <build>/test-output/board-tmux/.
 #
 # Usage: tests/e2e/board_tmux_test.sh BUILD_DIR
@@ -77,6 +78,14 @@ for f in after-narrowing after-widening screen; do
   n=$(count_lines <"$out/$f.txt")
   [ "$n" = 1 ] || fail "$f.txt holds $n count lines, not one frame:
 $(cat "$out/$f.txt")"
+  # Nothing of an earlier frame above this one: the count line is the
+  # screen's first line that is not blank.
+  first=$(grep -m1 -v '^ *$' "$out/$f.txt" || true)
+  case $first in
+    "agent-dispatch: "*) ;;
+    *) fail "$f.txt holds a line of an earlier frame above the count line: '$first'
+$(cat "$out/$f.txt")" ;;
+  esac
 done
 n=$(count_lines <"$out/history.txt")
 [ "$n" -le 3 ] || fail "the scroll history holds $n count lines, a history of frames:

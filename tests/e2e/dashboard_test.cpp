@@ -301,7 +301,9 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   ::setenv("AGENT_SIM_TIME_SCALE", "1", 1);
   auto scenario = state_.write(
     "scenario.json",
-    R"({"tasks": {"app/01_model": {"worker": {"default": [
+    R"({"tasks": {"app/01_model": {"worker": {"1": [
+         {"kind": "write", "path": "src/model.cpp", "content": "int model;\n"},
+         {"kind": "fail", "failure": "file_exists", "path": "src/model.cpp"}], "default": [
          {"kind": "events", "count": 600, "interval_seconds": 0.5}, {"kind": "work"}]}}}})");
   ::setenv("AGENT_SIM_SCENARIO", scenario.c_str(), 1);
   write_plan_and_review(ws_.path(), "lib/01_done", "cloud", {"lib/done.cpp"});
@@ -329,7 +331,8 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
           status[t["task"]] = t["status"];
         if (status["app/01_model"] == "running" && status["app/02+01_api"] == "waiting" &&
             status["lib/01_done"] == "complete" && status["lib/02_blocked"] == "blocked" &&
-            !state["running"].empty() && !state["running"][0]["output"].get<std::string>().empty() &&
+            !state["running"].empty() && state["running"][0]["attempt"] == 2 &&
+            !state["running"][0]["output"].get<std::string>().empty() &&
             !state["running"][0]["usage_text"].get<std::string>().empty())
           break;
       }
@@ -366,7 +369,7 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
     << "the running attempt's tokens so far\n" << dom;
 
   // The running attempt's log over plain HTTP, a page at a time.
-  const std::string running_id = "app__01_model__p1__worker__a01";
+  const std::string running_id = "app__01_model__p1__worker__a02";
   auto first = http.Get("/api/v1/attempts/" + running_id + "/log?limit=120");
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 200) << first->body;
@@ -404,12 +407,28 @@ TEST_F(dashboard, the_page_shows_each_task_with_its_status_in_chromium) {
   auto log_at = task_dom.find("<pre id=\"log-text\"");
   ASSERT_NE(log_at, std::string::npos) << task_dom;
   EXPECT_NE(task_dom.find("sed -n 1,80p", log_at), std::string::npos) << task_dom.substr(log_at, 2000);
-  EXPECT_NE(task_dom.find("data-attempt=\"app__01_model__p1__worker__a01\""), std::string::npos)
+  EXPECT_NE(task_dom.find("data-attempt=\"" + running_id + "\""), std::string::npos)
     << task_dom;
+  // The context the tactical match left for the retry (the first attempt
+  // found src/model.cpp already there), read from the state as `serve`
+  // shows it: in the API and on the page, with the prompt's block.
+  auto model = runtime::parse_json(http.Get("/api/v1/tasks/app/01_model")->body, "task").value();
+  ASSERT_TRUE(model["intervention"].is_object()) << model.dump(2);
+  EXPECT_EQ(model["intervention"]["pattern_ids"], json::array({"file-already-exists"}));
+  auto model_cpp = (fs::canonical(ws_.path()) / "src/model.cpp").string();
+  EXPECT_NE(model["intervention"]["prompt"].get<std::string>().find(
+              "- " + model_cpp + " (created by app__01_model__p1__worker__a01)"),
+            std::string::npos)
+    << model.dump(2);
+  auto iv_at = task_dom.find("<pre id=\"intervention\"");
+  ASSERT_NE(iv_at, std::string::npos) << task_dom;
+  EXPECT_NE(task_dom.find(model_cpp, iv_at), std::string::npos) << task_dom.substr(iv_at, 2000);
+  EXPECT_NE(task_dom.find("matched file-already-exists at "), std::string::npos) << task_dom;
   auto done_dom = dump_dom(url + "#/task/lib%2F01_done");
   EXPECT_NE(done_dom.find("<p id=\"spent\">spent this run: "), std::string::npos) << done_dom;
   EXPECT_EQ(done_dom.find("nothing reported"), std::string::npos)
     << "the completed task's attempts reported their tokens\n" << done_dom;
+  EXPECT_EQ(done_dom.find("id=\"intervention\""), std::string::npos) << done_dom;
 
   auto out = binary_dir() / "test-output" / "dashboard";
   fs::create_directories(out);

@@ -60,6 +60,8 @@ code.cmd { display: inline-block; background: #f2f2ef; padding: .2em .4em; borde
 .status.blocked { color: var(--blocked); } .status.failed { color: var(--failed); }
 .status.complete { color: var(--complete); } .status.pending { color: var(--pending); }
 .status.user-review { color: var(--user-review); }
+.status.lease-held { color: var(--complete); } .status.lease-expiring { color: var(--waiting); }
+.status.lease-lost { color: var(--failed); }
 .quota.exhausted, .quota.cool-down, .quota.quota-reset { color: var(--waiting); font-weight: 600; }
 .muted { color: var(--muted); }
 .output { color: var(--muted); max-width: 40em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -146,11 +148,18 @@ function targetPage(all, name) {
     <h2>Running here</h2>${runningTable(t.running)}
     <h2>${all.source === "run" ? "Recent failures" : "Tasks blocked by a failure here"}</h2>${failuresTable(t.failures)}`;
 }
+function lease(n) {
+  if (!n.lease) return `<span class="muted">not greeted yet</span>`;
+  const end = n.lease_until ? (n.lease === "lost" ? " (ended " : " (ends ") + clock(n.lease_until) + ")" : "";
+  return `<span class="status lease-${esc(n.lease)}">${esc(n.lease)}</span>${end}`;
+}
 function nodePage(all, name) {
   const n = all.nodes.find(x => x.node === name);
   if (!n) { main.innerHTML = `<p><a href="#/">← overview</a></p><p class="muted">no node named ${esc(name)}</p>`; return; }
   main.innerHTML = `<p><a href="#/">← overview</a></p>
     <h2 id="node-name">${esc(n.node)}</h2>
+    ${n.lease !== undefined ? `<p id="slots">slots: ${n.lease ? `${n.slots_in_use} of ${n.slots} in use` : `<span class="muted">not known yet</span>`}</p>
+    <p id="lease">lease: ${lease(n)}${n.problem ? ` <span class="muted">${esc(n.problem)}</span>` : ""}</p>` : ""}
     ${n.started !== undefined ? `<p>attempts started: ${n.started}, finished: ${n.finished}, failed: ${n.failed}; last start ${clock(n.last_started)}</p>` : ""}
     <h2>Running here</h2>${runningTable(n.running)}
     ${n.failures ? `<h2>Recent failures</h2>${failuresTable(n.failures)}` : ""}`;
@@ -176,6 +185,7 @@ function overview(s, targets, nodes) {
     <td>${esc(Object.entries(t.failure_counts).map(([k, n]) => k + " ×" + n).join(", "))}</td>
     <td class="tokens">${esc(t.usage_text)}</td></tr>`);
   const nodeRows = nodes.nodes.map(n => `<tr data-node="${esc(n.node)}"><td>${nodeLink(n.node)}</td>
+    <td>${n.lease !== undefined && n.lease ? n.slots_in_use + "/" + n.slots : ""}</td><td>${n.lease !== undefined ? lease(n) : ""}</td>
     <td>${n.running.length}</td><td>${n.started ?? ""}</td><td>${n.failed ?? ""}</td></tr>`);
   const tasks = s.tasks.map(t => `<tr data-task="${esc(t.task)}" data-status="${esc(t.status)}">
     <td>${taskLink(t.task)}</td><td>${status(t.status)}</td><td>${esc(t.stage)}</td></tr>`);
@@ -187,7 +197,7 @@ function overview(s, targets, nodes) {
     <h2>Blocked</h2>${table(["task", "reason", "retry with"], blocked)}
     <h2>Waiting for a person (USER_REVIEW)</h2>${table(["task", "required action"], stops)}
     <h2>Targets</h2>${table(["target", "quota", "running", "failures", "spent"], targetRows)}
-    ${nodeRows.length ? `<h2>Nodes</h2>${table(["node", "running", "started", "failed"], nodeRows)}` : ""}
+    ${nodeRows.length ? `<h2>Nodes</h2>${table(["node", "slots", "lease", "running", "started", "failed"], nodeRows)}` : ""}
     <h2>All tasks</h2>${table(["task", "status", "stage"], tasks)}`;
 }
 
@@ -272,6 +282,9 @@ function taskPage(t) {
     <p id="spent">spent this run: ${t.usage_text ? esc(t.usage_text) : `<span class="muted">nothing reported</span>`}</p>
     ${t.wait ? `<p>waits for ${esc(t.wait.kind || "other")}${t.wait.until ? " until " + clock(t.wait.until) : ""}: ${esc(t.wait.reason)}</p>` : ""}
     ${t.blocked ? `<p>blocked: ${esc(t.blocked.reason)}</p>${t.blocked.retry ? `<p>retry with <code class="cmd">${esc(t.blocked.retry)}</code></p>` : ""}` : ""}
+    ${t.intervention ? `<h2>Intervention context</h2>
+      <p id="intervention-patterns">matched ${esc(t.intervention.pattern_ids.join(", "))} at ${clock(t.intervention.created_at)}; each later attempt's prompt ends with:</p>
+      <pre id="intervention" class="mono">${esc(t.intervention.prompt)}</pre>` : ""}
     <h2>Attempts</h2>${table(["attempt", "role", "target", "started", "ended", "status", "exit", "class", "evidence", "tokens", "locator", "last output", "log"], attempts)}
     <h2>Attempt log</h2><div id="log"></div>
     <h2>Work log</h2>${workLog(t.work_log)}

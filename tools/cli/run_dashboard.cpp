@@ -23,14 +23,18 @@ runtime::result<std::unique_ptr<run_dashboard>> run_dashboard::start(
     std::lock_guard lock(view->mutex);
     return view->model.state(view->clock->now(), output);
   };
-  source.task = [view = d->view_, output, workspace](const std::string& name) {
+  source.task = [view = d->view_, output, workspace,
+                 interventions = d->interventions_](const std::string& name) {
     std::optional<runtime::json> j;
     {
       std::lock_guard lock(view->mutex);
       j = view->model.task(name, view->clock->now(), output);
     }
-    if (j)
-      (*j)["work_log"] = runtime::task_work_log_rows(workspace, name);
+    if (!j)
+      return j;
+    (*j)["work_log"] = runtime::task_work_log_rows(workspace, name);
+    std::lock_guard lock(interventions->mutex);
+    (*j)["intervention"] = interventions->reader ? interventions->reader->of(name) : nullptr;
     return j;
   };
   source.log = [runs_dir](const std::string& identity, const std::string& file, uint64_t offset,
@@ -58,6 +62,11 @@ void run_dashboard::observe(const runtime::run_event& event) {
     view_->model.apply(event);
   }
   events_->publish(sse_message("run_event", runtime::run_event_json(event)));
+}
+
+void run_dashboard::read_interventions(runtime::task_intervention_reader reader) {
+  std::lock_guard lock(interventions_->mutex);
+  interventions_->reader = std::move(reader);
 }
 
 void run_dashboard::observe_cooldowns(const runtime::target_cooldowns& cooldowns) {

@@ -176,6 +176,9 @@ int run_loop(const run_loop_options& opt) {
     std::cerr << "run: policy: " << pol.error().message() << "\n";
     return exit_blocked;
   }
+  if (web)
+    web->read_interventions(runtime::task_intervention_reader(
+      root, identity->path, identity->id, pol->value.prompts.intervention));
   auto zone = runtime::load_time_zone(pol->value.timezone);
   if (!zone.is_ok()) {
     std::cerr << "run: policy time zone: " << zone.error().message() << "\n";
@@ -348,6 +351,7 @@ int run_loop(const run_loop_options& opt) {
   messages::node_pool_actor pool;
   if (pool_cfg) {
     pool_cfg->local = host;
+    pool_cfg->out = output;
     pool_cfg->clock = clk;
     pool = sys.spawn(actors::node_pool_impl, std::move(*pool_cfg));
     ctx->host = caf::actor_cast<messages::attempt_host_actor>(pool);

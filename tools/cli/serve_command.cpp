@@ -17,6 +17,7 @@
 
 #include "runtime/observe/attempt_log.hpp"
 #include "runtime/observe/dashboard_state.hpp"
+#include "runtime/observe/task_intervention.hpp"
 #include "runtime/report/output_tail.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/dashboard_server.hpp"
@@ -33,21 +34,6 @@ struct serve_options {
   std::string listen;
   std::string token_file;
 };
-
-// What says the durable state changed: the journal's and the snapshot's
-// sizes and modification times.
-std::string state_stamp(const std::string& state_root) {
-  std::string stamp;
-  for (const char* name : {"journal.log", "state.json", "journal.mark"}) {
-    std::error_code ec;
-    auto p = fs::path(state_root) / name;
-    auto size = fs::file_size(p, ec);
-    auto time = fs::last_write_time(p, ec);
-    stamp += std::to_string(ec ? 0 : size) + ":" +
-             std::to_string(ec ? 0 : time.time_since_epoch().count()) + ";";
-  }
-  return stamp;
-}
 
 struct served_state {
   std::mutex mutex;
@@ -121,14 +107,14 @@ int run_serve(const serve_options& opt) {
     return runtime::dump_json(j);
   };
   std::string last_shown = shown();
-  std::string stamp = state_stamp(view->reading.state_root);
+  std::string stamp = runtime::state_files_stamp(view->reading.state_root);
   auto last_read = std::chrono::steady_clock::now();
   for (;;) {
     timespec second{1, 0};
     int signo = sigtimedwait(&stop_signals, nullptr, &second);
     if (signo == SIGINT || signo == SIGTERM)
       break;
-    auto now_stamp = state_stamp(view->reading.state_root);
+    auto now_stamp = runtime::state_files_stamp(view->reading.state_root);
     bool due = std::chrono::steady_clock::now() - last_read >= std::chrono::seconds(5);
     if (now_stamp == stamp && !due)
       continue;

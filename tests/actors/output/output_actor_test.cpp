@@ -213,14 +213,16 @@ TEST_F(output_actor_test, board_fits_the_terminal_read_at_each_frame_and_redraws
   auto rows = runtime::frame_rows(frame, 80);
 
   // The terminal narrows to 30 columns: the 80-column lines drawn before
-  // now take more rows, and the cursor goes back over all of them.
+  // now take more rows, and the cursor goes back over all of them (and,
+  // after the resize, clears what is above them).
   *size = {30, 24};
   sched_.advance_time(std::chrono::milliseconds(500));
   sched_.run();
   auto second = out_->str().substr(first.size());
   auto rows_now = runtime::frame_rows(frame, 30);
   EXPECT_GT(rows_now, rows);
-  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(rows_now) + "A\x1b[2K", 0), 0u) << second;
+  EXPECT_EQ(second.rfind("\r\x1b[" + std::to_string(rows_now) + "A\x1b[1J\x1b[2K", 0), 0u)
+    << second;
 }
 
 TEST_F(output_actor_test, board_redraws_when_only_the_terminal_size_changed) {

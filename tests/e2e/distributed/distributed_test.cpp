@@ -4,7 +4,8 @@
 // - Three nodes on loopback: 30 tasks complete, spread over the nodes,
 //   never two live agents of one task, never more than --max-parallel;
 //   every attempt_started names its node; the run's trace replays
-//   without the nodes.
+//   without the nodes; the dashboard's /api/v1/nodes shows each node's
+//   slots and held lease, and node_status events carry them.
 // - SIGKILL of a node mid-attempt, a partition of a node in a network
 //   namespace (veth link down, then up), SIGKILL of the coordinator and a
 //   restart: every task archived exactly once, no duplicate live agent at
@@ -19,6 +20,7 @@
 //   certificates is refused.
 // - After each: every node still running exits 0 on SIGTERM.
 #include <csignal>
+#include <functional>
 #include <gtest/gtest.h>
 #include <iostream>
 #include <sstream>
@@ -26,6 +28,7 @@
 #include <thread>
 
 #include "tests/e2e/distributed/distributed_support.hpp"
+#include "tools/cli/http_library.hpp"
 #include "runtime/core/files.hpp"
 #include "tools/agent-sim/registry.hpp"
 
@@ -142,12 +145,16 @@ protected:
     return *runs_.back();
   }
 
-  // Samples until `run` exits or `limit` passes; the exit code if it did.
-  std::optional<int> follow(child_run& run, std::chrono::milliseconds limit) {
+  // Samples until `run` exits or `limit` passes (calling `each` between
+  // samples); the exit code if it did.
+  std::optional<int> follow(child_run& run, std::chrono::milliseconds limit,
+                            const std::function<void()>& each = {}) {
     auto until = clock_type::now() + limit;
     std::optional<int> code;
     while (!code && clock_type::now() < until) {
       watch_.sample();
+      if (each)
+        each();
       code = run.wait(5ms);
     }
     return code;
@@ -245,6 +252,27 @@ std::vector<json> events_of(const std::string& out, const std::string& kind) {
   return found;
 }
 
+// The JSON a GET of `path` on the run's dashboard answers (its address is
+// on the run's stderr); null before the dashboard listens or on an error.
+json api_get(const child_run& run, const std::string& path) {
+  auto err = run.err();
+  auto at = err.find("run: dashboard at http://");
+  if (at == std::string::npos)
+    return nullptr;
+  auto rest = err.substr(at + 25);
+  auto colon = rest.find(':');
+  auto slash = rest.find('/');
+  if (colon == std::string::npos || slash == std::string::npos || slash < colon)
+    return nullptr;
+  httplib::Client http(rest.substr(0, colon), std::stoi(rest.substr(colon + 1, slash - colon - 1)));
+  http.set_connection_timeout(1);
+  http.set_read_timeout(2);
+  auto r = http.Get(path);
+  if (!r || r->status != 200)
+    return nullptr;
+  return json::parse(r->body, nullptr, false);
+}
+
 int count_of(const std::string& text, const std::string& what) {
   int n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
@@ -263,9 +291,41 @@ TEST_F(distributed, three_nodes_on_loopback_run_thirty_tasks_spread_over_them) {
     nodes.push_back(at);
   }
   auto trace = f_.dir.path() / "trace.jsonl";
-  auto& run = start_coordinator(nodes, 6, "coordinator", {"--trace", trace.string()});
-  auto code = follow(run, 300s);
+  auto& run = start_coordinator(nodes, 6, "coordinator",
+                                {"--trace", trace.string(), "--web", "127.0.0.1:0"});
+  // The dashboard's node objects, read every 200 ms until each node shows
+  // its slots and a held lease.
+  std::map<std::string, json> shown;
+  auto next_look = clock_type::now();
+  auto look = [&] {
+    if (shown.size() == 3 || clock_type::now() < next_look)
+      return;
+    next_look = clock_type::now() + 200ms;
+    auto nodes_json = api_get(run, "/api/v1/nodes");
+    if (!nodes_json.is_object() || !nodes_json["nodes"].is_array())
+      return;
+    for (const auto& n : nodes_json["nodes"])
+      if (n.is_object() && n.value("lease", json()) == "held" && n.value("slots", 0) == 3)
+        shown[n.value("node", "")] = n;
+  };
+  auto code = follow(run, 300s, look);
   check_outcome(run, code);
+  EXPECT_EQ(shown.size(), 3u) << "not every node showed its slots and a held lease";
+  for (const auto& [name, n] : shown) {
+    std::cout << "[ node     ] " << n.dump() << std::endl;
+    EXPECT_GE(n.value("slots_in_use", -1), 0) << name;
+    EXPECT_LE(n.value("slots_in_use", 99), 3) << name;
+    EXPECT_TRUE(n["lease_until"].is_string()) << name << ": " << n.dump();
+  }
+  auto statuses = events_of(run.out(), "node_status");
+  std::set<std::string> named;
+  bool some_busy = false;
+  for (const auto& e : statuses) {
+    named.insert(e.value("node", ""));
+    some_busy = some_busy || e.value("slots_in_use", 0) > 0;
+  }
+  EXPECT_EQ(named, (std::set<std::string>{"n1", "n2", "n3"}));
+  EXPECT_TRUE(some_busy) << "no node_status showed a slot in use";
   // The trace replays without the nodes.
   runs_.push_back(std::make_unique<child_run>(
     child_run::start_dispatcher(f_, {"replay", trace.string()}, "replay")));
@@ -317,6 +377,12 @@ TEST_F(distributed, a_sigkilled_node_is_lost_and_its_attempts_replaced_after_lea
   check_fault_recovery(lost, fault, "SIGKILL of a node");
   EXPECT_GE(count_of(run.out(), "\"failure_class\":\"node-lost\""), static_cast<int>(lost.size()))
     << run.tail();
+  // The coordinator told that the victim's lease was lost, and why.
+  bool told = false;
+  for (const auto& e : events_of(run.out(), "node_status"))
+    told = told || (e.value("node", "") == "victim" && e.value("lease", "") == "lost" &&
+                    !e.value("reason", "").empty());
+  EXPECT_TRUE(told) << "no node_status lost for the killed node\n" << run.tail();
 }
 
 // The restart is raced against nothing: the workers wait for a release file

@@ -48,6 +48,37 @@ TEST(run_board, a_claim_violation_shows_among_the_recent_events_and_keeps_the_ta
     << frame;
 }
 
+TEST(run_board, a_node_whose_lease_is_not_held_shows_among_the_recent_events_in_local_time) {
+  run_board b(board_options{.utc_offset = [](millis) { return int32_t{3600}; }});
+  run_event s;
+  s.kind = run_event_kind::node_status;
+  s.time = t0;
+  s.node = "gpu-1";
+  s.slots = 4;
+  s.slots_in_use = 2;
+  s.lease = std::string(lease_held);
+  s.until = t0 + 10'000;
+  b.apply(s);
+  EXPECT_EQ(b.frame(t0, colour_mode::plain).find("gpu-1"), std::string::npos)
+    << "a held lease is no news";
+  s.time = t0 + 6'000;
+  s.lease = std::string(lease_expiring);
+  s.reason = "connection refused";
+  b.apply(s);
+  s.time = t0 + 11'000;
+  s.lease = std::string(lease_lost);
+  b.apply(s);
+  auto frame = b.frame(t0 + 11'000, colour_mode::plain);
+  // t0 is 08:00:00 UTC, 09:00:00 at an hour east.
+  EXPECT_NE(frame.find("09:00:06 node gpu-1: lease expiring ends 09:00:10, 2/4 slots in use: "
+                       "connection refused"),
+            std::string::npos)
+    << frame;
+  EXPECT_NE(frame.find("09:00:11 node gpu-1: lease lost ended 09:00:10"), std::string::npos)
+    << frame;
+  EXPECT_EQ(frame.find("T08:"), std::string::npos) << "no UTC stamp: " << frame;
+}
+
 TEST(format_elapsed, seconds_minutes_hours) {
   EXPECT_EQ(format_elapsed(0), "0s");
   EXPECT_EQ(format_elapsed(42'999), "42s");
@@ -320,16 +351,31 @@ TEST(board_screen, moves_back_over_the_rows_the_last_frame_takes_now) {
   auto second = screen.replace(wide + "\n" + wide + "\nshort\n", {80, 24});
   EXPECT_EQ(second.rfind("\r\x1b[3A\x1b[2K", 0), 0u);
   // Narrowed to 40 columns: the terminal rewrapped the 60-column lines into
-  // two rows each, so the cursor goes up 5 rows.
+  // two rows each, so the cursor goes up 5 rows (and, after the resize,
+  // clears what is above them).
   auto third = screen.replace("a\n", {40, 24});
-  EXPECT_EQ(third, "\r\x1b[5A\x1b[2Ka\n\x1b[J");
+  EXPECT_EQ(third, "\r\x1b[5A\x1b[1J\x1b[2Ka\n\x1b[J");
   auto fourth = screen.replace("b\n", {40, 24});
   EXPECT_EQ(fourth, "\r\x1b[1A\x1b[2Kb\n\x1b[J");
+}
+
+TEST(board_screen, after_a_resize_clears_the_screen_above_the_frame_once) {
+  board_screen screen;
+  screen.replace("a\nb\n", {60, 24});
+  // Same size: only the frame's own rows are written over.
+  EXPECT_EQ(screen.replace("a\nb\n", {60, 24}), "\r\x1b[2A\x1b[2Ka\n\x1b[2Kb\n\x1b[J");
+  // Taller: the terminal brought rows of its history back above the frame;
+  // they go with everything else above it.
+  EXPECT_EQ(screen.replace("c\n", {100, 30}), "\r\x1b[2A\x1b[1J\x1b[2Kc\n\x1b[J");
+  EXPECT_EQ(screen.replace("d\n", {100, 30}), "\r\x1b[1A\x1b[2Kd\n\x1b[J");
+  // Narrower: the same, once.
+  EXPECT_EQ(screen.replace("e\n", {50, 30}), "\r\x1b[1A\x1b[1J\x1b[2Ke\n\x1b[J");
 }
 
 TEST(redraw, moves_up_over_the_previous_frame_and_clears) {
   EXPECT_EQ(redraw("a\nb\n", 0), "\x1b[2Ka\n\x1b[2Kb\n\x1b[J");
   EXPECT_EQ(redraw("a\n", 3), "\r\x1b[3A\x1b[2Ka\n\x1b[J");
+  EXPECT_EQ(redraw("a\n", 3, true), "\r\x1b[3A\x1b[1J\x1b[2Ka\n\x1b[J");
 }
 
 } // namespace

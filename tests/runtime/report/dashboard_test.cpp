@@ -226,6 +226,49 @@ TEST(dashboard_model, a_node_shows_its_attempts) {
   EXPECT_EQ(n["failures"][0]["failure_class"], "node-lost");
 }
 
+TEST(dashboard_model, a_node_shows_its_slots_and_lease_from_its_latest_status) {
+  dashboard_model m;
+  auto status = ev(run_event_kind::node_status, "", t0);
+  status.node = "gpu-1";
+  status.slots = 4;
+  status.slots_in_use = 1;
+  status.lease = "held";
+  status.until = t0 + 10'000;
+  m.apply(status);
+  auto n = m.nodes(t0)["nodes"][0];
+  EXPECT_EQ(n["node"], "gpu-1");
+  EXPECT_EQ(n["slots"], 4);
+  EXPECT_EQ(n["slots_in_use"], 1);
+  EXPECT_EQ(n["lease"], "held");
+  EXPECT_EQ(n["lease_until"], "2027-01-15T08:00:10.000Z");
+  EXPECT_EQ(n["problem"], "");
+
+  status.time = t0 + 15'000;
+  status.slots_in_use = 0;
+  status.lease = "lost";
+  status.until = t0 + 12'000;
+  status.reason = "connection refused\n(port 7000)";
+  m.apply(status);
+  n = m.nodes(t0 + 15'000)["nodes"][0];
+  EXPECT_EQ(n["slots_in_use"], 0);
+  EXPECT_EQ(n["lease"], "lost");
+  EXPECT_EQ(n["lease_until"], "2027-01-15T08:00:12.000Z");
+  EXPECT_EQ(n["problem"], "connection refused (port 7000)");
+  // A node status is no task's event.
+  EXPECT_TRUE(m.board().task_statuses().empty());
+}
+
+TEST(dashboard_model, a_node_seen_only_through_its_attempts_has_no_lease_yet) {
+  dashboard_model m;
+  auto started = ev(run_event_kind::attempt_started, "g/01_a", t0);
+  started.identity = "g__01_a__p1__worker__a01";
+  started.node = "gpu-1";
+  m.apply(started);
+  auto n = m.nodes(t0)["nodes"][0];
+  EXPECT_TRUE(n["lease"].is_null());
+  EXPECT_TRUE(n["lease_until"].is_null());
+}
+
 TEST(event_fanout, every_subscriber_gets_every_message_in_order) {
   event_fanout f(4);
   auto a = f.subscribe();
