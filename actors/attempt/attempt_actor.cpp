@@ -214,6 +214,7 @@ void record_classification(const attempt_state& st) {
                      {"model", setup.launch.model},
                      {"locator", placeholder_locator(run.locator_path().string())},
                      {"rows_written", written},
+                     {"usage", runtime::usage_to_json(run.usage())},
                      {"inputs", runtime::failure_inputs_to_json(*run.classification_inputs())},
                      {"line_edges", true},
                      {"file_diagnostics", runtime::diagnostics_to_json(run.file_diagnostics())}};

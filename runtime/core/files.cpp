@@ -63,31 +63,36 @@ std::string_view describe_file_kind(unsigned mode) {
   return "not a regular file";
 }
 
-result<int> open_regular_file(const fs::path& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+namespace {
+
+// open_regular_file, with the file's stat for the caller.
+result<int> open_regular(const fs::path& path, struct stat& st) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer. It stays set: it
+  // changes nothing for a regular file (read and write never block on one).
   fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return status::from_errno("open " + path.string(), errno);
-  struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     return status::from_errno("stat " + path.string(), errno);
   if (!S_ISREG(st.st_mode))
     return status::invalid_argument(path.string() + " is " + std::string(describe_file_kind(st.st_mode))
                                     + ", expected a regular file");
-  int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags >= 0)
-    ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
   return fd.release();
 }
 
+} // namespace
+
+result<int> open_regular_file(const fs::path& path) {
+  struct stat st {};
+  return open_regular(path, st);
+}
+
 result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
-  auto opened = open_regular_file(path);
+  struct stat st {};
+  auto opened = open_regular(path, st);
   if (!opened)
     return opened.error();
   fd_guard fd(*opened);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0)
-    return status::from_errno("stat " + path.string(), errno);
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
     return status::invalid_argument(path.string() + " is " + std::to_string(st.st_size)
                                     + " bytes, more than the limit of "

@@ -149,7 +149,10 @@ std::string usage_summary(const token_usage& u) {
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : " · ") + part; };
   for (const auto& f : count_fields)
-    if (u.*f.field)
+    // Tokens in and out as reported; the cache and reasoning counts only
+    // when there are some (a CLI that reports them as 0 says nothing).
+    if (u.*f.field && (*(u.*f.field) != 0 || f.field == &token_usage::input_tokens ||
+                       f.field == &token_usage::output_tokens))
       add(format_token_count(*(u.*f.field)) + " " + f.label);
   if (u.cost_usd)
     add(format_usd(*u.cost_usd));

@@ -60,13 +60,12 @@ json dashboard_state_of(const status_report& r, millis now, const std::string& r
       running.push_back(live_row(t, a, output));
     }
     if (t.status == "waiting") {
-      bool reset = t.wait == wait_quota_reset && t.reset_wait_until > now;
       auto kind = t.wait.empty() ? std::string("other") : t.wait;
       if (!waits_by_kind.contains(kind))
         waits_by_kind[kind] = json::array();
       waits_by_kind[kind].push_back({{"task", t.name},
-                                     {"until", reset ? api_time(t.reset_wait_until) : json(nullptr)},
-                                     {"target", reset ? t.target : ""},
+                                     {"until", t.wait_until > now ? api_time(t.wait_until) : json(nullptr)},
+                                     {"target", t.wait_target},
                                      {"owner", t.wait_owner},
                                      {"reason", t.reason}});
     } else if (t.status == "blocked") {
@@ -118,18 +117,24 @@ json dashboard_targets_of(const status_report& r, millis now, const output_reade
   for (const auto& [name, spent] : r.spent_by_target)
     if (!name.empty())
       put_usage(target(name), spent);
+  // A quota state with its end: the latest one known for the target wins.
+  auto quota = [&](json& j, std::string_view kind, millis until, const std::string& reason) {
+    if (until <= now || (!j["until"].is_null() && api_time(until) <= j["until"].get<std::string>()))
+      return;
+    j["quota"] = std::string(kind);
+    j["until"] = api_time(until);
+    j["quota_reason"] = reason;
+  };
+  for (const auto& [name, c] : r.cooldowns)
+    quota(target(name), wait_cool_down, c.until, "a quota failure of " + c.task);
   for (const auto& t : r.tasks) {
     if (!t.target.empty()) {
       auto& j = target(t.target);
       for (const auto& a : t.live)
         if (live(a))
           j["running"].push_back(live_row(t, a, output));
-      if (t.reset_wait_until > now && (j["until"].is_null() || api_time(t.reset_wait_until) >
-                                                                  j["until"].get<std::string>())) {
-        j["quota"] = std::string(wait_quota_reset);
-        j["until"] = api_time(t.reset_wait_until);
-        j["quota_reason"] = t.reason;
-      }
+      if (t.wait == wait_quota_reset)
+        quota(j, wait_quota_reset, t.wait_until, t.reason);
     }
     if (t.blocked_evidence.empty())
       continue;

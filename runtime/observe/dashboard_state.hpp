@@ -31,9 +31,9 @@ std::optional<json> dashboard_task_of(const status_report& report, const std::st
 
 // /api/v1/targets and /api/v1/nodes from the state: each target the state
 // knows (what it spent, the tasks on it) with what was spent on it, its
-// live attempts, the quota-reset waits the state records for it (its
-// cool-downs are not in the state) and the blocked tasks whose block names
-// it with their failure class; each node running a live attempt.
+// live attempts, the latest quota-reset wait or cool-down the state
+// records for it and the blocked tasks whose block names it with their
+// failure class; each node running a live attempt.
 json dashboard_targets_of(const status_report& report, millis now,
                           const output_reader& output = {});
 json dashboard_nodes_of(const status_report& report, millis now, const output_reader& output = {});

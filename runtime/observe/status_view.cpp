@@ -4,6 +4,7 @@
 #include "runtime/policy/tactical.hpp"
 #include "runtime/process/liveness.hpp"
 #include "runtime/state/spend.hpp"
+#include "runtime/report/run_event.hpp"
 #include "runtime/run/run_views.hpp"
 #include "runtime/workspace/dry_run_render.hpp"
 
@@ -107,18 +108,29 @@ status_report build_status_report(const status_input& in, const clock& clk) {
           row.handoff_id = st->handoff->id;
         row.route = st->route_history;
         row.reset_wait_until = pending_reset_wait(*st, t.stage, clk.now());
-        if (row.reset_wait_until > 0 && (t.status == dispatch_status::ready ||
-                                         t.status == dispatch_status::waiting)) {
+        auto cooling = pending_cooldown_wait(*st, t.stage, clk.now());
+        if ((row.reset_wait_until > 0 || cooling) &&
+            (t.status == dispatch_status::ready || t.status == dispatch_status::waiting)) {
           // The dispatcher holds it until then, whatever the folders allow.
           if (t.status == dispatch_status::ready) {
             row.status = std::string(to_string(dispatch_status::waiting));
             --report.summary.ready;
             ++report.summary.waiting;
           }
-          row.wait = "quota-reset";
           row.wait_owner.clear();
-          row.reason = "waiting for a quota reset until " + format_utc_iso(row.reset_wait_until) +
-                       (row.target.empty() ? "" : " (" + row.target + ")");
+          if (row.reset_wait_until > 0) {
+            row.wait = std::string(wait_quota_reset);
+            row.wait_target = row.target;
+            row.wait_until = row.reset_wait_until;
+            row.reason = "waiting for a quota reset until " + format_utc_iso(row.wait_until) +
+                         (row.target.empty() ? "" : " (" + row.target + ")");
+          } else {
+            row.wait = std::string(wait_cool_down);
+            row.wait_target = cooling->target;
+            row.wait_until = cooling->until;
+            row.reason = "waiting for " + cooling->target + " to cool down until " +
+                         format_utc_iso(cooling->until);
+          }
         }
         row.write_sets = st->write_sets;
       }
@@ -128,6 +140,7 @@ status_report build_status_report(const status_input& in, const clock& clk) {
     report.tasks.push_back(std::move(row));
   }
   report.claim_violations = model.claim_violations;
+  report.cooldowns = recorded_cooldowns(model, clk.now());
   auto totals = spend_totals_of(model);
   report.spent = totals.run;
   report.spent_by_target = totals.by_target;
@@ -196,6 +209,9 @@ std::string render_status_text(const status_report& r, const clock& clk) {
     out += describe_claim_violation(violations[i]) + "\n";
   for (const auto& w : r.warnings)
     out += "warning: " + w + "\n";
+  for (const auto& [target, c] : r.cooldowns)
+    out += "cool-down: " + target + " until " + format_utc_iso(c.until) + " (a quota failure of " +
+           c.task + ")\n";
   if (!r.spent.empty()) {
     out += "spent: " + usage_summary(r.spent) + "\n";
     for (const auto& [target, u] : r.spent_by_target)
@@ -274,9 +290,8 @@ std::string render_status_json_lines(const status_report& r) {
     j["wait"] = nullptr;
     if (t.status == "waiting")
       j["wait"] = {{"kind", t.wait.empty() ? "other" : t.wait},
-                   {"until", t.wait == "quota-reset" ? json(format_utc_iso(t.reset_wait_until))
-                                                     : json(nullptr)},
-                   {"target", t.wait == "quota-reset" ? t.target : ""},
+                   {"until", t.wait_until > 0 ? json(format_utc_iso(t.wait_until)) : json(nullptr)},
+                   {"target", t.wait_target},
                    {"owner", t.wait_owner}};
     json live = json::array();
     for (const auto& a : t.live) {
@@ -305,6 +320,12 @@ std::string render_status_json_lines(const status_report& r) {
     j["time"] = v.at > 0 ? format_utc_iso(v.at) : "";
     out += dump_json(j) + "\n";
   }
+  for (const auto& [target, c] : r.cooldowns)
+    out += dump_json({{"event", "cooldown"},
+                      {"target", target},
+                      {"until", format_utc_iso(c.until)},
+                      {"task", c.task}}) +
+           "\n";
   json s = dry_run_summary_json(r.summary);
   s["usage"] = usage_to_json(r.spent);
   json by_target = json::object();

@@ -19,6 +19,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/observe/state_reader.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/policy/supervisor.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/workspace/dry_run.hpp"
 #include "runtime/workspace/task_scan.hpp"
@@ -50,11 +51,14 @@ struct status_task {
   std::string handoff_id;                   // pending retry handoff, "" when none
   int64_t reset_wait_until = 0;             // durable quota-reset wait of the stage, 0 = none
   // A waiting task: what it waits for (dependency, claim, capacity: the
-  // dry run's over the durable claims; quota-reset: the durable reset wait
-  // of its stage, which makes a task the dry run finds ready wait) and, for
-  // a claim, the task holding it.
+  // dry run's over the durable claims; quota-reset and cool-down: the
+  // durable wait of its stage, which makes a task the dry run finds ready
+  // wait) and, for a claim, the task holding it; for a quota reset or a
+  // cool-down, the target and the wait's end.
   std::string wait;
   std::string wait_owner;
+  std::string wait_target;
+  int64_t wait_until = 0;
   std::vector<route_decision> route;        // route history, oldest first
   std::map<std::string, write_set_snapshot> write_sets;  // attempt id -> before/after
   token_usage spent;                        // every attempt of the task (state "spent")
@@ -80,6 +84,9 @@ struct status_report {
   // the run's (every task, across restarts) and per policy target.
   token_usage spent;
   std::map<std::string, token_usage> spent_by_target;
+  // The targets' cool-downs the state records that still run (target ->
+  // its end and the task whose quota failure started it).
+  std::map<std::string, recorded_cooldown> cooldowns;
   dry_run_summary summary;
   std::vector<std::string> warnings;
 };

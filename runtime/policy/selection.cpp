@@ -231,20 +231,20 @@ result<route_decision> select_target(const policy& pol, const time_zone& zone,
   return d;
 }
 
-millis cooldown_wait_until(const policy& pol, const time_zone& zone, selection_request req) {
+cooldown_end cooldown_wait_of(const policy& pol, const time_zone& zone, selection_request req) {
   const target_cooldowns* cooling = req.cooldowns;
   if (cooling == nullptr)
-    return 0;
+    return {};
   req.cooldowns = nullptr;
   auto without = select_target(pol, zone, req);
   if (!without)
-    return 0;
-  millis first_free = 0;
+    return {};
+  cooldown_end first;
   for (const auto& c : without->candidates)
     if (c.eligible)
-      if (auto e = cooling->active(c.target, req.now))
-        first_free = first_free == 0 ? e->until : std::min(first_free, e->until);
-  return first_free;
+      if (auto e = cooling->active(c.target, req.now); e && (first.until == 0 || e->until < first.until))
+        first = {e->until, c.target};
+  return first;
 }
 
 std::vector<std::string> used_targets(const task_state& task, std::string_view stage) {

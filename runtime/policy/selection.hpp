@@ -66,10 +66,14 @@ result<route_decision> select_target(const policy& pol, const time_zone& zone,
                                      const selection_request& req);
 
 // When select_target fails for req only because every otherwise eligible
-// candidate is cooling down: the moment the first of them is free again.
-// 0 when there is nothing to wait for (no cool-downs, or the selection would
-// fail without them too).
-millis cooldown_wait_until(const policy& pol, const time_zone& zone, selection_request req);
+// candidate is cooling down: the moment the first of them is free again,
+// and which one it is. until = 0 when there is nothing to wait for (no
+// cool-downs, or the selection would fail without them too).
+struct cooldown_end {
+  millis until = 0;
+  std::string target;
+};
+cooldown_end cooldown_wait_of(const policy& pol, const time_zone& zone, selection_request req);
 
 // Targets already run for this work unit and stage, from the route history.
 std::vector<std::string> used_targets(const task_state& task, std::string_view stage);

@@ -22,6 +22,13 @@ std::string reset_until_key(std::string_view stage) {
   return "reset_wait_until:" + std::string(stage);
 }
 
+std::string cooldown_until_key(std::string_view target) {
+  return "cooldown_until:" + std::string(target);
+}
+std::string cooldown_wait_prefix(std::string_view stage) {
+  return "cooldown_wait:" + std::string(stage) + ":";
+}
+
 int64_t counter(const task_state& t, const std::string& key) {
   auto it = t.counters.find(key);
   return it == t.counters.end() ? 0 : it->second;
@@ -121,10 +128,13 @@ public:
         // Candidates that only cool down are waited for: the failover
         // starts when the first of them is free again.
         auto r = selection(route_transition::failover);
-        if (auto until = cooldown_wait_until(pol_, zone_, r); until > now_) {
-          r.now = until;
-          if (auto later = select_target(pol_, zone_, r))
-            return move_to<failover_step>(std::move(*later), until - now_);
+        if (auto first = cooldown_wait_of(pol_, zone_, r); first.until > now_) {
+          r.now = first.until;
+          if (auto later = select_target(pol_, zone_, r)) {
+            out_.changes.push_back(
+              record_cooldown_wait(f_.task, f_.stage, later->selected_target, first.until));
+            return move_to<failover_step>(std::move(*later), first.until - now_);
+          }
         }
         return block(f_.stage + " failover failed [no_failover_candidate]: " +
                        next.error().message(),
@@ -169,6 +179,8 @@ private:
       reset_at_ = f_.reset_at;
     out_.cooldowns.mark_exhausted(target_id_, now_, reset_at_, pol_.timeouts.quota_cooldown_s,
                                   "provider-quota on " + f_.task);
+    if (auto cooling = out_.cooldowns.active(target_id_, now_))
+      out_.changes.push_back(set_counter{f_.task, cooldown_until_key(target_id_), cooling->until});
     quota_.status_by_target[target_id_] = std::string(quota_exhausted_for_work_unit);
     if (quota_.taken_at == 0)
       quota_.taken_at = now_;
@@ -356,8 +368,9 @@ std::vector<state_change> on_attempt_succeeded(const std::string& task_name, con
   std::vector<state_change> out{reset_failures{task_name, std::string(stage)}};
   std::string prefix = "retry:" + std::string(stage) + ":";
   for (const auto& [name, value] : task.counters)
-    if (value != 0 &&
-        (name.rfind(prefix, 0) == 0 || name == reset_wait_key(stage) || name == reset_until_key(stage)))
+    if (value != 0 && (name.rfind(prefix, 0) == 0 || name == reset_wait_key(stage) ||
+                       name == reset_until_key(stage) ||
+                       name.rfind(cooldown_wait_prefix(stage), 0) == 0))
       out.push_back(set_counter{task_name, name, 0});
   if (task.intervention)
     out.push_back(clear_intervention{task_name});
@@ -367,6 +380,38 @@ std::vector<state_change> on_attempt_succeeded(const std::string& task_name, con
 millis pending_reset_wait(const task_state& task, std::string_view stage, millis now) {
   int64_t until = counter(task, reset_until_key(stage));
   return until > now ? until : 0;
+}
+
+state_change record_cooldown_wait(const std::string& task, std::string_view stage,
+                                  const std::string& target, millis until) {
+  return set_counter{task, cooldown_wait_prefix(stage) + target, until};
+}
+
+std::optional<recorded_cooldown> pending_cooldown_wait(const task_state& task,
+                                                       std::string_view stage, millis now) {
+  std::optional<recorded_cooldown> out;
+  auto prefix = cooldown_wait_prefix(stage);
+  for (auto it = task.counters.lower_bound(prefix);
+       it != task.counters.end() && it->first.rfind(prefix, 0) == 0; ++it)
+    if (it->second > now && (!out || it->second > out->until))
+      out = recorded_cooldown{it->first.substr(prefix.size()), it->second, ""};
+  return out;
+}
+
+std::map<std::string, recorded_cooldown> recorded_cooldowns(const state_model& state, millis now) {
+  std::map<std::string, recorded_cooldown> out;
+  const std::string prefix = cooldown_until_key("");
+  for (const auto& [name, task] : state.tasks)
+    for (auto it = task.counters.lower_bound(prefix);
+         it != task.counters.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+      auto target = it->first.substr(prefix.size());
+      if (it->second <= now)
+        continue;
+      auto& e = out[target];
+      if (it->second > e.until)
+        e = recorded_cooldown{target, it->second, name};
+    }
+  return out;
 }
 
 retry_clearance clear_for_retry(const std::string& task_name, const task_state& task, millis now) {

@@ -13,6 +13,7 @@
 // Errors: decide_after_failure never fails; every problem becomes a
 // block{reason, evidence} step. The JSON readers return invalid_argument.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -191,6 +192,31 @@ std::vector<state_change> on_attempt_succeeded(const std::string& task_name, con
 // (counter "reset_wait_until:<stage>") when it lies after now, else 0. A
 // restarted dispatcher holds the stage until then before its next attempt.
 millis pending_reset_wait(const task_state& task, std::string_view stage, millis now);
+
+// Cool-downs in the durable state, so that `status` and `serve` can say
+// what a live run waits for and a restarted dispatcher keeps a wait:
+// - a quota failure records, on the failed task, the cool-down it started
+//   (counter "cooldown_until:<target>" = its end);
+// - a stage that waits because every candidate cools down (at its start,
+//   or a failover that starts when the first candidate is free) records the
+//   wait (counter "cooldown_wait:<stage>:<target>" = its end, target the
+//   one free first).
+// A probe that finds a target available again ends its cool-down in the
+// running dispatcher only; the recorded end stays, and a stage's recorded
+// wait is what that stage does.
+struct recorded_cooldown {
+  std::string target;
+  millis until = 0;
+  std::string task;  // the task whose failure (or wait) recorded it
+};
+state_change record_cooldown_wait(const std::string& task, std::string_view stage,
+                                  const std::string& target, millis until);
+// The stage's recorded cool-down wait when it ends after now (the latest,
+// when there are several), else nullopt.
+std::optional<recorded_cooldown> pending_cooldown_wait(const task_state& task,
+                                                       std::string_view stage, millis now);
+// Per target, the latest recorded cool-down still running at now.
+std::map<std::string, recorded_cooldown> recorded_cooldowns(const state_model& state, millis now);
 
 // `run --retry-blocked` for one task: clears the block, budgets and counters;
 // for a worker blocked by a failover-qualified failure of the current work

@@ -59,7 +59,14 @@ void add_attempt_replay_handlers(replay_handlers& handlers, const policy& pol) {
       std::vector<runtime::replayed_decision> out{
         {std::string(kinds::attempt_classified), runtime::failure_verdict_to_json(verdict)}};
       // The rows the attempt wrote: START when it began, FINISH with the
-      // verdict (older traces name none).
+      // verdict and what the attempt spent (older traces name neither).
+      runtime::token_usage spent;
+      if (body.contains("usage")) {
+        auto u = runtime::usage_from_json(body["usage"]);
+        if (!u.is_ok())
+          return u.error().with_context("attempt.exit usage");
+        spent = *u;
+      }
       try {
         if (body.contains("rows_written"))
           for (const auto& event : runtime::json_array_member(body, "rows_written")) {
@@ -69,7 +76,7 @@ void add_attempt_replay_handlers(replay_handlers& handlers, const policy& pol) {
               runtime::json_member<int>(body, "attempt"),
               runtime::json_member<std::string>(body, "model"),
               event == "START" ? std::string("running")
-                               : runtime::finish_row_result(verdict, *in),
+                               : runtime::finish_row_result(verdict, *in, spent),
               runtime::json_member<std::string>(body, "locator")};
             out.push_back({std::string(kinds::worklog_row), runtime::work_log_event_to_json(row)});
           }

@@ -28,6 +28,7 @@ std::string_view to_string(task_phase phase) {
     case task_phase::begin_cooldowns: return "begin_cooldowns";
     case task_phase::begin_state: return "begin_state";
     case task_phase::begin_blocking: return "begin_blocking";
+    case task_phase::begin_wait_persisting: return "begin_wait_persisting";
     case task_phase::begin_waiting: return "begin_waiting";
     case task_phase::launch_state: return "launch_state";
     case task_phase::launch_spending: return "launch_spending";
@@ -114,6 +115,7 @@ struct target_choice {
   std::string consume_handoff;
   std::string blocked;
   millis wait_until = 0;
+  std::string wait_target; // the cooling target free first
   std::string wait_reason;
 };
 
@@ -168,10 +170,13 @@ target_choice choose_target(const task_context& ctx, const task_spec& spec, cons
   auto d = select_target(pol, *ctx.zone, req);
   if (!d.is_ok()) {
     // Targets that only cool down are waited for, not given up on.
-    if (auto until = cooldown_wait_until(pol, *ctx.zone, req); until > now) {
-      out.wait_until = until;
+    if (auto first = cooldown_wait_of(pol, *ctx.zone, req); first.until > now) {
+      out.wait_until = first.until;
+      out.wait_target = first.target;
       out.wait_reason = d.error().message();
-      out.changes.clear();
+      // The wait is durable (status shows it; a restart keeps it), the
+      // quota snapshot is not: the choice is made again after the wait.
+      out.changes = {record_cooldown_wait(spec.name, stage, first.target, first.until)};
       return out;
     }
     out.blocked = d.error().message();
@@ -345,16 +350,33 @@ void task_machine::decide_begin(millis now, out_t& out) {
     wait_then(now, until, task_phase::begin_waiting, out);
     return;
   }
+  // So does a cool-down wait: the targets' cool-downs themselves live in
+  // the supervisor's memory and are gone after a restart.
+  if (auto cooling = pending_cooldown_wait(st_, stage, now);
+      cooling && cooling->until != cooldown_until_) {
+    auto e = event(run_event_kind::supervisor_wait, now);
+    e.role = stage;
+    e.target = cooling->target;
+    e.until = cooling->until;
+    e.wait = wait_cool_down;
+    e.reason = "waiting for " + cooling->target + " to cool down: until " +
+               format_utc_iso(cooling->until) + " (recorded before a restart)";
+    show(std::move(e), out);
+    wait_then(now, cooling->until, task_phase::begin_waiting, out);
+    return;
+  }
   auto choice = choose_target(*ctx_, spec_, st_, cooldowns_, now);
   if (choice.wait_until > now) {
     auto e = event(run_event_kind::supervisor_wait, now);
     e.role = stage;
+    e.target = choice.wait_target;
     e.until = choice.wait_until;
     e.wait = wait_cool_down;
     e.reason = "every target cools down: waiting until " + format_utc_iso(choice.wait_until) +
                " (" + choice.wait_reason + ")";
     show(std::move(e), out);
-    wait_then(now, choice.wait_until, task_phase::begin_waiting, out);
+    cooldown_until_ = choice.wait_until;
+    persist(now, std::move(choice.changes), task_phase::begin_wait_persisting, out);
     return;
   }
   if (!choice.blocked.empty()) {
@@ -692,6 +714,10 @@ void task_machine::after_decision(millis now, out_t& out) {
 
 void task_machine::on_durable(millis now, out_t& out) {
   switch (phase_) {
+    case task_phase::begin_wait_persisting:
+      out.push_back(task_cmd::checkpoint{"cooldown-wait-durable", ""});
+      wait_then(now, cooldown_until_, task_phase::begin_waiting, out);
+      break;
     case task_phase::begin_blocking:
     case task_phase::launch_blocking:
     case task_phase::block_persisting:

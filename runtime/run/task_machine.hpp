@@ -219,6 +219,7 @@ enum class task_phase : uint8_t {
   begin_cooldowns,    // reading the cool-downs
   begin_state,        // reading the task state to choose a target
   begin_blocking,     // making a block of the target choice durable
+  begin_wait_persisting, // making a wait for cooling targets durable
   begin_waiting,      // a timer: cooling targets or a durable quota reset
   launch_state,       // reading the task state before a launch
   launch_spending,    // reading what the task and run spent (limits set)
@@ -296,6 +297,7 @@ private:
   bool started_shown_ = false;
   bool cost_unknown_noted_ = false;
   std::string end_reason_;     // of a block under way
+  millis cooldown_until_ = 0;  // the end of a cool-down wait being made durable
   // The launch under way: its target, prompt, changes and handoff.
   struct pending_launch {
     std::string target;

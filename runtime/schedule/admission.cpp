@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 #include "runtime/schedule/dependency_gate.hpp"
+#include "runtime/workspace/claim_index.hpp"
 
 namespace ad::runtime {
 
@@ -24,8 +25,7 @@ std::string_view to_string(admission_kind kind) {
 
 namespace {
 
-// Claims by owner plus a path -> owners index, so a conflict check costs
-// O(size of the requested write set), not O(number of claims).
+// Claims by owner, with the shared conflict index (runtime/workspace/claim_index).
 class claim_table {
 public:
   explicit claim_table(const std::map<std::string, write_claim>& claims) {
@@ -39,62 +39,18 @@ public:
   }
 
   void put(const std::string& owner, write_claim claim) {
-    erase(owner);
-    if (claim.kind == claim_kind::exclusive)
-      exclusive_.insert(owner);
-    else
-      for (const auto& p : claim.paths)
-        by_path_[p].insert(owner);
-    by_owner_.emplace(owner, std::move(claim));
+    index_.put(owner, claim.kind == claim_kind::exclusive, claim.paths);
+    by_owner_.insert_or_assign(owner, std::move(claim));
   }
 
-  // The conflict a claim on `paths` by `self` would have: the smallest owner
-  // among exclusive holders and holders of an intersecting path, with the
-  // smallest shared path ("" for an exclusive holder).
-  bool conflict(const std::string& self, const std::set<std::string>& paths,
-                std::string& owner, std::string& path) const {
-    bool found = false;
-    auto consider = [&](const std::string& o, const std::string& p) {
-      if (o == self)
-        return;
-      if (!found || o < owner || (o == owner && p < path)) {
-        owner = o;
-        path = p;
-        found = true;
-      }
-    };
-    for (const auto& o : exclusive_)
-      consider(o, "");
-    for (const auto& p : paths) {
-      auto it = by_path_.find(p);
-      if (it == by_path_.end())
-        continue;
-      for (const auto& o : it->second)
-        consider(o, p);
-    }
-    return found;
+  std::optional<claim_index::conflict> conflict(const std::string& self,
+                                                const std::set<std::string>& paths) const {
+    return index_.conflict_of(self, paths);
   }
 
 private:
-  void erase(const std::string& owner) {
-    auto it = by_owner_.find(owner);
-    if (it == by_owner_.end())
-      return;
-    exclusive_.erase(owner);
-    for (const auto& p : it->second.paths) {
-      auto pit = by_path_.find(p);
-      if (pit == by_path_.end())
-        continue;
-      pit->second.erase(owner);
-      if (pit->second.empty())
-        by_path_.erase(pit);
-    }
-    by_owner_.erase(it);
-  }
-
   std::map<std::string, write_claim> by_owner_;
-  std::unordered_map<std::string, std::set<std::string>> by_path_;
-  std::set<std::string> exclusive_;
+  claim_index index_;
 };
 
 write_claim claim_for(const task_view& t) {
@@ -216,16 +172,14 @@ admission_plan plan_admission(const admission_input& input) {
       continue;
     }
     auto wanted = claim_for(t);
-    std::string owner;
-    std::string path;
-    if (claims.conflict(t.name, wanted.paths, owner, path)) {
+    if (auto c = claims.conflict(t.name, wanted.paths)) {
       e.kind = admission_kind::wait;
-      if (path.empty()) {
+      if (c->path.empty()) {
         e.cause = wait_cause::exclusive_claim;
-        e.reason = "exclusive claim held by " + owner + " (its write set is unknown)";
+        e.reason = "exclusive claim held by " + c->owner + " (its write set is unknown)";
       } else {
         e.cause = wait_cause::claim_conflict;
-        e.reason = "claim conflict with " + owner + " on " + path;
+        e.reason = "claim conflict with " + c->owner + " on " + c->path;
       }
       continue;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "runtime/workspace/claim_index.hpp"
 #include "runtime/workspace/subfolders.hpp"
 
 namespace ad::runtime {
@@ -152,7 +153,9 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
   // Admission: reviews first, then workers and self-checks, in scan order.
   std::stable_partition(ready.begin(), ready.end(),
                         [](const candidate& c) { return c.stage == task_stage::review; });
-  std::map<std::string, held_claim> claims = input.claims;
+  claim_index claims;
+  for (const auto& [owner, claim] : input.claims)
+    claims.put(owner, claim.exclusive, claim.paths);
   std::optional<std::size_t> slots;
   if (input.max_parallel > 0) {
     auto live = static_cast<int>(running_names.size());
@@ -167,29 +170,13 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
       out.reason = "no valid non-empty Modified Files Summary write set to claim";
       continue;
     }
-    std::string conflict;
-    for (const auto& [owner, claim] : claims) {
-      if (owner == task.name)
-        continue;
-      if (claim.exclusive) {
-        conflict = "exclusive claim held by " + owner + " (its write set is unknown)";
-      } else {
-        for (const auto& path : task.write_set.paths) {
-          if (std::find(claim.paths.begin(), claim.paths.end(), path) != claim.paths.end()) {
-            conflict = "claim conflict with " + owner + " on " + path;
-            break;
-          }
-        }
-      }
-      if (!conflict.empty()) {
-        out.wait_owner = owner;
-        break;
-      }
-    }
-    if (!conflict.empty()) {
+    if (auto c = claims.conflict_of(task.name, task.write_set.paths)) {
       out.status = dispatch_status::waiting;
-      out.reason = conflict;
+      out.reason = c->path.empty()
+                     ? "exclusive claim held by " + c->owner + " (its write set is unknown)"
+                     : "claim conflict with " + c->owner + " on " + c->path;
       out.wait = "claim";
+      out.wait_owner = c->owner;
       continue;
     }
     if (slots && selected >= *slots) {
@@ -199,7 +186,7 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
                    " reached (selected " + std::to_string(selected) + ")";
       continue;
     }
-    claims[task.name] = held_claim{task.write_set.paths, false};
+    claims.put(task.name, false, task.write_set.paths);
     ++selected;
     out.status = dispatch_status::ready;
     out.reason = action_text(c.stage, task);

@@ -98,21 +98,31 @@ result<std::optional<plan_header>> read_plan_header_file(const std::filesystem::
   return parse_plan_header(head);
 }
 
+namespace {
+
+std::string header_key(const plan_header& h) {
+  std::string joined = h.task;
+  joined.push_back('\0');
+  joined += h.plan;
+  joined.push_back('\0');
+  joined += h.tag;
+  return "meta:" + sha256_hex(joined);
+}
+
+} // namespace
+
 std::string plan_identity_key(const std::filesystem::path& path) {
   auto header = read_plan_header_file(path);
   if (!header.is_ok())
     return "none";
-  if (header->has_value()) {
-    const auto& h = **header;
-    std::string joined = h.task;
-    joined.push_back('\0');
-    joined += h.plan;
-    joined.push_back('\0');
-    joined += h.tag;
-    return "meta:" + sha256_hex(joined);
-  }
+  if (header->has_value())
+    return header_key(**header);
   auto digest = sha256_file_hex(path);
   return digest.is_ok() ? *digest : "none";
+}
+
+std::string plan_identity_key_of(const std::optional<plan_header>& header, std::string_view text) {
+  return header ? header_key(*header) : sha256_hex(text);
 }
 
 } // namespace ad::runtime

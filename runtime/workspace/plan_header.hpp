@@ -43,5 +43,8 @@ result<std::optional<plan_header>> read_plan_header_file(const std::filesystem::
 // (so a header-less file changes identity with its content). "none" when the
 // file cannot be read.
 std::string plan_identity_key(const std::filesystem::path& path);
+// The same key for a file already read: its header (parse_plan_header of
+// `text`) and its whole text.
+std::string plan_identity_key_of(const std::optional<plan_header>& header, std::string_view text);
 
 } // namespace ad::runtime

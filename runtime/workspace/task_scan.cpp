@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sys/stat.h>
 
+#include "runtime/core/files.hpp"
 #include "runtime/workspace/markdown.hpp"
 #include "runtime/workspace/path_resolve.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -22,6 +23,7 @@ enum class entry_kind : uint8_t { file, directory, other };
 struct dir_entry {
   std::string name;
   entry_kind kind = entry_kind::other;
+  bool link = false;  // a symbolic link (kind is what it points to)
 };
 
 // The entries of a folder, sorted by name, each classified after following
@@ -43,6 +45,18 @@ std::optional<std::vector<dir_entry>> list_folder(const fs::path& dir,
     }
     dir_entry entry;
     entry.name = it->path().filename().string();
+    // The folder listing's own file type, where it has one, saves a stat
+    // per entry; a link (or an unknown type) is followed with stat.
+    std::error_code type_ec;
+    entry.link = it->is_symlink(type_ec) || type_ec;
+    if (!entry.link) {
+      if (it->is_directory(type_ec))
+        entry.kind = entry_kind::directory;
+      else if (it->is_regular_file(type_ec))
+        entry.kind = entry_kind::file;
+      out.push_back(std::move(entry));
+      continue;
+    }
     struct stat st {};
     if (::stat(it->path().c_str(), &st) != 0) {
       if (errno == ELOOP)
@@ -278,13 +292,22 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
     }
   }
 
+  // The active PLAN is read once for its write set, header and identity.
+  std::optional<std::string> plan_text;
+  if (task.plan)
+    if (auto text = read_file(*task.plan, max_plan_bytes))
+      plan_text = std::move(*text);
+
   std::optional<fs::path> write_set_source = task.plan ? task.plan : task.recovery_plan_log;
   if (task.recovery_log && !task.recovery_plan_log) {
     add_error(task, task_error_kind::no_recovery_plan_log,
               "no plan log carries the identity of " + task.recovery_log->filename().string() +
                   ", so the Modified Files Summary cannot be recovered");
   } else if (write_set_source) {
-    task.write_set = inspect_write_set_file(*write_set_source, workspace);
+    task.write_set = plan_text && write_set_source == task.plan
+                       ? inspect_write_set_in(*plan_text, workspace,
+                                              task.plan->filename().string())
+                       : inspect_write_set_file(*write_set_source, workspace);
     task.write_set_known = task.write_set.valid();
     for (const auto& d : task.write_set.diagnostics)
       add_error(task, task_error_kind::invalid_write_set,
@@ -292,7 +315,8 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
   }
 
   if (task.plan) {
-    auto header = read_plan_header_file(*task.plan);
+    auto header = plan_text ? result<std::optional<plan_header>>(parse_plan_header(*plan_text))
+                            : read_plan_header_file(*task.plan);
     if (!header.is_ok()) {
       add_error(task, task_error_kind::missing_plan_header,
                 "PLAN identity header unreadable: " + header.error().message());
@@ -320,7 +344,9 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
                     task.user_review_state.missing_summary());
   }
 
-  if (task.plan)
+  if (task.plan && plan_text)
+    task.identity_key = plan_identity_key_of(task.header, *plan_text);
+  else if (task.plan)
     task.identity_key = plan_identity_key(*task.plan);
   else if (task.recovery_log)
     task.identity_key = plan_identity_key(*task.recovery_log);
@@ -389,9 +415,11 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
   for (const auto& g : scan.groups) {
     auto group_dir = scan.task_root / g;
     directories.push_back(group_dir);
+    // A folder that is no link lies where its group does (kept inside
+    // above); only a link can lead elsewhere.
     if (auto entries = list_folder(group_dir, scan.warnings))
       for (const auto& e : *entries)
-        if (e.kind == entry_kind::directory && keep_inside(group_dir / e.name))
+        if (e.kind == entry_kind::directory && (!e.link || keep_inside(group_dir / e.name)))
           directories.push_back(group_dir / e.name);
   }
   for (const auto& dir : directories)

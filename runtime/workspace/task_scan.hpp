@@ -106,7 +106,9 @@ result<workspace_scan> scan_workspace(const std::filesystem::path& workspace,
                                       std::optional<std::string> group = std::nullopt);
 
 // Reads one known folder (a group or a subtask folder) as a task; std::nullopt
-// when it holds nothing that makes it a task. Warnings are appended to `warnings`.
+// when it holds nothing that makes it a task. Warnings are appended to
+// `warnings`. `workspace` is the resolved workspace root (resolve_path), as
+// scan_workspace and the workspace scanner hold it.
 std::optional<scanned_task> read_task_folder(const std::filesystem::path& workspace,
                                              const std::filesystem::path& directory,
                                              std::vector<std::string>& warnings);

@@ -158,8 +158,11 @@ write_set_report inspect_write_set_file(const fs::path& plan, const fs::path& wo
                            plan_label.empty() ? plan.filename().string() : std::string(plan_label));
 }
 
-write_set_report inspect_write_set(std::string_view plan_text, const fs::path& workspace_in,
-                                   std::string_view plan_label) {
+namespace {
+
+write_set_report inspect_with(std::string_view plan_text,
+                              const result<fs::path>& workspace_resolved,
+                              std::string_view plan_label) {
   write_set_report report;
   auto add = [&](write_set_problem p, std::size_t line, std::string_view claim,
                  std::string message) {
@@ -182,7 +185,6 @@ write_set_report inspect_write_set(std::string_view plan_text, const fs::path& w
     return report;
   }
 
-  auto workspace_resolved = resolve_path(workspace_in, fs::current_path());
   if (!workspace_resolved.is_ok()) {
     add(write_set_problem::unresolvable, 0, {},
         "cannot resolve the workspace: " + workspace_resolved.error().message());
@@ -259,7 +261,8 @@ write_set_report inspect_write_set(std::string_view plan_text, const fs::path& w
         continue;
       }
       std::error_code ec;
-      if (fs::is_directory(*resolved, ec)) {
+      auto kind = fs::status(*resolved, ec).type();
+      if (kind == fs::file_type::directory) {
         reject(write_set_problem::directory, "existing directory instead of a file");
         continue;
       }
@@ -267,7 +270,6 @@ write_set_report inspect_write_set(std::string_view plan_text, const fs::path& w
         reject(write_set_problem::protected_path, why);
         continue;
       }
-      auto kind = fs::status(*resolved, ec).type();
       if (!ec && kind != fs::file_type::regular && kind != fs::file_type::not_found) {
         reject(write_set_problem::not_regular,
                "not a regular file (a FIFO, socket or device blocks or harms whoever writes it)");
@@ -281,6 +283,19 @@ write_set_report inspect_write_set(std::string_view plan_text, const fs::path& w
         std::string(plan_label) + ": the Modified Files Summary claims no valid workspace file");
   report.paths.assign(paths.begin(), paths.end());
   return report;
+}
+
+} // namespace
+
+write_set_report inspect_write_set(std::string_view plan_text, const fs::path& workspace,
+                                   std::string_view plan_label) {
+  return inspect_with(plan_text, resolve_path(workspace, fs::current_path()), plan_label);
+}
+
+write_set_report inspect_write_set_in(std::string_view plan_text,
+                                      const fs::path& resolved_workspace,
+                                      std::string_view plan_label) {
+  return inspect_with(plan_text, result<fs::path>(resolved_workspace), plan_label);
 }
 
 } // namespace ad::runtime

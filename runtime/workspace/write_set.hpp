@@ -66,6 +66,11 @@ write_set_report inspect_write_set_file(const std::filesystem::path& plan,
 write_set_report inspect_write_set(std::string_view plan_text,
                                    const std::filesystem::path& workspace,
                                    std::string_view plan_label);
+// The same with `workspace` resolved already (resolve_path), as a
+// workspace scan holds it: nothing is looked up for it again.
+write_set_report inspect_write_set_in(std::string_view plan_text,
+                                      const std::filesystem::path& resolved_workspace,
+                                      std::string_view plan_label);
 
 // True for a claim the placeholder rule rejects: <, >, {, }, "...", or a
 // tbd/todo/placeholder word bounded by start/end or one of / _ . -

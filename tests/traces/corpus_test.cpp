@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/core/token_usage.hpp"
 #include "runtime/records/decision_records.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -550,10 +551,21 @@ TEST(trace_corpus_cover, every_classified_attempt_leaves_its_start_and_finish_ro
       EXPECT_EQ(rows[0]["result"], "running");
       EXPECT_EQ(rows[1]["event"], "FINISH");
       auto cls = verdict->value("failure_class", "");
+      // What the attempt spent follows the result (traces recorded before
+      // the exit carried its usage name none).
+      std::string spent;
+      if (r.body.contains("usage")) {
+        auto u = runtime::usage_from_json(r.body["usage"]);
+        ASSERT_TRUE(u.is_ok()) << r.body["usage"].dump();
+        if (!u->empty())
+          spent = " (spent " + runtime::usage_summary(*u) + ")";
+      }
+      std::string result = rows[1]["result"];
       if (cls.empty()) {
-        EXPECT_EQ(rows[1]["result"], "succeeded:0");
+        EXPECT_EQ(result, "succeeded:0" + spent);
       } else {
-        EXPECT_TRUE(starts_with(rows[1]["result"], "failed:" + cls)) << rows[1].dump();
+        EXPECT_TRUE(starts_with(result, "failed:" + cls)) << rows[1].dump();
+        EXPECT_TRUE(result.ends_with(spent)) << rows[1].dump();
       }
       ASSERT_TRUE(launched_model.count(key)) << key;
       for (const auto& row : rows) {

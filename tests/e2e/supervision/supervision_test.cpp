@@ -9,9 +9,11 @@
 
 #include "runtime/agents/adapter.hpp"
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include "runtime/core/clock.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/policy/policy.hpp"
@@ -473,6 +475,66 @@ TEST(supervision, a_quota_reset_wait_survives_a_dispatcher_restart) {
     << "the restarted dispatcher ran the target before its reset";
   EXPECT_TRUE(has(second.out, "recorded before a restart")) << second.out;
   EXPECT_FALSE(ws.archived(task).empty());
+}
+
+// A stage that finds every candidate cooling down records its wait before
+// it waits: `status` names the target and the end from the state, and a
+// restarted dispatcher (whose cool-downs were only in the old one's
+// memory) still waits until then instead of running a target out of quota.
+TEST(supervision, a_wait_for_cooling_targets_is_in_the_state_and_survives_a_restart) {
+  constexpr int cooldown_s = 8;
+  supervision_ws ws;
+  ws.write_task("g/01_a", "cloud", {"src/a.cpp"});
+  ws.write_task("g/02_b", "cloud", {"src/b.cpp"});
+  ws.write_policy({{"rules",
+                    {{{"id", "agy-then-claude"},
+                      {"stage", "worker"},
+                      {"lanes", {"cloud"}},
+                      {"grades", {1, 10}},
+                      {"candidates", {"agy-gemini", "claude-opus"}}}}},
+                   {"timeouts",
+                    {{"heartbeat_s", 30},
+                     {"silence_inspection_s", 180},
+                     {"stall_limit_s", 0},
+                     {"quota_cooldown_s", cooldown_s}}}});
+  // g/01_a runs both targets out of quota and blocks; g/02_b, admitted
+  // after it (one at a time), finds both cooling down.
+  ws.write_scenario({{"version", 1},
+                     {"tasks",
+                      {{"g/01_a",
+                        {{"worker",
+                          {{"1", {{"actions", {fail("quota_exceeded")}}}},
+                           {"2", {{"actions", {fail("quota_exceeded")}}}}}}}}}}});
+  auto first = ws.run({"--max-parallel", "1"}, "cooldown-wait-durable");
+  ASSERT_EQ(first.code, 86) << first.out << first.err;
+  ASSERT_EQ(clis(ws.runs_of("worker")), (std::vector<std::string>{"agy", "claude"}));
+
+  auto row = ws.status_of("g/02_b");
+  ASSERT_TRUE(row.is_object());
+  EXPECT_EQ(row["status"], "waiting") << row.dump();
+  ASSERT_TRUE(row["wait"].is_object()) << row.dump();
+  EXPECT_EQ(row["wait"]["kind"], "cool-down") << row.dump();
+  EXPECT_EQ(row["wait"]["target"], "agy-gemini") << "the one free first: " << row.dump();
+  ASSERT_TRUE(row["wait"]["until"].is_string()) << row.dump();
+  auto until = runtime::parse_utc_iso(row["wait"]["until"].get<std::string>());
+  ASSERT_TRUE(until) << row.dump();
+  EXPECT_TRUE(has(row.value("reason", ""), "to cool down until")) << row.dump();
+  std::set<std::string> cooling;
+  std::istringstream lines(ws.status_json());
+  for (std::string l; std::getline(lines, l);)
+    if (auto j = json::parse(l); j.value("event", "") == "cooldown")
+      cooling.insert(j.value("target", "") + " " + j.value("task", ""));
+  EXPECT_EQ(cooling, (std::set<std::string>{"agy-gemini g/01_a", "claude-opus g/01_a"}));
+
+  auto second = ws.run({"--max-parallel", "1"});
+  EXPECT_EQ(second.code, 2) << "g/01_a stays blocked\n" << second.out << second.err;
+  auto workers = ws.runs_of("worker");
+  ASSERT_EQ(workers.size(), 3u) << second.out;
+  EXPECT_EQ(workers[2].task, "g/02_b");
+  EXPECT_GE(workers[2].start_ms, *until - 200)
+    << "the restarted dispatcher ran a cooling target before the recorded end";
+  EXPECT_TRUE(has(second.out, "recorded before a restart")) << second.out;
+  EXPECT_FALSE(ws.archived("g/02_b").empty());
 }
 
 TEST(supervision, admission_runs_each_distinct_quota_probe_once_and_selection_skips_exhausted) {

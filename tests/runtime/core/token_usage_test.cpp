@@ -146,6 +146,12 @@ TEST(token_usage, texts_for_people) {
   u.cache_read_tokens = 300;
   u.cost_usd = 0.0123;
   EXPECT_EQ(usage_summary(u), "1,200 in · 40 out · 300 cache read · $0.0123");
+  // A CLI that reports its cache and reasoning counts as 0 says nothing of them.
+  u.cache_read_tokens = 0;
+  u.cache_write_tokens = 0;
+  u.reasoning_tokens = 0;
+  u.output_tokens = 0;
+  EXPECT_EQ(usage_summary(u), "1,200 in · 0 out · $0.0123");
 }
 
 } // namespace

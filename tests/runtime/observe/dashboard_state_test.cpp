@@ -29,6 +29,16 @@ status_task waiting_for_codex_reset(std::string name) {
   t.target = "codex";
   t.reset_wait_until = t0 + 600'000;
   t.wait = "quota-reset";
+  t.wait_target = "codex";
+  t.wait_until = t.reset_wait_until;
+  return t;
+}
+// A task whose stage waits for agy to cool down, 5 minutes after t0.
+status_task waiting_for_agy_to_cool_down(std::string name) {
+  auto t = task(std::move(name), "waiting", "waiting for agy to cool down");
+  t.wait = "cool-down";
+  t.wait_target = "agy";
+  t.wait_until = t0 + 300'000;
   return t;
 }
 
@@ -51,7 +61,8 @@ TEST(dashboard_state_of, shows_each_task_of_the_status_report_in_the_overview) {
              claim,
              task("g/05_block", "blocked", "no verdict"),
              task("g/06_stop", "user-review", "approve the milestone"),
-             task("g/07_ready", "ready")};
+             task("g/07_ready", "ready"),
+             waiting_for_agy_to_cool_down("g/09_cool")};
   r.summary.message = "1 task blocked";
   r.spent.input_tokens = 7200;
   r.spent.cost_usd = 0.0372;
@@ -68,7 +79,7 @@ TEST(dashboard_state_of, shows_each_task_of_the_status_report_in_the_overview) {
   EXPECT_EQ(j["source"], "state");
   EXPECT_EQ(j["dispatcher"]["alive"], true);
   EXPECT_EQ(j["counts"]["running"], 2);
-  EXPECT_EQ(j["counts"]["waiting"], 3);
+  EXPECT_EQ(j["counts"]["waiting"], 4);
   EXPECT_EQ(j["counts"]["ready"], 1);
   ASSERT_EQ(j["running"].size(), 1u);  // a stale attempt does not run
   EXPECT_EQ(j["running"][0]["task"], "g/01_run");
@@ -77,14 +88,19 @@ TEST(dashboard_state_of, shows_each_task_of_the_status_report_in_the_overview) {
   EXPECT_EQ(j["usage"], (json{{"input_tokens", 7200}, {"cost_usd", 0.0372}}))
     << "the state's total: every attempt, across restarts";
   EXPECT_EQ(j["usage_text"], "7,200 in · $0.0372");
-  ASSERT_EQ(j["waits"].size(), 3u) << j["waits"].dump(2);
+  ASSERT_EQ(j["waits"].size(), 4u) << j["waits"].dump(2);
   EXPECT_EQ(j["waits"][0]["kind"], "quota-reset");
   EXPECT_EQ(j["waits"][0]["tasks"][0]["until"], "2027-01-15T08:10:00.000Z");
   EXPECT_EQ(j["waits"][0]["tasks"][0]["target"], "codex");
-  EXPECT_EQ(j["waits"][1]["kind"], "claim");
-  EXPECT_EQ(j["waits"][1]["tasks"][0]["owner"], "g/01_run");
-  EXPECT_EQ(j["waits"][2]["kind"], "dependency");
-  EXPECT_EQ(j["waits"][2]["tasks"][0]["task"], "g/04_dep");
+  EXPECT_EQ(j["waits"][1]["kind"], "cool-down");
+  EXPECT_EQ(j["waits"][1]["tasks"][0]["task"], "g/09_cool");
+  EXPECT_EQ(j["waits"][1]["tasks"][0]["until"], "2027-01-15T08:05:00.000Z");
+  EXPECT_EQ(j["waits"][1]["tasks"][0]["target"], "agy");
+  EXPECT_EQ(j["waits"][2]["kind"], "claim");
+  EXPECT_EQ(j["waits"][2]["tasks"][0]["owner"], "g/01_run");
+  EXPECT_EQ(j["waits"][2]["tasks"][0]["until"], nullptr);
+  EXPECT_EQ(j["waits"][3]["kind"], "dependency");
+  EXPECT_EQ(j["waits"][3]["tasks"][0]["task"], "g/04_dep");
   ASSERT_EQ(j["blocked"].size(), 1u);
   EXPECT_EQ(j["blocked"][0]["retry"],
             "agent-dispatch run --workspace ws --retry-blocked --task-group g");
@@ -115,14 +131,23 @@ TEST(dashboard_targets_of, shows_what_the_state_knows_of_each_target) {
     R"({"role":"review","failure_class":"review-no-progress","selected_target":"codex","evidence":"no verdict"})";
   r.tasks = {running, reset, blocked};
   r.spent_by_target["claude"].input_tokens = 500;
+  // agy cools down after a quota failure of g/04_quota; codex's recorded
+  // cool-down ends before its reset wait does.
+  r.cooldowns["agy"] = recorded_cooldown{"agy", t0 + 300'000, "g/04_quota"};
+  r.cooldowns["codex"] = recorded_cooldown{"codex", t0 + 60'000, "g/02_reset"};
   auto j = dashboard_targets_of(r, now);
-  ASSERT_EQ(j["targets"].size(), 2u) << j.dump(2);
-  auto claude = j["targets"][0];
+  ASSERT_EQ(j["targets"].size(), 3u) << j.dump(2);
+  auto agy = j["targets"][0];
+  EXPECT_EQ(agy["target"], "agy");
+  EXPECT_EQ(agy["quota"], "cool-down");
+  EXPECT_EQ(agy["until"], "2027-01-15T08:05:00.000Z");
+  EXPECT_EQ(agy["quota_reason"], "a quota failure of g/04_quota");
+  auto claude = j["targets"][1];
   EXPECT_EQ(claude["target"], "claude");
   EXPECT_EQ(claude["usage_text"], "500 in");
   ASSERT_EQ(claude["running"].size(), 1u);
   EXPECT_EQ(claude["quota"], "");
-  auto codex = j["targets"][1];
+  auto codex = j["targets"][2];
   EXPECT_EQ(codex["quota"], "quota-reset");
   EXPECT_EQ(codex["until"], "2027-01-15T08:10:00.000Z");
   EXPECT_EQ(codex["failures"][0]["task"], "g/03_block");

@@ -143,5 +143,41 @@ TEST(status_usage, json_lines_carry_per_task_run_and_per_target_usage) {
             (json{{"input_tokens", 200}, {"output_tokens", 10}}));
 }
 
+// A live run's cool-downs as the state records them: a line per target in
+// the text, a "cooldown" JSON line each, and a task waiting for one names
+// the target and the end in its wait object.
+TEST(status_cooldowns, the_text_and_json_lines_name_the_target_and_its_end) {
+  auto r = report_with({});
+  r.cooldowns["agy"] = recorded_cooldown{"agy", t0 + 300'000, "g/01_a"};
+  status_task waiting;
+  waiting.name = "g/02_b";
+  waiting.stage = "worker";
+  waiting.status = "waiting";
+  waiting.reason = "waiting for agy to cool down until 2027-01-15T08:05:00.000Z";
+  waiting.wait = "cool-down";
+  waiting.wait_target = "agy";
+  waiting.wait_until = t0 + 300'000;
+  r.tasks = {waiting};
+  manual_clock clk(t0);
+  auto text = render_status_text(r, clk);
+  EXPECT_NE(text.find("cool-down: agy until 2027-01-15T08:05:00.000Z (a quota failure of g/01_a)"),
+            std::string::npos)
+    << text;
+  std::vector<json> lines;
+  std::istringstream in(render_status_json_lines(r));
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 4u); // dispatcher, the task, the cool-down, summary
+  EXPECT_EQ(lines[1].at("wait"), (json{{"kind", "cool-down"},
+                                       {"until", "2027-01-15T08:05:00.000Z"},
+                                       {"target", "agy"},
+                                       {"owner", ""}}));
+  EXPECT_EQ(lines[2], (json{{"event", "cooldown"},
+                            {"target", "agy"},
+                            {"until", "2027-01-15T08:05:00.000Z"},
+                            {"task", "g/01_a"}}));
+  EXPECT_EQ(lines[3].at("event"), "summary");
+}
+
 } // namespace
 } // namespace ad::runtime

@@ -122,28 +122,31 @@ TEST(select_target, rejects_exhausted_cooling_and_work_unit_exhausted_candidates
   EXPECT_TRUE(has_reason(later->candidates[0], reason_exhausted_for_work_unit));
 }
 
-TEST(cooldown_wait_until, names_the_first_free_target_only_when_cool_downs_alone_block) {
+TEST(cooldown_wait_of, names_the_first_free_target_only_when_cool_downs_alone_block) {
   auto pol = test_policy::load();
   auto zone = test_policy::seoul();
   auto r = request("cloud", 7); // candidates agy, claude
-  EXPECT_EQ(cooldown_wait_until(pol, zone, r), 0) << "no cool-downs: nothing to wait for";
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).until, 0) << "no cool-downs: nothing to wait for";
 
   target_cooldowns cool;
   cool.mark_exhausted("agy", monday_noon, std::nullopt, 900, "quota");
   cool.mark_exhausted("claude", monday_noon, std::nullopt, 600, "quota");
   r.cooldowns = &cool;
   ASSERT_FALSE(select_target(pol, zone, r).is_ok());
-  EXPECT_EQ(cooldown_wait_until(pol, zone, r), monday_noon + 600 * 1000);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).until, monday_noon + 600 * 1000);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).target, "claude");
 
   // The probe says claude is out of quota: only agy's cool-down counts.
   quota_snapshot q;
   q.status_by_target["claude"] = "exhausted";
   r.quota = &q;
-  EXPECT_EQ(cooldown_wait_until(pol, zone, r), monday_noon + 900 * 1000);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).until, monday_noon + 900 * 1000);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).target, "agy");
 
   // Both exhausted by the probe: waiting on the cool-downs would not help.
   q.status_by_target["agy"] = "exhausted";
-  EXPECT_EQ(cooldown_wait_until(pol, zone, r), 0);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).until, 0);
+  EXPECT_EQ(cooldown_wait_of(pol, zone, r).target, "");
 }
 
 TEST(select_target, failover_skips_used_targets_and_reports_when_none_is_left) {

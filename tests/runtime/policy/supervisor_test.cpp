@@ -484,6 +484,53 @@ TEST(supervisor, a_failover_waits_for_a_candidate_that_only_cools_down) {
   EXPECT_EQ(step_name(blocked.step), "block") << to_json(blocked.step).dump();
 }
 
+// The cool-down a quota failure starts, and a stage's wait for a target
+// that only cools down, are in the state: `status` reads them, and a
+// restarted dispatcher (whose cool-downs were in memory) keeps the wait.
+TEST(supervisor, cool_downs_and_cool_down_waits_are_recorded_in_the_state) {
+  world w;
+  w.prepare(setup::cloud_high); // agy, then claude
+  auto out = w.fail(w.request("worker", "provider-quota"));
+  ASSERT_EQ(step_name(out.step), "failover");
+  auto cooling = recorded_cooldowns(w.model, w.now);
+  ASSERT_EQ(cooling.size(), 1u);
+  EXPECT_EQ(cooling.at("agy").until, w.now + 900 * 1000) << "the policy's quota_cooldown_s";
+  EXPECT_EQ(cooling.at("agy").task, task_name);
+  EXPECT_TRUE(recorded_cooldowns(w.model, w.now + 900 * 1000).empty()) << "ended";
+  EXPECT_FALSE(pending_cooldown_wait(w.task(), "worker", w.now)) << "a failover now: no wait";
+
+  // A failover whose only candidate cools down (another task's quota
+  // failure) waits for it, and the wait is recorded with its end.
+  world v;
+  v.prepare(setup::cloud_high);
+  v.cooldowns.mark_exhausted("claude", v.now, std::nullopt, 600, "provider-quota on g/02_y");
+  auto waiting = v.fail(v.request("worker", "model-unavailable"));
+  ASSERT_EQ(step_name(waiting.step), "failover") << to_json(waiting.step).dump();
+  ASSERT_EQ(std::get<failover_step>(waiting.step).delay, 600 * 1000);
+  auto wait = pending_cooldown_wait(v.task(), "worker", v.now);
+  ASSERT_TRUE(wait.has_value());
+  EXPECT_EQ(wait->target, "claude");
+  EXPECT_EQ(wait->until, v.now + 600 * 1000);
+  EXPECT_FALSE(pending_cooldown_wait(v.task(), "review", v.now)) << "another stage";
+  EXPECT_FALSE(pending_cooldown_wait(v.task(), "worker", wait->until)) << "ended";
+
+  // The stage's success ends the recorded wait.
+  v.commit(on_attempt_succeeded(task_name, v.task(), "worker"));
+  EXPECT_FALSE(pending_cooldown_wait(v.task(), "worker", v.now));
+}
+
+TEST(supervisor, the_latest_recorded_cool_down_of_a_target_wins) {
+  state_model m;
+  m.tasks["a"].counters["cooldown_until:agy"] = 5000;
+  m.tasks["b"].counters["cooldown_until:agy"] = 9000;
+  m.tasks["b"].counters["cooldown_until:claude"] = 1000;
+  m.tasks["b"].counters["cooldown_wait:worker:agy"] = 7000; // a wait, not a cool-down
+  auto c = recorded_cooldowns(m, 2000);
+  ASSERT_EQ(c.size(), 1u) << "claude's ended";
+  EXPECT_EQ(c.at("agy").until, 9000);
+  EXPECT_EQ(c.at("agy").task, "b");
+}
+
 TEST(supervisor, quota_cooldown_is_shared_with_other_tasks_selection) {
   world w;
   w.prepare(setup::cloud_high);

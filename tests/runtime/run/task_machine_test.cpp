@@ -9,6 +9,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/report/event_render.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/policy/supervisor.hpp"
 #include "runtime/state/change.hpp"
 
 namespace ad::runtime {
@@ -392,10 +393,51 @@ TEST_F(task_machine_test, every_target_cooling_down_is_a_wait_then_a_new_choice)
   cooling.mark_exhausted("sim-b", t0, t0 + 90'000, 0, "quota");
   m.step(t0, task_ev::cooldowns_read{cooling});
   auto wait = m.step(t0, task_ev::task_state_read{true, state_});
-  EXPECT_EQ(names(wait), (std::vector<std::string>{"show", "wake_at"}));
+  // The wait is made durable first (status shows it, a restart keeps it).
+  ASSERT_EQ(names(wait), (std::vector<std::string>{"show", "make_durable"}));
   EXPECT_EQ(the<task_cmd::show>(wait).event.kind, run_event_kind::supervisor_wait);
-  EXPECT_EQ(the<task_cmd::wake_at>(wait).at, t0 + 60'000);
+  EXPECT_EQ(the<task_cmd::show>(wait).event.target, "sim-a") << "the target free first";
+  EXPECT_EQ(the<task_cmd::show>(wait).event.wait, wait_cool_down);
+  state_model model;
+  model.tasks[task_name] = state_;
+  for (const auto& c : the<task_cmd::make_durable>(wait).changes)
+    ASSERT_TRUE(apply_change(model, c).is_ok());
+  auto recorded = pending_cooldown_wait(model.tasks.at(task_name), "worker", t0);
+  ASSERT_TRUE(recorded.has_value());
+  EXPECT_EQ(recorded->target, "sim-a");
+  EXPECT_EQ(recorded->until, t0 + 60'000);
+  auto timer = m.step(t0 + 5, task_ev::durable{});
+  EXPECT_EQ(names(timer), (std::vector<std::string>{"checkpoint", "wake_at"}));
+  EXPECT_EQ(the<task_cmd::wake_at>(timer).at, t0 + 60'000);
   EXPECT_EQ(names(m.step(t0 + 60'000, task_ev::woke{})),
+            (std::vector<std::string>{"read_cooldowns"}));
+}
+
+TEST_F(task_machine_test, a_stop_while_a_cool_down_wait_is_made_durable_ends_the_task) {
+  task_machine m(ctx_, spec());
+  m.step(t0, task_ev::begun{});
+  target_cooldowns cooling;
+  cooling.mark_exhausted("sim-a", t0, t0 + 60'000, 0, "quota");
+  cooling.mark_exhausted("sim-b", t0, t0 + 90'000, 0, "quota");
+  m.step(t0, task_ev::cooldowns_read{cooling});
+  m.step(t0, task_ev::task_state_read{true, state_});
+  EXPECT_TRUE(m.step(t0 + 1, task_ev::stop{}).empty()) << "a request is open";
+  EXPECT_EQ(the<task_cmd::end_task>(m.step(t0 + 2, task_ev::durable{})).outcome, "cancelled");
+}
+
+TEST_F(task_machine_test, a_durable_cool_down_wait_holds_the_stage_after_a_restart) {
+  task_machine m(ctx_, spec());
+  state_.counters["cooldown_wait:worker:sim-b"] = t0 + 40'000;
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{}); // a new dispatcher: no cool-downs in memory
+  auto wait = m.step(t0, task_ev::task_state_read{true, state_});
+  EXPECT_EQ(names(wait), (std::vector<std::string>{"show", "wake_at"}));
+  EXPECT_EQ(the<task_cmd::wake_at>(wait).at, t0 + 40'000);
+  EXPECT_EQ(the<task_cmd::show>(wait).event.target, "sim-b");
+  EXPECT_NE(the<task_cmd::show>(wait).event.reason.find("recorded before a restart"),
+            std::string::npos);
+  // After it, the stage chooses again (and starts: nothing cools down).
+  EXPECT_EQ(names(m.step(t0 + 40'000, task_ev::woke{})),
             (std::vector<std::string>{"read_cooldowns"}));
 }
 

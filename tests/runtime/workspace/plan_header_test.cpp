@@ -48,5 +48,14 @@ TEST(plan_header, identity_key_changes_with_the_header_not_the_body) {
   EXPECT_TRUE(read_plan_header_file(dir.path() / "missing.md").error().is_not_found());
 }
 
+TEST(plan_header, the_key_of_a_text_read_already_is_the_key_of_its_file) {
+  test::temp_dir dir;
+  for (std::string text : {"<!-- task=a plan=1 tag=t -->\nbody\n", "no header\n", ""}) {
+    auto path = dir.write("p.md", text);
+    EXPECT_EQ(plan_identity_key_of(parse_plan_header(text), text), plan_identity_key(path))
+      << text;
+  }
+}
+
 } // namespace
 } // namespace ad::runtime
