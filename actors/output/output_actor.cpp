@@ -31,8 +31,12 @@ void draw_board(output_state& st) {
   if (st.config.live_output)
     for (const auto& [id, a] : st.board.running())
       st.board.set_live(id, st.config.live_output(id, a.locator));
+  auto now = st.config.clock->now();
+  if (st.config.console_lines)
+    for (const auto& line : st.config.console_lines())
+      st.board.note(now, line);
   st.size = terminal_now(st);
-  auto frame = st.board.frame(st.config.clock->now(), st.config.colours, st.size);
+  auto frame = st.board.frame(now, st.config.colours, st.size);
   *st.config.stream << st.screen.replace(frame, st.size);
   st.config.stream->flush();
   st.dirty = false;

@@ -46,6 +46,10 @@ struct output_config {
   // (`run --web`: the dashboard's view and event streams; the notify
   // rules' queue); it must not wait. Null: none.
   std::function<void(const runtime::run_event&)> observer;
+  // The messages logged for people since the last frame, shown on the
+  // board (runtime::take_held_console_lines while the CLI holds the
+  // console); null: none.
+  std::function<std::vector<std::string>()> console_lines;
 };
 
 // lines when stdout is not a terminal, board when it is; json_lines wins.

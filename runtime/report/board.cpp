@@ -226,6 +226,12 @@ void run_board::set_live(const std::string& identity, const attempt_live& live) 
   it->second.usage = tokens ? format_token_count(*tokens) + " tok" : "";
 }
 
+void run_board::note(millis time, const std::string& line) {
+  recent_.emplace_back(time, one_line(line));
+  while (recent_.size() > options_.recent_events)
+    recent_.pop_front();
+}
+
 std::string run_board::clock_text(millis t) const {
   return format_local_clock(t, options_.utc_offset ? options_.utc_offset(t) : 0);
 }

@@ -86,6 +86,9 @@ public:
   // What a running attempt (by identity) shows now: its last rendered
   // output line and its tokens so far; ignored for an attempt not running.
   void set_live(const std::string& identity, const attempt_live& live);
+  // A message the dispatcher logged for people while the board was on the
+  // screen (logging.hpp hold_console), shown among the recent lines.
+  void note(millis time, const std::string& line);
 
   // The whole board; every line ends with '\n'. With a known terminal size,
   // every line fits its width and the frame leaves the last row free.

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <spdlog/common.h>
 
@@ -34,5 +36,17 @@ std::filesystem::path log_file_path(const std::filesystem::path& state_root);
 
 // Installs the default logger. An empty state_root means console only.
 status setup_logging(const std::filesystem::path& state_root, const logging_options& options);
+
+// While the terminal board is on the screen, a message written to stderr
+// lands inside its frame, and the next redraw, which moves back over the
+// lines it drew, leaves it and old frame lines behind. hold_console(true)
+// keeps the console's messages instead ("warning: node n1: ...", at most
+// max_held_console_lines, the oldest dropped) for the board to show
+// (take_held_console_lines); hold_console(false) writes what is still held
+// to stderr and lets later messages through. The log file gets every
+// message either way. Thread-safe; without setup_logging, nothing is held.
+inline constexpr std::size_t max_held_console_lines = 100;
+void hold_console(bool hold);
+std::vector<std::string> take_held_console_lines();
 
 } // namespace ad::runtime

@@ -331,6 +331,14 @@ int run_loop(const run_loop_options& opt) {
       if (n)
         n->observe(e);
     };
+  // A warning written to the terminal the board is on would break its
+  // redraw: the board shows it among its recent lines instead (and the
+  // log file has it), until the output actor has stopped.
+  bool hold = out_cfg.format == actors::output_format::board && ::isatty(STDERR_FILENO);
+  if (hold) {
+    runtime::hold_console(true);
+    out_cfg.console_lines = [] { return runtime::take_held_console_lines(); };
+  }
   auto output = actors::spawn_output(sys, out_cfg);
   ctx->out = output;
 
@@ -376,6 +384,8 @@ int run_loop(const run_loop_options& opt) {
     self->request(output, std::chrono::seconds(30), messages::stop_output{})
       .receive([](const messages::output_flushed&) {}, [](const caf::error&) {});
   }
+  if (hold)
+    runtime::hold_console(false);  // what came after the last frame goes below it
   shut_down(sys, {caf::actor_cast<caf::actor>(pool), caf::actor_cast<caf::actor>(claims),
                   caf::actor_cast<caf::actor>(host), caf::actor_cast<caf::actor>(process),
                   caf::actor_cast<caf::actor>(supervisor),

@@ -4,6 +4,8 @@
 // colour codes, and flush/stop reply only after everything is written.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -276,6 +278,23 @@ TEST_F(output_actor_test, summary_draws_the_final_frame_and_stop_quits) {
   // The actor is gone: a later flush gets no reply.
   EXPECT_FALSE(ask(flush_output{}));
   actor_ = nullptr;
+}
+
+// A warning logged while the board is on the screen is drawn inside the
+// frame, among the recent lines, not written over it.
+TEST_F(output_actor_test, board_shows_the_held_console_lines_in_its_frame) {
+  output_config config;
+  auto held = std::make_shared<std::vector<std::string>>(
+    std::vector<std::string>{"warning: node n1: not reachable"});
+  config.console_lines = [held] { return std::exchange(*held, {}); };
+  start(output_format::board, runtime::colour_mode::plain, config);
+  caf::anon_send(actor_, summary(t0, 2, "done"));
+  sched_.run();
+  auto text = out_->str();
+  auto recent = text.find("recent:");
+  ASSERT_NE(recent, std::string::npos) << text;
+  EXPECT_NE(text.find("warning: node n1: not reachable", recent), std::string::npos) << text;
+  EXPECT_TRUE(held->empty()) << "taken once";
 }
 
 TEST(output_format_choice, json_wins_then_terminal_means_board) {

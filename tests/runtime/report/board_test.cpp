@@ -167,6 +167,16 @@ TEST(run_board, keeps_only_the_last_events) {
   EXPECT_NE(frame.find("5 waiting"), std::string::npos);
 }
 
+TEST(run_board, a_note_is_one_recent_line_in_local_time) {
+  run_board board(board_options{.recent_events = 2, .max_attempt_rows = 20});
+  board.note(t0, "warning: node n1: not reachable\n(connection refused)");
+  auto frame = board.frame(t0, colour_mode::plain);
+  auto recent = frame.substr(frame.find("recent:"));
+  EXPECT_NE(recent.find("warning: node n1: not reachable (connection refused)"), std::string::npos)
+    << frame;
+  EXPECT_EQ(recent.find('Z'), std::string::npos) << "no UTC stamp: " << frame;
+}
+
 TEST(run_board, ansi_colours_only_when_allowed) {
   run_board board;
   board.apply(scanned({{"g/01_a", "", "blocked", "x"}}));

@@ -51,5 +51,33 @@ TEST(logging, unusable_root_is_reported_and_console_still_works) {
   spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
 }
 
+TEST(logging, a_held_console_keeps_its_messages_for_the_board_and_the_file_gets_them) {
+  test::temp_dir dir;
+  ASSERT_TRUE(setup_logging(dir.path(), logging_options{}));
+  hold_console(true);
+  testing::internal::CaptureStderr();
+  spdlog::warn("node {}: not reachable", "n1");
+  spdlog::info("below the console level");
+  for (std::size_t i = 0; i < max_held_console_lines + 5; ++i)
+    spdlog::error("line {}", i);
+  auto held = take_held_console_lines();
+  spdlog::warn("after the last frame");
+  hold_console(false);
+  spdlog::warn("let through");
+  auto written = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(held.size(), max_held_console_lines) << "the oldest are dropped";
+  EXPECT_EQ(held.front(), "error: line 5");
+  EXPECT_EQ(held.back(), "error: line " + std::to_string(max_held_console_lines + 4));
+  EXPECT_TRUE(take_held_console_lines().empty());
+  EXPECT_EQ(written, "agent-dispatch: warning: after the last frame\n"
+                     "agent-dispatch: warning: let through\n")
+    << "nothing held reached stderr; what was left when the hold ended did";
+  spdlog::default_logger()->flush();
+  auto text = read_file(log_file_path(dir.path()), 1 << 20);
+  ASSERT_TRUE(text) << text.error().to_string();
+  EXPECT_NE(text->find("node n1: not reachable"), std::string::npos);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+}
+
 } // namespace
 } // namespace ad::runtime

@@ -385,13 +385,18 @@ TEST_F(task_machine_test, a_stop_while_the_host_places_starts_nothing_once_it_an
   EXPECT_EQ(the<task_cmd::end_task>(m.step(t0 + 3, task_ev::durable{})).outcome, "cancelled");
 }
 
-TEST_F(task_machine_test, every_target_cooling_down_is_a_wait_then_a_new_choice) {
-  task_machine m(ctx_, spec());
-  m.step(t0, task_ev::begun{});
+// Both policy targets cool down: sim-a until t0 + 60 s, sim-b until t0 + 90 s.
+target_cooldowns both_cooling() {
   target_cooldowns cooling;
   cooling.mark_exhausted("sim-a", t0, t0 + 60'000, 0, "quota");
   cooling.mark_exhausted("sim-b", t0, t0 + 90'000, 0, "quota");
-  m.step(t0, task_ev::cooldowns_read{cooling});
+  return cooling;
+}
+
+TEST_F(task_machine_test, every_target_cooling_down_is_a_wait_then_a_new_choice) {
+  task_machine m(ctx_, spec());
+  m.step(t0, task_ev::begun{});
+  m.step(t0, task_ev::cooldowns_read{both_cooling()});
   auto wait = m.step(t0, task_ev::task_state_read{true, state_});
   // The wait is made durable first (status shows it, a restart keeps it).
   ASSERT_EQ(names(wait), (std::vector<std::string>{"show", "make_durable"}));
@@ -416,10 +421,7 @@ TEST_F(task_machine_test, every_target_cooling_down_is_a_wait_then_a_new_choice)
 TEST_F(task_machine_test, a_stop_while_a_cool_down_wait_is_made_durable_ends_the_task) {
   task_machine m(ctx_, spec());
   m.step(t0, task_ev::begun{});
-  target_cooldowns cooling;
-  cooling.mark_exhausted("sim-a", t0, t0 + 60'000, 0, "quota");
-  cooling.mark_exhausted("sim-b", t0, t0 + 90'000, 0, "quota");
-  m.step(t0, task_ev::cooldowns_read{cooling});
+  m.step(t0, task_ev::cooldowns_read{both_cooling()});
   m.step(t0, task_ev::task_state_read{true, state_});
   EXPECT_TRUE(m.step(t0 + 1, task_ev::stop{}).empty()) << "a request is open";
   EXPECT_EQ(the<task_cmd::end_task>(m.step(t0 + 2, task_ev::durable{})).outcome, "cancelled");
