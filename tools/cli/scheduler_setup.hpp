@@ -10,6 +10,9 @@
 // every few milliseconds: 0.4 to 2% of a core and 250 to 2,500 context
 // switches a second with every agent silent) and leaves the jobs an actor
 // enqueues from a worker on that worker's own queue.
+// It also caps glibc's malloc arenas at two (mallopt(M_ARENA_MAX)): with an
+// arena per busy worker the dispatcher's peak RSS was about 10% higher for
+// the same heap (docs/bench.md). Call it before any thread starts.
 
 #include <cstddef>
 
