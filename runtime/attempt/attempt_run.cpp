@@ -283,7 +283,7 @@ void attempt_run::settle_usage_at_end(uint64_t lost_stream_lines) {
                                 setup_.prices ? &*setup_.prices : nullptr);
 }
 
-void attempt_run::write_locator() {
+void attempt_run::write_locator(durability mode) {
   locator_written_at_ = clock_->now();
   locator_.updated_at = locator_written_at_;
   // An adopted attempt's stream is read again from its first line: what the
@@ -291,7 +291,7 @@ void attempt_run::write_locator() {
   if (auto u = usage(); !u.empty())
     locator_.usage = std::move(u);
   auto text = dump_json(locator_to_json(locator_), 2);
-  if (auto st = write_file_atomic(locator_path_, text); !st)
+  if (auto st = write_file_atomic(locator_path_, text, mode); !st)
     locator_.extra["locator_write_error"] = st.to_string();
   else if (locator_.extra.contains("locator_write_error"))
     locator_.extra.erase("locator_write_error");
@@ -351,13 +351,13 @@ status attempt_run::append_row(const work_log_event& event) {
 void attempt_run::on_keeper_started(int pid, std::string start_token) {
   locator_.keeper_pid = pid;
   locator_.keeper_start_token = std::move(start_token);
-  write_locator();
+  write_locator(durability::buffered);
 }
 
 void attempt_run::on_started(int pid, std::string start_token) {
   locator_.agent_pid = pid;
   locator_.agent_start_token = std::move(start_token);
-  write_locator();
+  write_locator(durability::buffered);
 }
 
 line_outcome attempt_run::on_line(output_channel channel, std::string_view text, bool truncated,
@@ -378,7 +378,7 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
   out.no_progress = std::move(step.no_progress);
   if (clock_->now() - locator_written_at_ >= usage_refresh_ms)
     if (auto u = usage(); !u.empty() && locator_.usage != u)
-      write_locator();  // tokens so far, for the live views
+      write_locator(durability::buffered);  // tokens so far, for the live views
 
   if (step.discovered_session_id && locator_.session_id != step.discovered_session_id) {
     locator_.session_id = *step.discovered_session_id;
@@ -386,7 +386,7 @@ line_outcome attempt_run::on_line(output_channel channel, std::string_view text,
       locator_.native_session_path =
         claude_session_path(claude_projects_, setup_.workspace, *locator_.session_id).string();
     resolve_native_session();
-    write_locator();
+    write_locator(durability::buffered);
     out.session_discovered = true;
   }
   return out;
@@ -471,7 +471,7 @@ void attempt_run::heartbeat(int64_t silent_ms) {
   if (kind() == adapter_kind::pi)
     line += " pi_phase=" + (pi_phase_.empty() ? std::string{"starting"} : pi_phase_);
   heartbeat_line(line);
-  write_locator();
+  write_locator(durability::buffered);
 }
 
 void attempt_run::inspect_silence(int64_t silent_ms) {

@@ -35,6 +35,7 @@
 #include "runtime/agents/terminal_diagnostics.hpp"
 #include "runtime/attempt/attempt_files.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/core/files.hpp"
 #include "runtime/core/status.hpp"
 #include "runtime/policy/usage_policy.hpp"
 #include "runtime/worklog/work_log.hpp"
@@ -224,7 +225,15 @@ public:
 
 private:
   attempt_run() = default;
-  void write_locator();
+  // Replaces locator.json (write_file_atomic). Synced where a later action
+  // depends on what it says after a crash of the machine: the final status
+  // (the task's next step follows it), an adoption, a silence inspection.
+  // The rewrites naming the keeper and the agent, the session and the usage
+  // so far, and a heartbeat are atomic but not synced: they matter while
+  // the machine runs (a restart after a power loss finds no process alive,
+  // and the first locator's marker, synced before the spawn, says so);
+  // docs/attempt-files.md.
+  void write_locator(durability mode = durability::synced);
   status start_output(const attempt_setup& setup);
   void find_agent_homes(const attempt_setup& setup);
   void heartbeat_line(std::string_view text);

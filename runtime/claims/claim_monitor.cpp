@@ -63,20 +63,22 @@ const watched_attempt* claim_monitor::find(const std::string& identity) const {
 
 pending_judgement claim_monitor::from_events(const std::vector<write_event>& events,
                                              millis now) {
-  pending_judgement out;
-  std::set<std::string> markers;
+  // The attempts of the window, by reference: their windows are copied out
+  // only when something is left to judge (most drains find nothing).
+  std::vector<const watched_attempt*> kept;
   for (const auto& [id, a] : attempts_) {
     auto e = ended_.find(id);
-    if (e == ended_.end() || e->second + options_.slack >= now) {
-      out.attempts.push_back(window_of(a));
-      if (!a.marker.empty())
-        markers.insert(a.marker);
-    }
+    if (e == ended_.end() || e->second + options_.slack >= now)
+      kept.push_back(&a);
   }
+  auto known_marker = [&kept](const std::string& marker) {
+    return std::any_of(kept.begin(), kept.end(),
+                       [&marker](const watched_attempt* a) { return a->marker == marker; });
+  };
   const bool settle = options_.settle > 0 && options_.path_exists;
   std::vector<write_event> judged;
   for (const auto& e : events) {
-    if (e.what != write_kind::lost && !e.marker.empty() && !markers.count(e.marker)) {
+    if (e.what != write_kind::lost && !e.marker.empty() && !known_marker(e.marker)) {
       if (held_.size() < options_.max_held_events)
         held_.emplace_back(now, e);
       continue;
@@ -100,9 +102,15 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
       judged.insert(judged.end(), it->second.events.begin(), it->second.events.end());
     it = settling_.erase(it);
   }
+  pending_judgement out;
+  if (judged.empty())
+    return out;
   out.changes = observed_from_events(judged, now);
   if (out.changes.empty())
-    out.attempts.clear();
+    return out;
+  out.attempts.reserve(kept.size());
+  for (const auto* a : kept)
+    out.attempts.push_back(window_of(*a));
   return out;
 }
 

@@ -1,18 +1,18 @@
 #include "tools/cli/scheduler_setup.hpp"
 
-#include <chrono>
+#include <malloc.h>
 
-#include <caf/timespan.hpp>
+#include <caf/atom.hpp>
 
 namespace ad::cli {
 
 void configure_scheduler(caf::actor_system_config& cfg, size_t threads) {
-  using namespace std::chrono_literals;
+  cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-threads", threads);
-  cfg.set("work-stealing.aggressive-poll-attempts", size_t{20});
-  cfg.set("work-stealing.moderate-poll-attempts", size_t{20});
-  cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{50us});
-  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{50ms});
+  // glibc gives a thread that finds the arenas busy an arena of its own (up
+  // to eight per core), each keeping what was freed in it: two are enough
+  // for workers that mostly wait on one queue.
+  mallopt(M_ARENA_MAX, 2);
 }
 
 } // namespace ad::cli

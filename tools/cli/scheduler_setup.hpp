@@ -1,17 +1,18 @@
 #pragma once
-// How `run` and `node` set up CAF's work-stealing scheduler: `threads`
-// workers (attempt and state actors block on fsync, so a run needs more
-// than there are cores: docs/bench.md), and worker threads that, once idle,
-// sleep on their condition variable instead of polling. CAF's defaults poll
-// 100 times back to back, then 500 times with 50 us sleeps (25 ms of
-// wake-ups after every message), then wake every 10 ms to steal: eight idle
-// workers cost about 2% of a core and 2,500 context switches a second while
-// every agent is silent (bench/run/idle_bench.sh). Here an idle worker polls
-// 20 times, then 20 times with 50 us sleeps (about 1 ms), then sleeps until
-// work is enqueued for it or 50 ms have passed. A job enqueued for a
-// sleeping worker wakes it at once; the 50 ms bound how long work queued
-// behind a worker that blocks (an fsync) waits to be stolen: 100 ms made
-// runs slower, 10 ms cost four times the idle CPU.
+// How `run` and `node` set up CAF's scheduler: `threads` workers (attempt
+// and state actors block on fsync, so a run needs more than there are
+// cores: docs/bench.md) sharing one queue (CAF's work-sharing policy).
+// An idle worker sleeps on the queue's condition variable until a job is
+// enqueued, with no timeout: a dispatcher whose agents are all silent wakes
+// only for its own timers (bench/run/idle_bench.sh). A worker blocked in an
+// fsync holds no queue of its own, so nothing waits behind it to be stolen.
+// CAF's default work-stealing policy polls instead (every idle worker wakes
+// every few milliseconds: 0.4 to 2% of a core and 250 to 2,500 context
+// switches a second with every agent silent) and leaves the jobs an actor
+// enqueues from a worker on that worker's own queue.
+// It also caps glibc's malloc arenas at two (mallopt(M_ARENA_MAX)): with an
+// arena per busy worker the dispatcher's peak RSS was about 10% higher for
+// the same heap (docs/bench.md). Call it before any thread starts.
 
 #include <cstddef>
 
