@@ -5,8 +5,10 @@
 # Usage: tools/setup.sh [--fuzz | --test]
 #   --fuzz  also clang and its libFuzzer runtime (tools/fuzz.sh)
 #   --test  also what the tests look through as a person would: tmux (the
-#           terminal board, tests/e2e/board_tmux_test.sh) and chromium (the
+#           terminal board, tests/e2e/board_tmux_test.sh), chromium (the
 #           dashboard page in headless Chromium, tests/e2e/dashboard_test.cpp)
+#           and time (/usr/bin/time: the benchmarks' wall time and peak RSS,
+#           tests/e2e/bench_scripts_test.sh)
 set -euo pipefail
 
 packages=(
@@ -22,7 +24,7 @@ if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
 if [ "${1:-}" = "--test" ]; then
-  packages+=(tmux chromium)
+  packages+=(tmux chromium time)
 fi
 
 missing=()

@@ -41,7 +41,9 @@ cleanup() {
     kill -INT "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   fi
-  [ -z "$keep" ] && rm -rf "$work"
+  if [ -z "$keep" ]; then
+    rm -rf "$work"
+  fi
   return 0
 }
 trap cleanup EXIT

@@ -42,9 +42,15 @@ else
   work=$(mktemp -d "${TMPDIR:-/tmp}/ad-restart-bench.XXXXXX")
 fi
 pid=
+# Under `set -e` a failing last command of an && list ends the trap too:
+# every step here is an if, so the work folder goes whatever is left.
 cleanup() {
-  [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  [ -z "$keep" ] && rm -rf "$work"
+  if [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [ -z "$keep" ]; then
+    rm -rf "$work"
+  fi
   return 0
 }
 trap cleanup EXIT

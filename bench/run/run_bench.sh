@@ -70,9 +70,15 @@ for candidate in /sys/fs/cgroup /sys/fs/cgroup/unified; do
     break
   fi
 done
+# Under `set -e` a failing last command of an && list ends the trap too:
+# every step here is an if, so the work folder goes whatever is left.
 cleanup() {
-  [ -n "$cgroot" ] && rmdir "$cgroot"/ad-run-bench-$$-* 2>/dev/null
-  [ -z "$keep" ] && rm -rf "$work"
+  if [ -n "$cgroot" ]; then
+    rmdir "$cgroot"/ad-run-bench-$$-* 2>/dev/null || true
+  fi
+  if [ -z "$keep" ]; then
+    rm -rf "$work"
+  fi
   return 0
 }
 trap cleanup EXIT
