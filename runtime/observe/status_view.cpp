@@ -93,8 +93,8 @@ status_report build_status_report(const status_input& in, const clock& clk) {
     row.wait_owner = t.wait_owner;
     if (auto s = scanned.find(t.name); s != scanned.end()) {
       int64_t plan = plan_number_of(*s->second);
-      for (const auto& [key, count] : model.attempt_counters)
-        if (key.task == t.name && key.plan == plan) {
+      for (const auto& [key, count] : task_attempt_counters(model, t.name))
+        if (key.plan == plan) {
           row.attempts += count;
           row.attempts_by_role[key.role] += count;
         }

@@ -87,8 +87,8 @@ active_probe probe_active_stage(const std::string& task, const task_state& st,
   if (locator_path.empty()) {
     int64_t plan = 0;
     int64_t attempt = 0;
-    for (const auto& [key, value] : state.attempt_counters)
-      if (key.task == task && key.role == st.active_stage && value > 0 &&
+    for (const auto& [key, value] : task_attempt_counters(state, task))
+      if (key.role == st.active_stage && value > 0 &&
           (key.plan > plan || (key.plan == plan && value > attempt))) {
         plan = key.plan;
         attempt = value;

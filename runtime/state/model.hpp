@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -209,6 +210,25 @@ struct state_model {
   std::map<std::string, attempt_spend> spent;
   bool operator==(const state_model&) const = default;
 };
+
+// The attempt counters of one task (every plan and role), in key order: a
+// range of state.attempt_counters found by lower_bound, so a caller that
+// asks for every task does not walk every counter for each.
+struct attempt_counter_range {
+  std::map<attempt_key, int64_t>::const_iterator first, last;
+  auto begin() const { return first; }
+  auto end() const { return last; }
+};
+
+inline attempt_counter_range task_attempt_counters(const state_model& state,
+                                                   const std::string& task) {
+  const auto& counters = state.attempt_counters;
+  auto first = counters.lower_bound(attempt_key{task, std::numeric_limits<int64_t>::min(), ""});
+  auto last = first;
+  while (last != counters.end() && last->first.task == task)
+    ++last;
+  return {first, last};
+}
 
 std::string to_string(route_transition x);
 std::string to_string(claim_kind x);

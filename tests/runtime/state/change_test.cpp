@@ -80,6 +80,28 @@ TEST(state_change, attempt_counter_never_goes_back) {
   EXPECT_TRUE(s.attempt_counters.empty());
 }
 
+TEST(state_change, a_tasks_attempt_counters_are_its_own_whatever_the_names_around_it) {
+  state_model s;
+  s.attempt_counters[{"a", 1, "worker"}] = 2;
+  s.attempt_counters[{"a", -3, "review"}] = 1;
+  s.attempt_counters[{"a", 2, "review"}] = 4;
+  s.attempt_counters[{"a/b", 1, "worker"}] = 7;
+  s.attempt_counters[{"ab", 1, "worker"}] = 8;
+  s.attempt_counters[{"", 1, "worker"}] = 9;
+  std::vector<std::pair<attempt_key, int64_t>> got;
+  for (const auto& kv : task_attempt_counters(s, "a"))
+    got.emplace_back(kv);
+  std::vector<std::pair<attempt_key, int64_t>> want{{{"a", -3, "review"}, 1},
+                                                    {{"a", 1, "worker"}, 2},
+                                                    {{"a", 2, "review"}, 4}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(std::distance(task_attempt_counters(s, "a/b").begin(),
+                          task_attempt_counters(s, "a/b").end()),
+            1);
+  auto none = task_attempt_counters(s, "b");
+  EXPECT_EQ(none.begin(), none.end());
+}
+
 TEST(state_change, claims_are_replaced_whole_and_released) {
   state_model s;
   ASSERT_TRUE(apply_change(s, replace_claim{task, {claim_kind::paths, {"/a", "/b"}}}));
@@ -219,7 +241,7 @@ std::vector<state_change> one_of_each() {
           set_retry_handoff{task, {"h", "t", "/l"}},
           clear_retry_handoff{task},
           record_attempt_started{task, "worker", 2, "worker", 1, "/l2", "h"},
-          set_intervention{task, {{"p"}, "i", {"/a"}, {"/b"}, 3}},
+          set_intervention{task, {{"p"}, "i", {"/a"}, {"/b"}, 3, {}}},
           clear_intervention{task},
           record_write_set{task, "a1", snapshot_phase::after, {{"/a", true, 1, 2, "h"}}},
           remove_task{task},

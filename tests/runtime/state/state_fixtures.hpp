@@ -47,7 +47,7 @@ inline state_model sample_state() {
   t.quota = quota_snapshot{5, {{"a", "unknown"}}};
   t.handoff = retry_handoff{"h-1", "codex:gpt", "/state/runs/y/locator.json"};
   t.intervention = intervention_context{{"file-already-exists"}, "edit, do not create",
-                                        {"/w/a.cpp"}, {"/w/a.cpp"}, 77};
+                                        {"/w/a.cpp"}, {"/w/a.cpp"}, 77, {}};
   t.write_sets["a01"] = {{{"/w/a.cpp", false, 0, 0, ""}},
                          {{"/w/a.cpp", true, 12, 99, std::string(64, 'a')}}};
   s.tasks["auth/02+01_api"] = t;
