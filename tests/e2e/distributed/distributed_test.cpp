@@ -535,7 +535,8 @@ TEST_F(distributed_tls, a_partitioned_node_is_fenced_replaced_and_taken_back_aft
   veth_namespace ns;
   auto why = ns.create("adtest" + std::to_string(::getpid() % 100000), 10 + ::getpid() % 200);
   if (!why.empty())
-    GTEST_SKIP() << "the kernel refused a network namespace with a veth pair: " << why;
+    FAIL() << "the kernel refused a network namespace with a veth pair: " << why
+           << "\n(the partition tests need root and a kernel that allows `ip netns` and veth)";
   create(16, 300, 10);
   if (HasFatalFailure())
     return;
@@ -576,7 +577,8 @@ TEST_F(distributed_tls, a_partition_shorter_than_the_lease_loses_nothing) {
   veth_namespace ns;
   auto why = ns.create("adblip" + std::to_string(::getpid() % 100000), 10 + (::getpid() + 1) % 200);
   if (!why.empty())
-    GTEST_SKIP() << "the kernel refused a network namespace with a veth pair: " << why;
+    FAIL() << "the kernel refused a network namespace with a veth pair: " << why
+           << "\n(the partition tests need root and a kernel that allows `ip netns` and veth)";
   // A lease long enough to reconnect within it: heartbeats every 300 ms,
   // the connection given up after 1.2 s.
   lease_ms = 6000;
