@@ -1,5 +1,6 @@
 #include "actors/core/coroutine_host.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -97,7 +98,12 @@ void coroutine_host::wake(uint64_t token) {
 void coroutine_host::reschedule() {
   if (destroying_ || timers_.empty() || !schedule_)
     return;
-  auto due = timers_.begin()->first;
+  // At most max_wake_ahead ahead: a wake message holds its actor, and CAF
+  // 0.17 cannot take one back from the clock, so an actor that exits with a
+  // far deadline pending (an attempt's silence inspection) is freed within
+  // that time instead of at the deadline. A longer wait costs one message
+  // per hop.
+  auto due = std::min(timers_.begin()->first, now_() + max_wake_ahead);
   for (auto& [token, at] : scheduled_)
     if (at <= due)
       return;  // a wake arrives in time for the earliest deadline

@@ -4,7 +4,8 @@
 // with it every frame still suspended, when the actor exits: no frame leaks,
 // no resumption after exit) and is bound once to its actor. Timers are one
 // internal message to self, (wake_atom, token), scheduled at the earliest
-// pending deadline; the actor's behavior must route it to wake() (see
+// pending deadline, at most max_wake_ahead ahead (a pending wake keeps
+// an exited actor's memory); the actor's behavior must route it to wake() (see
 // wake_handler()), and a typed actor must list it in its interface (extend
 // it with coroutine_wake). All members run on the owning actor only; never
 // share a host between actors. Error contract: nothing here throws; an
@@ -20,6 +21,7 @@
 #include <caf/sec.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <chrono>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +63,9 @@ struct wait_slot {
 
 class coroutine_host {
 public:
+  // How far ahead a wake message is scheduled at most (see reschedule()).
+  static constexpr std::chrono::seconds max_wake_ahead{5};
+
   coroutine_host() = default;
   coroutine_host(const coroutine_host&) = delete;
   coroutine_host& operator=(const coroutine_host&) = delete;

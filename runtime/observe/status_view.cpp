@@ -1,5 +1,7 @@
 #include "runtime/observe/status_view.hpp"
 
+#include <algorithm>
+
 #include "runtime/policy/supervisor.hpp"
 #include "runtime/policy/tactical.hpp"
 #include "runtime/process/liveness.hpp"
@@ -11,13 +13,22 @@
 namespace ad::runtime {
 namespace {
 
+// The target of `stage`: its current decision, which a completed task no
+// longer keeps (complete_orchestration_task) but its route history does;
+// for a later stage without one, the worker's that completed; else the
+// latest decision.
 std::string current_target(const task_state& st, const std::string& stage) {
   if (auto it = st.decisions.find(stage); it != st.decisions.end())
     return it->second.selected_target;
+  const auto& history = st.route_history;
+  auto latest = std::find_if(history.rbegin(), history.rend(),
+                             [&](const route_decision& d) { return d.stage == stage; });
+  if (st.decisions.empty() && latest != history.rend())
+    return latest->selected_target;
   if (st.completing_decision && stage != "worker")
     return st.completing_decision->selected_target;
-  if (!st.route_history.empty())
-    return st.route_history.back().selected_target;
+  if (!history.empty())
+    return history.back().selected_target;
   return {};
 }
 

@@ -176,6 +176,14 @@ status apply_change(state_model& state, const state_change& change) {
         auto& rec = it->second.tasks[c.task];
         rec.status = orchestration_task_status::complete;
         rec.archive = c.archive;
+        // Routing is over: the task's current decision per stage, which only
+        // routing an attempt reads and which repeats the latest route_history
+        // entry of its stage, goes (finished tasks are most of a long run's
+        // state). The rest stays (route history, completing decision, write
+        // sets, counters), so a task folder that comes back goes on from
+        // where the state says it was.
+        if (auto task = state.tasks.find(c.task); task != state.tasks.end())
+          task->second.decisions.clear();
         return status::ok();
       },
       [&](const record_attempt_usage& c) -> status {

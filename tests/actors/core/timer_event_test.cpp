@@ -37,6 +37,52 @@ TEST_F(coroutine_test, ActorQuittingWhileAsleepDestroysTheFrame) {
   EXPECT_TRUE(rec->log.empty());
 }
 
+task<void> long_nap(client_actor* self, record_ptr rec, caf::actor) {
+  frame_guard guard{rec};
+  auto pause = sleep_for(self->state.coro, 180s);
+  co_await pause;
+  rec->log.push_back("awake");
+}
+
+// A wake message holds its actor and the clock cannot take it back: an
+// actor that exits with a far deadline pending (an attempt's silence
+// inspection) is freed within max_wake_ahead, not at the deadline.
+TEST_F(coroutine_test, AnActorQuittingWithAFarDeadlineIsFreedWithinOneWakeHop) {
+  auto rec = std::make_shared<record>();
+  caf::actor_addr addr;
+  {
+    auto c = spawn_client(long_nap, rec);
+    addr = c.address();
+    caf::anon_send(c, quit_atom::value);
+  }
+  drain();
+  EXPECT_EQ(rec->destroyed, 1);
+  EXPECT_EQ(sched.clock().schedule().size(), 1u) << "the wake message is pending";
+  advance(coroutine_host::max_wake_ahead);
+  EXPECT_TRUE(sched.clock().schedule().empty());
+  EXPECT_FALSE(caf::actor_cast<caf::actor>(addr)) << "the exited actor is still held";
+  EXPECT_TRUE(rec->log.empty());
+}
+
+// A deadline beyond the hop is still met: each hop finds nothing due and
+// schedules the next, one message per hop.
+TEST_F(coroutine_test, ADeadlineBeyondTheWakeHopIsMetHopByHop) {
+  auto rec = std::make_shared<record>();
+  auto c = spawn_client(long_nap, rec);
+  auto hop = std::chrono::duration_cast<caf::timespan>(coroutine_host::max_wake_ahead);
+  caf::timespan slept{0};
+  while (slept + hop < caf::timespan{180s}) {
+    advance(hop);
+    slept += hop;
+    EXPECT_EQ(sched.clock().schedule().size(), 1u) << "one wake pending, not one per hop";
+    EXPECT_TRUE(rec->log.empty()) << "woke after " << slept.count() << " ns";
+  }
+  advance(caf::timespan{180s} - slept);
+  EXPECT_EQ(rec->log, (std::vector<std::string>{"awake"}));
+  EXPECT_EQ(rec->destroyed, 1);
+  caf::anon_send_exit(c, caf::exit_reason::user_shutdown);
+}
+
 task<void> nap_by_index(client_actor* self, record_ptr rec, caf::actor) {
   // Copies started in order 0, 1, 2 sleep 30, 10, 20 ms.
   static const int delays[] = {30, 10, 20};

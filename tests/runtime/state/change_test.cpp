@@ -125,6 +125,28 @@ TEST(state_change, decisions_keep_history_and_per_stage_current) {
   ASSERT_TRUE(apply_change(s, reset_failures{task, ""}));
 }
 
+TEST(state_change, a_completed_task_drops_its_current_decisions_and_keeps_the_rest) {
+  auto s = with_task();
+  auto worker = test::sample_decision("worker", route_transition::initial);
+  auto review = test::sample_decision("review", route_transition::initial);
+  file_snapshot f{"/w/a", true, 3, 4, "h"};
+  ASSERT_TRUE(apply_change(s, record_decision{task, worker}));
+  ASSERT_TRUE(apply_change(s, set_completing_decision{task, worker}));
+  ASSERT_TRUE(apply_change(s, record_decision{task, review}));
+  ASSERT_TRUE(apply_change(s, record_write_set{task, "a01", snapshot_phase::after, {f}}));
+  ASSERT_TRUE(apply_change(s, observe_orchestration{"grp", {{task, {}}, {"other", {}}}}));
+  ASSERT_TRUE(apply_change(s, complete_orchestration_task{"grp", task, "/arch/1"}));
+  const auto& t = s.tasks[task];
+  EXPECT_TRUE(t.decisions.empty());
+  EXPECT_EQ(t.route_history, (std::vector<route_decision>{worker, review}));
+  ASSERT_TRUE(t.completing_decision.has_value());
+  EXPECT_EQ(*t.completing_decision, worker);
+  EXPECT_EQ(t.write_sets.at("a01").after.at(0), f);
+  EXPECT_EQ(s.orchestrations["grp"].tasks[task].archive, "/arch/1");
+  // A task of the scope with no state of its own completes all the same.
+  EXPECT_TRUE(apply_change(s, complete_orchestration_task{"grp", "other", "/arch/2"}));
+}
+
 TEST(state_change, write_set_snapshots_are_kept_per_attempt_and_phase) {
   auto s = with_task();
   file_snapshot f{"/w/a", true, 3, 4, "h"};
