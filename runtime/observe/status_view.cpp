@@ -102,13 +102,23 @@ status_report build_status_report(const status_input& in, const clock& clk) {
     row.reason = t.reason;
     row.wait = t.wait;
     row.wait_owner = t.wait_owner;
-    if (auto s = scanned.find(t.name); s != scanned.end()) {
-      int64_t plan = plan_number_of(*s->second);
-      for (const auto& [key, count] : task_attempt_counters(model, t.name))
+    auto counters = task_attempt_counters(model, t.name);
+    auto count_attempts = [&](int64_t plan) {
+      for (const auto& [key, count] : counters)
         if (key.plan == plan) {
           row.attempts += count;
           row.attempts_by_role[key.role] += count;
         }
+    };
+    auto s = scanned.find(t.name);
+    if (s == scanned.end()) {
+      // Archived, so not in the scan: its plan is the latest the state counted.
+      int64_t latest = 0;
+      for (const auto& [key, count] : counters)
+        latest = std::max(latest, key.plan);
+      count_attempts(latest);
+    } else {
+      count_attempts(plan_number_of(*s->second));
       if (const task_state* st = current_task_state(model, *s->second)) {
         row.target = current_target(*st, t.stage);
         row.budget_used = st->failure_budgets;

@@ -153,6 +153,35 @@ TEST_F(status_e2e, without_state_lists_tasks_and_says_so) {
   EXPECT_FALSE(fs::exists(root_)) << "status created the state root";
 }
 
+// An archived task is not in the scan: its attempts are those of the latest
+// plan the state counted (it read attempts=0 for every finished task).
+TEST_F(status_e2e, an_archived_task_shows_the_attempts_it_ran) {
+  const std::string archived = "alpha/01_base";
+  auto store = runtime::durable_store::open(root_, identity_, runtime::posix_file_layer());
+  ASSERT_TRUE(store) << store.error().to_string();
+  std::vector<runtime::state_change> changes = {
+    runtime::set_attempt_counter{{archived, 1, "worker"}, 3},
+    runtime::set_attempt_counter{{archived, 2, "worker"}, 1},
+    runtime::set_attempt_counter{{archived, 2, "review"}, 1}};
+  auto committed = (*store)->commit({changes});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  store->reset();
+
+  auto r = run_binary(agent_dispatch(), {"status", "--workspace", ws_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(archived + "  stage=complete status=complete attempts=2"),
+            std::string::npos)
+    << r.out;
+  auto j = run_binary(agent_dispatch(), {"status", "--json", "--workspace", ws_.string()});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  auto lines = json_lines(j.out);
+  const json* t = find_task(lines, archived);
+  ASSERT_NE(t, nullptr) << j.out;
+  EXPECT_EQ(t->at("status"), "complete");
+  EXPECT_EQ(t->at("attempts"), 2);
+  EXPECT_EQ(t->at("attempts_by_role"), (json{{"review", 1}, {"worker", 1}}));
+}
+
 TEST_F(status_e2e, live_attempt_while_a_dispatcher_holds_the_lock) {
   start_agent();
   prepare_state();
