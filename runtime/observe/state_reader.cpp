@@ -76,7 +76,7 @@ result<unlocked_state> read_state_unlocked(const state_root& root, const std::st
   for (int i = 0; i < read_attempts; ++i) {
     auto store = durable_store::open(root.path, ws, std::make_shared<read_only_layer>());
     if (store) {
-      out.state = (*store)->state();
+      out.state = (*store)->release_state();
       out.seq = (*store)->last_seq();
       out.warnings = (*store)->report().warnings;
       return out;

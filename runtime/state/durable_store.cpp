@@ -1,5 +1,7 @@
 #include "runtime/state/durable_store.hpp"
 
+#include <optional>
+
 #include "runtime/core/exception_text.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/state/journal.hpp"
@@ -26,6 +28,132 @@ result<workspace_identity> identity_from(const json& j, const fs::path& file) {
 constexpr uint64_t max_entry_seq = uint64_t{1} << 62;
 
 const std::string what_to_do(state_root_fix);
+
+// A snapshot's text parsed with its tasks read one at a time: `tree` is the
+// snapshot without the tasks of state.tasks, each converted into `tasks` as
+// soon as its object ended and its tree dropped. One tree of a 10,000-task
+// snapshot took 330 MB, and malloc half of `status`'s time. (nlohmann's
+// callback parser would do it, but it walks the parent object at every
+// object's end: quadratic in the tasks.) A task that is no object stays in
+// the tree, for state_from_json to refuse in its own words.
+struct parsed_snapshot {
+  json tree;
+  std::map<std::string, task_state> tasks;
+};
+
+class snapshot_reader {
+public:
+  using dom = nlohmann::detail::json_sax_dom_parser<json>;
+
+  explicit snapshot_reader(std::string source) : source_(std::move(source)), outer_(out.tree) {}
+
+  parsed_snapshot out;
+  std::string failure;  // the first refusal; empty when the text was read
+
+  bool null() { return task_ ? task_->null() : outer_.null(); }
+  bool boolean(bool v) { return task_ ? task_->boolean(v) : outer_.boolean(v); }
+  bool number_integer(json::number_integer_t v) {
+    return task_ ? task_->number_integer(v) : outer_.number_integer(v);
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return task_ ? task_->number_unsigned(v) : outer_.number_unsigned(v);
+  }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    return task_ ? task_->number_float(v, text) : outer_.number_float(v, text);
+  }
+  bool string(json::string_t& v) { return task_ ? task_->string(v) : outer_.string(v); }
+  bool binary(json::binary_t& v) { return task_ ? task_->binary(v) : outer_.binary(v); }
+  bool key(json::string_t& k) {
+    if (keys_.size() <= depth_)
+      keys_.resize(depth_ + 1);
+    keys_[depth_] = k;
+    return task_ ? task_->key(k) : outer_.key(k);
+  }
+  bool start_object(std::size_t n) {
+    if (!deeper())
+      return false;
+    if (!task_ && depth_ == 3 && keys_[1] == "state" && keys_[2] == "tasks") {
+      task_tree_ = json();
+      task_.emplace(task_tree_);
+      task_name_ = keys_[3];
+    }
+    ++depth_;
+    return task_ ? task_->start_object(n) : outer_.start_object(n);
+  }
+  bool end_object() {
+    --depth_;
+    if (!task_)
+      return outer_.end_object();
+    if (!task_->end_object())
+      return false;
+    if (depth_ == 3) {
+      task_.reset();
+      try {
+        require_integer_numbers(task_tree_, "usage");
+        out.tasks.insert_or_assign(task_name_, task_tree_.get<task_state>());
+      } catch (const std::exception& e) {
+        failure = source_ + ": malformed state: " + exception_text(e);
+        return false;
+      }
+      task_tree_ = json();
+    }
+    return true;
+  }
+  bool start_array(std::size_t n) {
+    if (!deeper())
+      return false;
+    ++depth_;
+    return task_ ? task_->start_array(n) : outer_.start_array(n);
+  }
+  bool end_array() {
+    --depth_;
+    return task_ ? task_->end_array() : outer_.end_array();
+  }
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+    failure = source_ + ": invalid JSON at byte " + std::to_string(byte) + ": " + exception_text(e);
+    return false;
+  }
+
+private:
+  // Refused before anything walks it recursively, as parse_json does.
+  bool deeper() {
+    if (depth_ + 1 <= json_max_depth)
+      return true;
+    failure = source_ + ": invalid JSON: nested deeper than " + std::to_string(json_max_depth)
+              + " levels";
+    return false;
+  }
+
+  std::string source_;
+  dom outer_;
+  std::optional<dom> task_;
+  json task_tree_;
+  std::string task_name_;
+  std::vector<std::string> keys_;  // keys_[d]: the latest key inside d open containers
+  std::size_t depth_ = 0;          // containers open
+};
+
+result<parsed_snapshot> parse_snapshot(std::string_view text, const std::string& source) {
+  snapshot_reader reader(source);
+  bool read = false;
+  try {
+    read = json::sax_parse(text.begin(), text.end(), &reader);
+  } catch (const std::exception& e) {
+    if (reader.failure.empty())
+      reader.failure = source + ": invalid JSON: " + exception_text(e);
+  }
+  if (!read || !reader.failure.empty())
+    return status::corruption((reader.failure.empty() ? source + ": invalid JSON" : reader.failure)
+                              + ". The snapshot is damaged. " + what_to_do);
+  auto out = std::move(reader.out);
+  // The tasks read leave a null member each in the tree; any other (a
+  // task that is no object) stays.
+  if (auto state = out.tree.find("state"); state != out.tree.end() && state->is_object())
+    if (auto tasks = state->find("tasks"); tasks != state->end() && tasks->is_object())
+      for (const auto& [name, task] : out.tasks)
+        tasks->erase(name);
+  return out;
+}
 
 // "mark": this journal's writer keeps journal.mark, so a missing mark is
 // damage; journals of earlier versions lack the key and are read without it.
@@ -86,11 +214,10 @@ status durable_store::load() {
   auto snap_text = files_->read(snap_path);
   if (snap_text) {
     snapshot_bytes_ = snap_text->size();
-    auto parsed = parse_json(*snap_text, snap_path.string());
+    auto parsed = parse_snapshot(*snap_text, snap_path.string());
     if (!parsed)
-      return status::corruption(parsed.error().message() + ". The snapshot is damaged. "
-                                + what_to_do);
-    const json& j = *parsed;
+      return parsed.error();
+    const json& j = parsed->tree;
     if (!j.is_object() || !j.contains("format") || !j["format"].is_number_integer()
         || j["format"].get<int64_t>() != state_format_version)
       return status::corruption(snap_path.string() + ": not a state snapshot of format "
@@ -113,6 +240,8 @@ status durable_store::load() {
     if (!model)
       return status::corruption(model.error().message() + ". " + what_to_do);
     state_ = std::move(*model);
+    for (auto& [name, task] : parsed->tasks)
+      state_.tasks.insert_or_assign(name, std::move(task));
     last_seq_ = seq->get<uint64_t>();
     // One seq per group-commit entry: no state root reaches 2^62, and a seq
     // near 2^64 would wrap at the next commit and lose it on reload.

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/status.hpp"
@@ -75,6 +76,9 @@ public:
 
   // The durable state: every committed entry applied, nothing else.
   const state_model& state() const { return state_; }
+  // Moves the state out, for a reader done with the store (no copy of a
+  // large state); the store must not be used after it.
+  state_model release_state() { return std::move(state_); }
   uint64_t last_seq() const { return last_seq_; }
   const load_report& report() const { return report_; }
   const store_stats& stats() const { return stats_; }

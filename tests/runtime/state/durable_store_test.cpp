@@ -259,6 +259,58 @@ TEST_F(durable_store_test, a_snapshot_format_or_state_with_a_fractional_number_i
     << s.error().message();
 }
 
+// The snapshot's tasks are read one at a time (never one tree of them all):
+// what loads is what was written, and a damaged task is refused as before.
+TEST_F(durable_store_test, a_snapshots_tasks_load_one_by_one_and_a_damaged_one_is_refused) {
+  {
+    auto s = open();
+    for (int i = 0; i < 8; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+    ASSERT_TRUE(s->compact());
+  }
+  EXPECT_EQ(open()->state(), replay(0, 8));
+  auto good = nlohmann::json::parse(*read_file(root_ / snapshot_file_name));
+  ASSERT_EQ(good["state"]["tasks"].size(), 4u);
+  auto refused = [&](const nlohmann::json& snapshot, const std::string& words) {
+    ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, snapshot.dump()));
+    auto s = durable_store::open(root_, id_, posix_file_layer());
+    ASSERT_FALSE(s) << words;
+    EXPECT_TRUE(s.error().is_corruption()) << s.error().to_string();
+    EXPECT_NE(s.error().message().find(snapshot_file_name), std::string::npos)
+      << s.error().message();
+    EXPECT_NE(s.error().message().find(words), std::string::npos) << s.error().message();
+  };
+  auto typed = good;
+  typed["state"]["tasks"]["t1"]["worker_done"] = "yes";
+  refused(typed, "malformed state");
+  auto fraction = good;
+  fraction["state"]["tasks"]["t2"]["counters"]["m2_0"] = 1.5;
+  refused(fraction, "holds 1.5 where an integer belongs");
+  for (const auto& odd : {nlohmann::json(5), nlohmann::json::array(), nlohmann::json("t")}) {
+    auto not_object = good;
+    not_object["state"]["tasks"]["t3"] = odd;
+    refused(not_object, "malformed state");
+  }
+  // Too deep inside a task: refused before anything walks it.
+  auto text = good.dump();
+  auto at = text.find("\"counters\":{", text.find("\"t0\":"));
+  ASSERT_NE(at, std::string::npos);
+  std::string deep = "\"deep\":" + std::string(300, '[') + std::string(300, ']') + ",";
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name,
+                                text.substr(0, at) + deep + text.substr(at)));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find("nested deeper than 256 levels"), std::string::npos)
+    << s.error().message();
+  // Keys in another order (a snapshot written by another tool) load the same.
+  std::string reordered = "{\"state\":" + good["state"].dump() + ",\"seq\":"
+                          + good["seq"].dump() + ",\"workspace\":" + good["workspace"].dump()
+                          + ",\"format\":1}";
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, reordered));
+  EXPECT_EQ(open()->state(), replay(0, 8));
+}
+
 TEST_F(durable_store_test, a_journal_header_of_another_format_is_corruption) {
   { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
   auto text = *read_file(root_ / journal_file_name);
