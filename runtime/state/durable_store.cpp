@@ -72,16 +72,16 @@ public:
   bool start_object(std::size_t n) {
     if (!deeper())
       return false;
-    if (!task_ && depth_ == 3 && keys_[1] == "state" && keys_[2] == "tasks") {
+    if (!task_ && in_tasks()) {
       task_tree_ = json();
       task_.emplace(task_tree_);
       task_name_ = keys_[3];
     }
-    ++depth_;
+    opened(true);
     return task_ ? task_->start_object(n) : outer_.start_object(n);
   }
   bool end_object() {
-    --depth_;
+    closed();
     if (!task_)
       return outer_.end_object();
     if (!task_->end_object())
@@ -102,11 +102,11 @@ public:
   bool start_array(std::size_t n) {
     if (!deeper())
       return false;
-    ++depth_;
+    opened(false);
     return task_ ? task_->start_array(n) : outer_.start_array(n);
   }
   bool end_array() {
-    --depth_;
+    closed();
     return task_ ? task_->end_array() : outer_.end_array();
   }
   bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
@@ -115,6 +115,23 @@ public:
   }
 
 private:
+  // A member of state.tasks: inside three objects (the snapshot, "state",
+  // "tasks"), whose keys are current because each is an object.
+  bool in_tasks() const {
+    return depth_ == 3 && object_[0] && object_[1] && object_[2] && keys_[1] == "state"
+           && keys_[2] == "tasks";
+  }
+  void opened(bool object) {
+    object_.push_back(object);
+    ++depth_;
+    if (keys_.size() <= depth_)
+      keys_.resize(depth_ + 1);
+    keys_[depth_].clear();
+  }
+  void closed() {
+    object_.pop_back();
+    --depth_;
+  }
   // Refused before anything walks it recursively, as parse_json does.
   bool deeper() {
     if (depth_ + 1 <= json_max_depth)
@@ -130,6 +147,7 @@ private:
   json task_tree_;
   std::string task_name_;
   std::vector<std::string> keys_;  // keys_[d]: the latest key inside d open containers
+  std::vector<bool> object_;       // object_[d]: the container d deep is an object
   std::size_t depth_ = 0;          // containers open
 };
 

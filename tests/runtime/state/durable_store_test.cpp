@@ -291,6 +291,10 @@ TEST_F(durable_store_test, a_snapshots_tasks_load_one_by_one_and_a_damaged_one_i
     not_object["state"]["tasks"]["t3"] = odd;
     refused(not_object, "malformed state");
   }
+  // Tasks in an array, not an object: nothing of it is taken for a task.
+  auto listed = good;
+  listed["state"]["tasks"] = nlohmann::json::array({good["state"]["tasks"]["t0"]});
+  refused(listed, "malformed state");
   // Too deep inside a task: refused before anything walks it.
   auto text = good.dump();
   auto at = text.find("\"counters\":{", text.find("\"t0\":"));
