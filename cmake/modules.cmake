@@ -47,6 +47,9 @@ function(ad_actor_module name)
   add_library(ad_actors_${name} STATIC ${sources})
   target_link_libraries(ad_actors_${name} PUBLIC ad_messages ${deps} ${arg_LIBS})
   target_precompile_headers(ad_actors_${name} REUSE_FROM ad_messages)
+  # One unit a file even in a unity build: each actor file names its own
+  # self pointer and state types at file scope, and the modules are small.
+  set_target_properties(ad_actors_${name} PROPERTIES UNITY_BUILD OFF)
   set_property(GLOBAL APPEND PROPERTY AD_ACTOR_MODULES ad_actors_${name})
 endfunction()
 
@@ -54,9 +57,8 @@ endfunction()
 # binary from every *.cpp in tests/<SOURCES_DIR> and registers its cases with
 # ctest. PCH: the sources use CAF's precompiled headers (ad_messages').
 # In the sanitized build the test sources themselves are compiled at -O0
-# (the code under test keeps -O1): it halves their compile time, about a
-# quarter of the whole build. PCH targets keep -O1, which their precompiled
-# header was built with.
+# (AD_O0; the code under test keeps -O1): it halves their compile time.
+# PCH targets keep -O1, which their precompiled header was built with.
 function(ad_test name dir)
   cmake_parse_arguments(arg "PCH" "TIMEOUT" "LIBS;LABELS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*.cpp")
@@ -65,8 +67,7 @@ function(ad_test name dir)
   if(arg_PCH)
     target_precompile_headers(${name} REUSE_FROM ad_messages)
   elseif(AD_SANITIZE)
-    # Source options come after the targets' and ad_settings' -O1, and win.
-    set_property(SOURCE ${sources} APPEND PROPERTY COMPILE_OPTIONS -O0)
+    set_target_properties(${name} PROPERTIES AD_O0 ON)
   endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 300)

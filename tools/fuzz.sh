@@ -26,7 +26,7 @@ done
 
 bash tools/setup.sh --fuzz
 if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DAD_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+  cmake -S . -B "$build_dir" -G Ninja -DAD_FUZZ=ON -DAD_UNITY=ON -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
 fi
 

@@ -2,6 +2,7 @@
 
 #include "runtime/agents/json_fields.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/core/text.hpp"
 
 namespace ad::runtime {
 
@@ -12,12 +13,6 @@ using agent_json::member;
 using agent_json::parse_object_line;
 using agent_json::str;
 using agent_json::truthy;
-
-std::string_view strip_cr(std::string_view line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
-    line.remove_suffix(1);
-  return line;
-}
 
 // Cuts at max_rendered_chars without splitting a UTF-8 sequence.
 std::string clip(std::string_view text, size_t limit = max_rendered_chars) {

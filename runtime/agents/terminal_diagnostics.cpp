@@ -8,6 +8,7 @@
 
 #include "runtime/agents/json_fields.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/core/text.hpp"
 #include "runtime/core/user_regex.hpp"
 
 namespace ad::runtime {
@@ -17,12 +18,6 @@ namespace {
 using agent_json::member;
 using agent_json::parse_object_line;
 using agent_json::str;
-
-std::string_view strip_cr(std::string_view line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
-    line.remove_suffix(1);
-  return line;
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);

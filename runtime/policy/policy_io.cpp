@@ -4,14 +4,9 @@
 
 #include "runtime/core/files.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/policy/weekdays.hpp"
 
 namespace ad::runtime {
-
-namespace {
-
-constexpr const char* weekday_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
-
-} // namespace
 
 json policy_to_json(const policy& p) {
   json targets = json::array();

@@ -6,6 +6,7 @@
 
 #include "runtime/policy/policy.hpp"
 #include "runtime/policy/policy_checker.hpp"
+#include "runtime/policy/weekdays.hpp"
 
 namespace ad::runtime {
 
@@ -47,8 +48,6 @@ const std::vector<std::string_view> adapters = {"codex", "claude", "agy", "pi", 
 // Patterns are bounded by the pattern check (user_regex_max_chars), whose
 // error says so before anything compiles.
 constexpr std::size_t pattern_chars = std::numeric_limits<std::size_t>::max();
-const std::vector<std::string_view> weekday_names = {"sun", "mon", "tue", "wed",
-                                                     "thu", "fri", "sat"};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 

@@ -3,6 +3,8 @@
 #include <array>
 #include <map>
 
+#include "runtime/core/text.hpp"
+
 namespace ad::runtime {
 namespace {
 
@@ -53,16 +55,6 @@ void add_reason(std::string& out, const std::string& reason) {
   auto line = one_line(reason);
   if (!line.empty())
     out += ": " + line;
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty())
-      out += sep;
-    out += item;
-  }
-  return out;
 }
 
 std::string json_key(std::string status) {

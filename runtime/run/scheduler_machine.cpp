@@ -16,8 +16,8 @@ namespace ad::runtime {
 
 namespace {
 
-run_event task_event(run_event_kind kind, millis now, std::string task, std::string stage,
-                     std::string reason) {
+run_event task_run_event(run_event_kind kind, millis now, std::string task, std::string stage,
+                         std::string reason) {
   run_event e;
   e.kind = kind;
   e.time = now;
@@ -29,8 +29,8 @@ run_event task_event(run_event_kind kind, millis now, std::string task, std::str
 
 run_event finished_event(millis now, std::string task, std::string stage, std::string outcome,
                          std::string reason) {
-  auto e = task_event(run_event_kind::task_finished, now, std::move(task), std::move(stage),
-                      std::move(reason));
+  auto e = task_run_event(run_event_kind::task_finished, now, std::move(task), std::move(stage),
+                          std::move(reason));
   e.outcome = std::move(outcome);
   return e;
 }
@@ -573,9 +573,9 @@ void scheduler_machine::plan(millis now, out_t& out) {
       if (shown != block_shown_.end())
         block_shown_.erase(shown);
       if (!same)
-        show(task_event(run_event_kind::task_blocked, now, e.task, stage, e.reason), out);
+        show(task_run_event(run_event_kind::task_blocked, now, e.task, stage, e.reason), out);
     } else if (e.kind == admission_kind::wait || e.kind == admission_kind::running_elsewhere) {
-      auto waiting = task_event(run_event_kind::task_waiting, now, e.task, stage, e.reason);
+      auto waiting = task_run_event(run_event_kind::task_waiting, now, e.task, stage, e.reason);
       waiting.wait = wait_word(e);
       show(std::move(waiting), out);
     }
@@ -733,16 +733,16 @@ void scheduler_machine::task_ended(millis now, const sched_ev::task_ended& e, ou
     show(finished_event(now, e.task, e.stage, "stage-done", e.reason), out);
   } else if (e.outcome == "pause") {
     paused_[e.task] = now + e.pause;
-    auto waiting = task_event(run_event_kind::task_waiting, now, e.task, e.stage, e.reason);
+    auto waiting = task_run_event(run_event_kind::task_waiting, now, e.task, e.stage, e.reason);
     waiting.wait = wait_pause;
     waiting.until = now + e.pause;
     show(std::move(waiting), out);
   } else if (e.outcome == "blocked") {
     block_shown_[e.task] = e.reason;
-    show(task_event(run_event_kind::task_blocked, now, e.task, e.stage, e.reason), out);
+    show(task_run_event(run_event_kind::task_blocked, now, e.task, e.stage, e.reason), out);
   } else if (e.outcome == "error") {
     failed_tasks_[e.task] = e.reason;
-    show(task_event(run_event_kind::task_failed, now, e.task, e.stage, e.reason), out);
+    show(task_run_event(run_event_kind::task_failed, now, e.task, e.stage, e.reason), out);
   }
   want_pass(now, out);
 }

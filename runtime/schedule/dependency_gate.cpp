@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/core/text.hpp"
 #include "runtime/workspace/task_name.hpp"
 
 namespace ad::runtime {
@@ -47,20 +48,6 @@ std::vector<live_task> live_set::with_index(std::string_view group, int index) c
             [](const live_task& a, const live_task& b) { return a.name < b.name; });
   return out;
 }
-
-namespace {
-
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0)
-      out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
-} // namespace
 
 dependency_verdict check_dependencies(const task_view& task, const live_set& live) {
   if (task.predecessors.empty())

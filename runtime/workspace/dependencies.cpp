@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/core/text.hpp"
 #include "runtime/workspace/subfolders.hpp"
 
 namespace ad::runtime {
@@ -44,16 +45,6 @@ void collect(const fs::path& group_dir, std::string_view predecessor, std::set<f
   collect(
     group_dir, [&](const std::string& name) { return names_predecessor(name, predecessor); },
     [&](const std::string&, fs::path log) { found.insert(std::move(log)); });
-}
-
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty())
-      out += sep;
-    out += item;
-  }
-  return out;
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "runtime/core/text.hpp"
 #include "runtime/workspace/claim_index.hpp"
 #include "runtime/workspace/subfolders.hpp"
 
@@ -11,16 +12,6 @@ namespace ad::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty())
-      out += sep;
-    out += item;
-  }
-  return out;
-}
 
 // Archived folders with complete.log for the groups in scope.
 std::vector<dry_run_task> archived_tasks(const workspace_scan& scan,

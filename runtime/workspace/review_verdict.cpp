@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/text.hpp"
 #include "runtime/workspace/markdown.hpp"
 
 namespace ad::runtime {
@@ -19,13 +20,6 @@ constexpr std::array<verdict_schema, 2> schemas = {{
     {"Code Review Result", "Overall Verdict"},
     {"코드리뷰 결과", "종합 판정"},
 }};
-
-bool eat(std::string_view& s, std::string_view literal) {
-  if (!s.starts_with(literal))
-    return false;
-  s.remove_prefix(literal.size());
-  return true;
-}
 
 void skip_ws(std::string_view& s) { // \s*: may cross line ends
   while (!s.empty() && is_space(s.front()))

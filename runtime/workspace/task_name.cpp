@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "runtime/core/text.hpp"
+
 namespace ad::runtime {
 
 namespace {
@@ -44,13 +46,6 @@ std::optional<long long> eat_generation(std::string_view& s) {
     value = value * 10 + (s[i] - '0');
   s.remove_prefix(n);
   return value;
-}
-
-bool eat(std::string_view& s, std::string_view literal) {
-  if (!s.starts_with(literal))
-    return false;
-  s.remove_prefix(literal.size());
-  return true;
 }
 
 std::optional<route_file_name> parse_route_file(std::string_view file, std::string_view prefix) {

@@ -22,25 +22,13 @@
 #include "runtime/core/json.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 namespace {
 
 namespace fs = std::filesystem;
 using runtime::json;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::vector<json> json_lines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty())
-      out.push_back(json::parse(line));
-  return out;
-}
 
 class notify : public ::testing::Test {
 protected:

@@ -7,6 +7,7 @@
 #include "runtime/core/json.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 namespace {
@@ -15,23 +16,6 @@ namespace fs = std::filesystem;
 using runtime::json;
 
 fs::path basic_fixture() { return source_dir() / "tests/fixtures/workspace/basic"; }
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::vector<json> json_lines(const std::string& out) {
-  std::vector<json> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto parsed = runtime::parse_json(line, "stdout");
-    EXPECT_TRUE(parsed.is_ok()) << line;
-    if (parsed.is_ok())
-      lines.push_back(*parsed);
-  }
-  return lines;
-}
 
 // Every file under dir with its size and mtime, to prove nothing was written.
 std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> snapshot(const fs::path& dir) {

@@ -14,15 +14,12 @@
 #include "runtime/core/files.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 // One PLAN + CODE_REVIEW pair (SPEC section 2) and the files it claims.
 void write_task(const temp_dir& ws, const std::string& task, const std::string& lane,

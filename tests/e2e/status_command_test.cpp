@@ -22,6 +22,7 @@
 #include "runtime/workspace/task_scan.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 namespace {
@@ -30,18 +31,6 @@ namespace fs = std::filesystem;
 using runtime::json;
 
 const std::string task_name = "alpha/02+01_ready";
-
-std::vector<json> json_lines(const std::string& out) {
-  std::vector<json> lines;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    auto parsed = runtime::parse_json(line, "stdout");
-    EXPECT_TRUE(parsed.is_ok()) << line;
-    if (parsed.is_ok())
-      lines.push_back(*parsed);
-  }
-  return lines;
-}
 
 const json* find_task(const std::vector<json>& lines, const std::string& name) {
   for (const auto& j : lines)

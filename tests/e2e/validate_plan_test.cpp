@@ -5,17 +5,14 @@
 
 #include "tests/e2e/run_binary.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path basic_fixture() { return source_dir() / "tests/fixtures/workspace/basic"; }
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+fs::path plan_basic_fixture() { return source_dir() / "tests/fixtures/workspace/basic"; }
 
 TEST(cli, help_and_version_everywhere) {
   auto help = run_binary(agent_dispatch(), {"--help"});
@@ -50,10 +47,10 @@ TEST(cli, bad_usage_exits_2_with_a_message) {
 }
 
 TEST(validate_plan, prints_each_canonical_path) {
-  auto plan = basic_fixture() / "agent-task/alpha/02+01_ready/PLAN-local-G05.md";
+  auto plan = plan_basic_fixture() / "agent-task/alpha/02+01_ready/PLAN-local-G05.md";
   auto r = run_binary(agent_dispatch(), {"validate-plan", plan.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto root = fs::canonical(basic_fixture());
+  auto root = fs::canonical(plan_basic_fixture());
   EXPECT_EQ(r.out, (root / "src/app/main.cpp").string() + "\n" +
                        (root / "src/app/new_file.cpp").string() + "\n");
   EXPECT_TRUE(r.err.empty()) << r.err;

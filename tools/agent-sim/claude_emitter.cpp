@@ -50,7 +50,7 @@ std::string gateway(const cli_environment& env) {
   return url.substr(0, url.find('/'));
 }
 
-claude_plan plan_for(const failure_report& f, const emit_context& ctx) {
+claude_plan claude_plan_for(const failure_report& f, const emit_context& ctx) {
   claude_plan p;
   switch (f.kind) {
     case failure_kind::rate_limit:
@@ -217,7 +217,7 @@ public:
   void tool_pending(const std::string& what) override { tool_use(what); }
 
   void retried(const failure_report& f, int times) override {
-    claude_plan p = plan_for(f, ctx_);
+    claude_plan p = claude_plan_for(f, ctx_);
     if (!p.retried) return;
     for (int n = 1; n <= times && n <= ctx_.env.claude_max_retries; ++n) retry_line(p, n);
   }
@@ -228,7 +228,7 @@ public:
   }
 
   int failure(const failure_report& f) override {
-    claude_plan p = plan_for(f, ctx_);
+    claude_plan p = claude_plan_for(f, ctx_);
     if (p.retried)
       for (int n = 1; n <= ctx_.env.claude_max_retries; ++n)
         if (!retry_line(p, n)) return 1;

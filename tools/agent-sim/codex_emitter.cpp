@@ -43,7 +43,7 @@ bool known_model(const std::string& model) {
   return false;
 }
 
-codex_plan plan_for(const failure_report& f, const emit_context& ctx, millis now) {
+codex_plan codex_plan_for(const failure_report& f, const emit_context& ctx, millis now) {
   codex_plan p;
   const std::string& model = ctx.inv.model;
   std::string url =
@@ -178,7 +178,7 @@ public:
   }
 
   void retried(const failure_report& f, int times) override {
-    codex_plan p = plan_for(f, ctx_, ctx_.clock->now());
+    codex_plan p = codex_plan_for(f, ctx_, ctx_.clock->now());
     if (p.network_wait) {
       for (int n = 0; n < times; ++n) {
         if (!wait(network_gap(n))) return;
@@ -208,7 +208,7 @@ public:
   }
 
   int failure(const failure_report& f) override {
-    codex_plan p = plan_for(f, ctx_, ctx_.clock->now());
+    codex_plan p = codex_plan_for(f, ctx_, ctx_.clock->now());
     if (p.network_wait) {
       // codex never gives up on an unreachable provider: only a signal ends it.
       for (int n = 0;; ++n) {

@@ -28,7 +28,7 @@ struct pi_plan {
   bool overflow = false;
 };
 
-pi_plan plan_for(const failure_report& f, const emit_context& ctx) {
+pi_plan pi_plan_for(const failure_report& f, const emit_context& ctx) {
   pi_plan p;
   const std::string& model = ctx.inv.model;
   switch (f.kind) {
@@ -171,7 +171,7 @@ public:
   }
 
   void retried(const failure_report& f, int times) override {
-    pi_plan p = plan_for(f, ctx_);
+    pi_plan p = pi_plan_for(f, ctx_);
     if (!p.retried) return;
     for (int n = 1; n <= times && n <= pi_max_attempts; ++n) {
       failed_call(p);
@@ -189,7 +189,7 @@ public:
   }
 
   int failure(const failure_report& f) override {
-    pi_plan p = plan_for(f, ctx_);
+    pi_plan p = pi_plan_for(f, ctx_);
     failed_call(p);
     if (p.retried) {
       int attempt = retrying_;

@@ -40,20 +40,20 @@ constexpr std::string_view plan_text = R"(<!-- task=auth/02+01_api plan=1 tag=t1
 | `src/api.cpp` | add |
 )";
 
-std::string slurp(const fs::path& p) {
+std::string sim_slurp(const fs::path& p) {
   auto text = runtime::read_file(p, 64 << 20);
   return text.is_ok() ? *text : std::string{};
 }
 
-runtime::json read_json(const fs::path& p) {
-  auto j = runtime::parse_json(slurp(p), p.string());
+runtime::json sim_read_json(const fs::path& p) {
+  auto j = runtime::parse_json(sim_slurp(p), p.string());
   EXPECT_TRUE(j.is_ok()) << p;
   return j.is_ok() ? *j : runtime::json{};
 }
 
 std::vector<runtime::json> read_json_lines(const fs::path& p) {
   std::vector<runtime::json> out;
-  std::string text = slurp(p);
+  std::string text = sim_slurp(p);
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -192,7 +192,7 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
 
   // The simulator understood the adapter's argv: it found the task and
   // edited the PLAN's file in the workspace.
-  EXPECT_NE(slurp(ws / "src/api.cpp").find("agent-sim worker edit: task=auth/02+01_api"),
+  EXPECT_NE(sim_slurp(ws / "src/api.cpp").find("agent-sim worker edit: task=auth/02+01_api"),
             std::string::npos);
   auto records = read_json_lines(registry());
   ASSERT_EQ(records.size(), 1u);
@@ -200,18 +200,18 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
   EXPECT_EQ(records[0].value("pid", 0), r->pid);
   EXPECT_EQ(records[0]["argv"][0].get<std::string>(), req.executable);
 
-  auto loc = read_json(r->locator_path);
+  auto loc = sim_read_json(r->locator_path);
   EXPECT_EQ(loc.value("status", ""), "succeeded");
   EXPECT_EQ(loc.value("exit_code", -1), 0);
   EXPECT_EQ(loc.value("agent_pid", 0), r->pid);
   fs::path attempt_dir = r->attempt_dir;
-  EXPECT_FALSE(slurp(attempt_dir / "normalized-output.log").empty());
-  EXPECT_FALSE(slurp(attempt_dir / "stream.log").empty());
+  EXPECT_FALSE(sim_slurp(attempt_dir / "normalized-output.log").empty());
+  EXPECT_FALSE(sim_slurp(attempt_dir / "stream.log").empty());
 
   if (adapter == "codex") {
     // The thread id of codex's thread.started event.
     EXPECT_TRUE(runtime::is_uuid(r->session_id)) << r->session_id;
-    EXPECT_NE(slurp(attempt_dir / "stream.log").find("\"thread_id\":\"" + r->session_id + "\""),
+    EXPECT_NE(sim_slurp(attempt_dir / "stream.log").find("\"thread_id\":\"" + r->session_id + "\""),
               std::string::npos);
   } else if (adapter == "claude") {
     EXPECT_EQ(r->session_id, session_uuid);
@@ -240,7 +240,7 @@ TEST_P(attempt_sim_success, TheSimulatorDoesTheWorkAndTheAttemptSucceeds) {
     EXPECT_TRUE(r->usage.cost_usd) << "claude's own total_cost_usd";
   }
 
-  auto work_log = slurp(ws / "agent-task/auth/WORK_LOG.md");
+  auto work_log = sim_slurp(ws / "agent-task/auth/WORK_LOG.md");
   EXPECT_NE(work_log.find("| START | auth/02+01_api | worker | 1 |"), std::string::npos)
     << work_log;
   EXPECT_NE(work_log.find("| FINISH | auth/02+01_api | worker | 1 |"), std::string::npos)
@@ -296,7 +296,7 @@ messages::attempt_result run_failure(attempt_sim_test_base& t, const std::string
   EXPECT_EQ(r->status, "failed");
   EXPECT_EQ(r->exit_code, adapter == "pi" ? 0 : 1);
   EXPECT_LE(r->evidence.size(), 2000u);
-  auto loc = read_json(r->locator_path);
+  auto loc = sim_read_json(r->locator_path);
   EXPECT_EQ(loc.value("status", ""), "failed");
   EXPECT_EQ(loc.value("failure_class", ""), r->failure_class);
   return *r;
@@ -323,7 +323,7 @@ TEST_F(attempt_sim_test, ClaudeRateLimitIsProviderQuotaAfterItsRetries) {
   EXPECT_EQ(r.evidence_origin, "claude:result");
   EXPECT_NE(r.evidence.find("API Error: Request rejected (429)"), std::string::npos) << r.evidence;
   EXPECT_FALSE(r.has_reset_at);
-  EXPECT_NE(slurp(fs::path(r.attempt_dir) / "normalized-output.log").find("api retry 10/10: rate_limit"),
+  EXPECT_NE(sim_slurp(fs::path(r.attempt_dir) / "normalized-output.log").find("api retry 10/10: rate_limit"),
             std::string::npos);
 }
 
@@ -345,7 +345,7 @@ TEST_F(attempt_sim_test, AgyResourceExhaustedIsReadFromItsLogFile) {
   EXPECT_EQ(r.evidence_origin, "agy-cli.log");
   EXPECT_NE(r.evidence.find(" ERROR RESOURCE_EXHAUSTED"), std::string::npos) << r.evidence;
   // The log the simulator wrote is the attempt's own agy-cli.log.
-  EXPECT_NE(slurp(fs::path(r.attempt_dir) / "agy-cli.log").find("RESOURCE_EXHAUSTED"),
+  EXPECT_NE(sim_slurp(fs::path(r.attempt_dir) / "agy-cli.log").find("RESOURCE_EXHAUSTED"),
             std::string::npos);
 }
 
@@ -372,7 +372,7 @@ TEST_F(attempt_sim_test, AShortPiAttemptCarriesItsNativeSessionPath) {
   EXPECT_EQ(session.parent_path(), fs::path(r->attempt_dir) / "pi-sessions");
   EXPECT_NE(session.filename().string().find(r->session_id), std::string::npos) << session;
   EXPECT_TRUE(fs::is_regular_file(session)) << session;
-  EXPECT_EQ(read_json(r->locator_path).value("native_session_path", std::string{}),
+  EXPECT_EQ(sim_read_json(r->locator_path).value("native_session_path", std::string{}),
             session.string());
 }
 
@@ -389,7 +389,7 @@ TEST_F(attempt_sim_test, ACodexAttemptRecordsItsRolloutFile) {
   EXPECT_EQ(rollout.string().rfind((dir.path() / "home/.codex/sessions").string(), 0), 0u)
     << rollout;
   EXPECT_NE(rollout.filename().string().find(r->session_id), std::string::npos) << rollout;
-  EXPECT_EQ(read_json(r->locator_path).value("native_session_path", std::string{}),
+  EXPECT_EQ(sim_read_json(r->locator_path).value("native_session_path", std::string{}),
             rollout.string());
 }
 

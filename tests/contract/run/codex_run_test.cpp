@@ -15,14 +15,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string written = "REALCLI_CODEX_OK.txt"; // what the scripts' exec_command writes
+const std::string codex_written = "REALCLI_CODEX_OK.txt"; // what the scripts' exec_command writes
 
 dispatch_case codex_case(std::string script, std::vector<std::string> env_options = {}) {
   dispatch_case c;
   c.which = cli::codex;
   c.script = std::move(script);
   c.env_options = std::move(env_options);
-  c.files = {written};
+  c.files = {codex_written};
   return c;
 }
 
@@ -31,7 +31,7 @@ TEST(codex_run, a_tool_call_writes_the_plan_file_and_the_review_archives_the_tas
   auto r = run_dispatch(codex_case("success"));
   ASSERT_TRUE(finished(r));
   auto loc = expect_real_success(cli::codex, r);
-  EXPECT_EQ(file_text(r.ws / written), "hello from mock\n");
+  EXPECT_EQ(file_text(r.ws / codex_written), "hello from mock\n");
   // The session is codex's thread id; its rollout lies under CODEX_HOME.
   std::string id = text_of(loc, "session_id");
   ASSERT_FALSE(id.empty()) << loc.dump(1);
@@ -53,7 +53,7 @@ TEST(codex_run, a_429_recovered_inside_the_run_is_a_success_without_failover) {
   auto r = run_dispatch(codex_case("rate_limit_429_then_ok"));
   ASSERT_TRUE(finished(r));
   expect_real_success(cli::codex, r);
-  EXPECT_EQ(file_text(r.ws / written), "hello from mock\n");
+  EXPECT_EQ(file_text(r.ws / codex_written), "hello from mock\n");
   EXPECT_TRUE(contains(r.kept_file(r.worker_attempts()[0], "stream.log"), "Reconnecting... 1/"))
       << "codex did not retry the 429 itself";
   EXPECT_EQ(r.requests.size(), 3u) << r.describe();
@@ -112,7 +112,7 @@ void usage_limit_waits_for_the_reset(const std::string& tz, int64_t utc_offset_s
             {"responses",
              {limit,
               {{"kind", "shell"},
-               {"command", "printf 'hello from mock\\n' > " + written + " && cat " + written}}}},
+               {"command", "printf 'hello from mock\\n' > " + codex_written + " && cat " + codex_written}}}},
             {"then", {{"kind", "text"}, {"text", "Done: the file was written."}}}};
   auto c = codex_case("");
   c.script_doc = script;
@@ -154,7 +154,7 @@ void usage_limit_waits_for_the_reset(const std::string& tz, int64_t utc_offset_s
   // After the wait codex runs again and succeeds.
   auto second = r.worker_attempts()[1];
   EXPECT_EQ(text_of(second, "status"), "succeeded") << r.describe();
-  EXPECT_EQ(file_text(r.ws / written), "hello from mock\n");
+  EXPECT_EQ(file_text(r.ws / codex_written), "hello from mock\n");
   expect_archived_by_the_review(r);
   EXPECT_EQ(r.requests.size(), 3u) << r.describe();
 }

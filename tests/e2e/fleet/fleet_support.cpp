@@ -380,4 +380,8 @@ void stop_runs_and_agents(std::vector<std::unique_ptr<child_run>>& runs, const f
   }
 }
 
+std::vector<std::string> run_args(const fleet& f, int max_parallel) {
+  return {"run", "--workspace", f.workspace.string(), "--max-parallel", std::to_string(max_parallel)};
+}
+
 } // namespace ad::test

@@ -42,6 +42,9 @@ struct fleet {
   std::map<std::string, int> archived_tasks() const;
 };
 
+// `run --workspace <fleet's> --max-parallel <max_parallel>`.
+std::vector<std::string> run_args(const fleet& f, int max_parallel);
+
 // A spawned process (own process group), stdout and stderr to files.
 class child_run {
 public:

@@ -88,10 +88,6 @@ json restart_scenario(const wg::gen_plan& plan, std::mt19937& rng) {
   return {{"version", 1}, {"tasks", tasks}};
 }
 
-std::vector<std::string> run_args(const fleet& f, int max_parallel) {
-  return {"run", "--workspace", f.workspace.string(), "--max-parallel", std::to_string(max_parallel)};
-}
-
 // Waits until at least `count` agents of the fleet are alive.
 bool wait_for_agents(const fleet& f, size_t count, std::chrono::milliseconds timeout) {
   auto until = std::chrono::steady_clock::now() + timeout;

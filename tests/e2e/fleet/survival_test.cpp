@@ -33,10 +33,6 @@ json chatter(double seconds, double every) {
           {"interval_seconds", every}};
 }
 
-std::vector<std::string> run_args(const fleet& f, int max_parallel) {
-  return {"run", "--workspace", f.workspace.string(), "--max-parallel", std::to_string(max_parallel)};
-}
-
 bool process_alive(pid_t pid) {
   reap_orphans();
   return ::kill(pid, 0) == 0;

@@ -190,4 +190,8 @@ std::vector<std::string> read_cmdline(int pid) {
   return out;
 }
 
+runtime::json worker_attempts(const std::string& task, const runtime::json& by_attempt) {
+  return {{"version", 1}, {"tasks", {{task, {{"worker", by_attempt}}}}}};
+}
+
 } // namespace ad::test

@@ -73,4 +73,7 @@ std::string prompt_of(const std::vector<std::string>& argv, const std::string& c
 std::vector<std::string> read_cmdline(int pid);
 bool has(const std::string& haystack, const std::string& needle);
 
+// A scenario whose task runs its worker attempts as by_attempt says.
+runtime::json worker_attempts(const std::string& task, const runtime::json& by_attempt);
+
 } // namespace ad::test

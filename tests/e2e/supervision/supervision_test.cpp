@@ -36,10 +36,6 @@ json fail(const std::string& failure, json extra = json::object()) {
   return a;
 }
 
-json worker_attempts(const json& by_attempt) {
-  return {{"version", 1}, {"tasks", {{task, {{"worker", by_attempt}}}}}};
-}
-
 std::vector<std::string> clis(const std::vector<sim_run>& runs) {
   std::vector<std::string> out;
   for (const auto& r : runs)
@@ -81,7 +77,7 @@ TEST(supervision, quota_on_the_first_candidate_fails_over_with_a_logical_context
   ws.write_task(task, "cloud", {"src/a.cpp"});
   // agy fails on quota; the failover target (claude) stays quiet long enough
   // for the test to look at its prompt and the package files.
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {{{"kind", "events"}, {"count", 1}}, fail("quota_exceeded")}}}},
      {"2", {{"actions", {{{"kind", "silence"}, {"seconds", 300}}, {{"kind", "work"}}}}}}}));
   auto child = ws.start();
@@ -137,7 +133,7 @@ TEST(supervision, quota_on_the_first_candidate_fails_over_with_a_logical_context
 TEST(supervision, a_program_that_cannot_start_fails_over_at_once_without_a_retry) {
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp"});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions",
              {fail("error", {{"message", "bash: line 1: agy: command not found"},
                              {"exit_code", 127}})}}}}}));
@@ -155,7 +151,7 @@ TEST(supervision, a_program_that_cannot_start_fails_over_at_once_without_a_retry
 TEST(supervision, context_limit_on_a_native_resume_pi_model_resumes_the_same_session) {
   supervision_ws ws;
   ws.write_task(task, "local", {"src/a.cpp"});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {{{"kind", "events"}, {"count", 2}}, fail("context_length")}}}}}));
   auto r = ws.run();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -196,7 +192,7 @@ TEST(supervision, a_target_out_of_quota_cools_down_for_the_tasks_that_start_late
                      {"stall_limit_s", 0},
                      {"reset_wait_max_s", 5},
                      {"quota_cooldown_s", 600}}}});
-  ws.write_scenario(worker_attempts({{"1", {{"actions", {fail("quota_exceeded")}}}}}));
+  ws.write_scenario(worker_attempts(task, {{"1", {{"actions", {fail("quota_exceeded")}}}}}));
   auto r = ws.run();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   std::map<std::string, std::vector<std::string>> by_task;
@@ -252,7 +248,7 @@ TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_ev
 TEST(supervision, tactical_file_exists_lists_existing_files_and_survives_a_restart) {
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp", "src/later.cpp"});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {{{"kind", "write"}, {"path", "src/a.cpp"}, {"content", "int a;\n"}},
                          fail("file_exists", {{"path", "src/a.cpp"}})}}}}}));
   // The dispatcher dies right after the supervisor's step is durable.
@@ -292,7 +288,7 @@ TEST(supervision, a_file_the_error_names_outside_the_write_set_is_in_the_next_pr
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp"});
   // The agent creates a file the plan does not claim, then fails on it.
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {{{"kind", "write"}, {"path", "src/extra.cpp"}, {"content", "int x;\n"}},
                          fail("file_exists", {{"path", "src/extra.cpp"}})}}}}}));
   auto r = ws.run();
@@ -312,7 +308,7 @@ TEST(supervision, a_file_the_error_names_outside_the_write_set_is_in_the_next_pr
 TEST(supervision, a_tactical_match_is_shown_with_its_patterns_and_the_step_taken) {
   supervision_ws ws;
   ws.write_task(task, "cloud", {"src/a.cpp"});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {fail("file_not_found", {{"path", "src/missing.hpp"}})}}}}}));
   auto r = ws.run();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -343,7 +339,7 @@ TEST(supervision, a_retry_handoff_survives_crashes_between_decision_and_launch_w
                      {"selfcheck_incomplete", 10},
                      {"review_no_progress", 10},
                      {"reset_waits", 10}}}});
-  ws.write_scenario(worker_attempts({{"1", {{"actions", {fail("quota_exceeded")}}}}}));
+  ws.write_scenario(worker_attempts(task, {{"1", {{"actions", {fail("quota_exceeded")}}}}}));
   auto blocked = ws.run();
   ASSERT_EQ(blocked.code, 2) << blocked.out << blocked.err;
   auto row = ws.status_of(task);
@@ -398,7 +394,7 @@ TEST(supervision, a_quota_reset_wait_does_not_consume_the_failure_budget) {
                      {"review_no_progress", 10},
                      {"reset_waits", 10}}}});
   json limited = fail("rate_limit", {{"retry_after_seconds", 1}});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {limited}}}}, {"2", {{"actions", {limited}}}}}));
   auto r = ws.run();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -457,7 +453,7 @@ TEST(supervision, a_quota_reset_wait_survives_a_dispatcher_restart) {
                      {"stall_limit_s", 0},
                      {"reset_wait_max_s", 60},
                      {"quota_cooldown_s", 2}}}});
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(task,
     {{"1", {{"actions", {fail("rate_limit", {{"retry_after_seconds", reset_s}})}}}}}));
   // The dispatcher dies right after the wait is decided and durable.
   auto first = ws.run({}, "after-decision");

@@ -17,11 +17,7 @@ namespace {
 using runtime::json;
 using namespace std::chrono_literals;
 
-const std::string task = "g/01_a";
-
-json worker_attempts(const json& by_attempt) {
-  return {{"version", 1}, {"tasks", {{task, {{"worker", by_attempt}}}}}};
-}
+const std::string usage_task = "g/01_a";
 
 size_t runs_after_worker(const supervision_ws& ws) {
   return ws.runs_of("selfcheck").size() + ws.runs_of("review").size();
@@ -29,10 +25,10 @@ size_t runs_after_worker(const supervision_ws& ws) {
 
 TEST(usage, a_failover_counts_both_attempts_each_on_its_own_target) {
   supervision_ws ws;
-  ws.write_task(task, "local", {"src/a.cpp"});
+  ws.write_task(usage_task, "local", {"src/a.cpp"});
   // pi answers two requests, then its model is gone: a failover to the
   // second local target, which does the work.
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(usage_task,
     {{"1", {{"actions", {{{"kind", "events"}, {"count", 2}},
                          {{"kind", "fail"}, {"failure", "model_unavailable"}}}}}}}));
   auto r = ws.run({"--json"});
@@ -55,14 +51,14 @@ TEST(usage, a_failover_counts_both_attempts_each_on_its_own_target) {
   EXPECT_EQ(status.by_target.size(), reported.by_target.size());
   for (const auto& [target, u] : reported.by_target)
     expect_same_usage(status.by_target[target], u, "target " + target);
-  EXPECT_FALSE(ws.archived(task).empty());
+  EXPECT_FALSE(ws.archived(usage_task).empty());
 }
 
 TEST(usage, an_attempt_adopted_after_a_sigkill_counts_what_it_spent_before_and_after_once) {
   supervision_ws ws;
-  ws.write_task(task, "local", {"src/a.cpp"});
+  ws.write_task(usage_task, "local", {"src/a.cpp"});
   // pi answers a request a second (time scale 0.01), four times, then works.
-  ws.write_scenario(worker_attempts(
+  ws.write_scenario(worker_attempts(usage_task,
     {{"1", {{"actions", {{{"kind", "events"}, {"count", 4}, {"interval_seconds", 100}},
                          {{"kind", "work"}}}}}}}));
   auto first = ws.start();
@@ -106,19 +102,19 @@ TEST(usage, an_attempt_adopted_after_a_sigkill_counts_what_it_spent_before_and_a
   expect_same_usage(status.total, reported.total, "the run's total");
   for (const auto& [target, u] : reported.by_target)
     expect_same_usage(status.by_target[target], u, "target " + target);
-  EXPECT_FALSE(ws.archived(task).empty());
+  EXPECT_FALSE(ws.archived(usage_task).empty());
 }
 
 TEST(usage, a_task_over_its_ceiling_blocks_before_its_next_stage_until_the_ceiling_is_raised) {
   supervision_ws ws;
-  ws.write_task(task, "local", {"src/a.cpp"});
+  ws.write_task(usage_task, "local", {"src/a.cpp"});
   // One pi request is 1,290 tokens: the worker goes over 1,000.
   ws.write_policy({{"limits", {{"task", {{"tokens", 1000}}}}}});
   auto r = ws.run();
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_EQ(ws.runs_of("worker").size(), 1u);
   EXPECT_EQ(runs_after_worker(ws), 0u) << "an attempt started over the ceiling";
-  auto row = ws.status_of(task);
+  auto row = ws.status_of(usage_task);
   ASSERT_TRUE(row.is_object()) << ws.status_json();
   EXPECT_EQ(row.value("status", ""), "blocked") << row.dump();
   auto reason = row.value("reason", "");
@@ -131,7 +127,7 @@ TEST(usage, a_task_over_its_ceiling_blocks_before_its_next_stage_until_the_ceili
   EXPECT_EQ(again.code, 0) << again.out << again.err;
   EXPECT_EQ(ws.runs_of("worker").size(), 1u) << "the worker's stage was done";
   EXPECT_GT(runs_after_worker(ws), 0u);
-  EXPECT_FALSE(ws.archived(task).empty());
+  EXPECT_FALSE(ws.archived(usage_task).empty());
 }
 
 TEST(usage, a_run_over_its_ceiling_starts_nothing_more_and_goes_on_once_it_is_raised) {

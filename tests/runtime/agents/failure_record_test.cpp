@@ -10,9 +10,9 @@
 namespace ad::runtime {
 namespace {
 
-const compiled_failure_patterns& table() { return default_compiled_failure_patterns(); }
+const compiled_failure_patterns& record_table() { return default_compiled_failure_patterns(); }
 
-millis at(const char* iso) {
+millis record_at(const char* iso) {
   auto t = parse_utc_iso(iso);
   EXPECT_TRUE(t.is_ok()) << iso;
   return t.is_ok() ? *t : 0;
@@ -32,11 +32,11 @@ failure_inputs everything_set() {
   in.review_control_tool = "spawn_agent";
   in.diagnostics_newest_first = {{"stderr", "rate limit exceeded; resets at 2026-11-29T15:30:00Z"},
                                  {"claude:result", "context window exceeded"}};
-  in.observed_at = at("2026-11-29T13:00:00Z");
+  in.observed_at = record_at("2026-11-29T13:00:00Z");
   in.kind = adapter_kind::claude;
   in.outcome.end = cli_end::failed;
   in.outcome.failure = {"claude:result", "rate_limit_error", "API Error: Request rejected (429)"};
-  in.outcome.reset_at = at("2026-11-29T15:00:00Z");
+  in.outcome.reset_at = record_at("2026-11-29T15:00:00Z");
   in.outcome.recovered_errors = 2;
   in.outcome.printed_events = true;
   in.no_progress = {"provider-quota", "no progress for 120 s", "claude:api_retry"};
@@ -104,8 +104,8 @@ failure_verdict round_trip(const failure_inputs& in) {
     if (from_text.is_ok())
       expect_same_inputs(*from_text, in);
   }
-  auto original = classify_attempt(in, table());
-  expect_same_verdict(classify_attempt(*back, table()), original);
+  auto original = classify_attempt(in, record_table());
+  expect_same_verdict(classify_attempt(*back, record_table()), original);
   return original;
 }
 
@@ -148,7 +148,7 @@ TEST(failure_record, inputs_with_every_field_set_round_trip_and_classify_the_sam
     auto v = round_trip(in);
     EXPECT_EQ(v.failure_class, "provider-quota");
     EXPECT_EQ(v.evidence_origin, "claude:result");
-    EXPECT_EQ(v.reset_at, at("2026-11-29T15:00:00Z"));
+    EXPECT_EQ(v.reset_at, record_at("2026-11-29T15:00:00Z"));
   }
   in.stop = dispatcher_stop::no_progress;
   {
@@ -165,7 +165,7 @@ TEST(failure_record, inputs_with_every_field_set_round_trip_and_classify_the_sam
     auto v = round_trip(in);
     EXPECT_EQ(v.failure_class, "provider-quota");
     EXPECT_EQ(v.evidence_origin, "stderr");
-    EXPECT_EQ(v.reset_at, at("2026-11-29T15:30:00Z"));
+    EXPECT_EQ(v.reset_at, record_at("2026-11-29T15:30:00Z"));
   }
   // The order of the diagnostics survives: reversed, the older line decides.
   std::swap(in.diagnostics_newest_first[0], in.diagnostics_newest_first[1]);
@@ -188,7 +188,7 @@ TEST(failure_record, json_carries_the_named_values) {
   ASSERT_EQ(j["diagnostics_newest_first"].size(), 2u);
   EXPECT_EQ(j["diagnostics_newest_first"][0]["origin"], "stderr");
   EXPECT_EQ(j["diagnostics_newest_first"][1]["origin"], "claude:result");
-  EXPECT_EQ(j["observed_at"], at("2026-11-29T13:00:00Z"));
+  EXPECT_EQ(j["observed_at"], record_at("2026-11-29T13:00:00Z"));
 }
 
 TEST(failure_record, absent_review_control_tool_stays_absent) {
@@ -201,7 +201,7 @@ TEST(failure_record, absent_review_control_tool_stays_absent) {
   ASSERT_TRUE(back.is_ok()) << back.error().message();
   EXPECT_FALSE(back->review_control_tool.has_value());
   EXPECT_TRUE(back->diagnostics_newest_first.empty());
-  EXPECT_EQ(classify_attempt(*back, table()).failure_class, "generic-error");
+  EXPECT_EQ(classify_attempt(*back, record_table()).failure_class, "generic-error");
   // An empty tool name is still a tool: it does not collapse to absent.
   in.review_control_tool = "";
   back = failure_inputs_from_json(failure_inputs_to_json(in));
@@ -309,8 +309,8 @@ TEST(failure_record, quota_verdict_carries_class_evidence_origin_and_reset) {
   failure_inputs in;
   in.exit.code = 1;
   in.diagnostics_newest_first = {{"stderr", "rate limit exceeded; resets at 2026-11-29T15:30:00Z"}};
-  in.observed_at = at("2026-11-29T13:00:00Z");
-  auto v = classify_attempt(in, table());
+  in.observed_at = record_at("2026-11-29T13:00:00Z");
+  auto v = classify_attempt(in, record_table());
   ASSERT_EQ(v.failure_class, "provider-quota");
   json j = failure_verdict_to_json(v);
   EXPECT_EQ(j["failure_class"], "provider-quota");
@@ -319,7 +319,7 @@ TEST(failure_record, quota_verdict_carries_class_evidence_origin_and_reset) {
   EXPECT_EQ(j["evidence_origin"], "stderr");
   EXPECT_EQ(j["evidence_truncated"], false);
   ASSERT_TRUE(j["reset_at"].is_number_integer()) << j.dump();
-  EXPECT_EQ(j["reset_at"].get<millis>(), at("2026-11-29T15:30:00Z"));
+  EXPECT_EQ(j["reset_at"].get<millis>(), record_at("2026-11-29T15:30:00Z"));
   EXPECT_TRUE(j["termination_signal"].is_null());
   EXPECT_EQ(j["provider_transport_failure_confirmed"], false);
 
@@ -328,7 +328,7 @@ TEST(failure_record, quota_verdict_carries_class_evidence_origin_and_reset) {
     {"claude:result", R"({"type":"result","is_error":true,"result":"rate limited"})"},
     {"claude:rate_limit_event",
      R"({"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1795000000}})"}};
-  j = failure_verdict_to_json(classify_attempt(in, table()));
+  j = failure_verdict_to_json(classify_attempt(in, record_table()));
   EXPECT_EQ(j["failure_class"], "provider-quota");
   EXPECT_EQ(j["evidence_origin"], "claude:result");
   EXPECT_EQ(j["reset_at"], 1795000000000);
@@ -337,7 +337,7 @@ TEST(failure_record, quota_verdict_carries_class_evidence_origin_and_reset) {
 TEST(failure_record, success_verdict_has_empty_class_and_null_optionals) {
   failure_inputs in;
   in.diagnostics_newest_first = {{"stderr", "warning: deprecated flag"}};
-  auto v = classify_attempt(in, table());
+  auto v = classify_attempt(in, record_table());
   ASSERT_FALSE(v.failed());
   json j = failure_verdict_to_json(v);
   EXPECT_EQ(j["failure_class"], "");
@@ -354,7 +354,7 @@ TEST(failure_record, success_verdict_has_empty_class_and_null_optionals) {
 TEST(failure_record, verdict_carries_an_inferred_termination_signal) {
   failure_inputs in;
   in.exit.code = 128 + SIGKILL;
-  json j = failure_verdict_to_json(classify_attempt(in, table()));
+  json j = failure_verdict_to_json(classify_attempt(in, record_table()));
   EXPECT_EQ(j["failure_class"], "process-terminated");
   EXPECT_EQ(j["failure_source"], "process-termination");
   EXPECT_EQ(j["termination_signal"], SIGKILL);

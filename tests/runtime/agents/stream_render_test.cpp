@@ -10,7 +10,7 @@
 namespace ad::runtime {
 namespace {
 
-const std::filesystem::path fixtures = test::source_dir() / "tests/fixtures/agents/render";
+const std::filesystem::path render_fixtures = test::source_dir() / "tests/fixtures/agents/render";
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
@@ -28,7 +28,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 // AD_UPDATE_GOLDEN=1 rewrites the expected files.
 void check_golden(adapter_kind kind) {
   std::string name(to_string(kind));
-  auto input = read_file(fixtures / (name + ".stream"));
+  auto input = read_file(render_fixtures / (name + ".stream"));
   ASSERT_TRUE(input) << input.error().to_string();
   render_state state;
   std::string actual;
@@ -39,7 +39,7 @@ void check_golden(adapter_kind kind) {
     if (r.discovered_session_id)
       actual += "#session " + *r.discovered_session_id + "\n";
   }
-  auto golden_path = fixtures / (name + ".expected");
+  auto golden_path = render_fixtures / (name + ".expected");
   if (std::getenv("AD_UPDATE_GOLDEN") != nullptr) {
     ASSERT_TRUE(write_file_atomic(golden_path, actual));
   }

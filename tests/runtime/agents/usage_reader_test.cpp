@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path captures = test::source_dir() / "tests/fixtures/realcli";
+const fs::path usage_captures = test::source_dir() / "tests/fixtures/realcli";
 
 std::vector<std::string> lines_of(const fs::path& file) {
   auto lines = test::file_lines(file);
@@ -31,7 +31,7 @@ std::vector<std::string> lines_of(const fs::path& file) {
 }
 
 std::vector<std::string> stdout_of(std::string_view cli, std::string_view scenario) {
-  return lines_of(captures / cli / scenario / "stdout.jsonl");
+  return lines_of(usage_captures / cli / scenario / "stdout.jsonl");
 }
 
 fs::path only_file_under(const fs::path& dir) {
@@ -122,7 +122,7 @@ TEST(codex_usage, a_failed_turn_has_no_usage_in_the_stream_and_asks_for_the_roll
   EXPECT_TRUE(r.so_far().empty());
   EXPECT_TRUE(wants_session_usage(r, 0));
   // Every request of that run was cut: the rollout has no totals either.
-  auto rollout = read_session_usage(usage_format::codex, only_file_under(captures / "codex/stream_cut/rollout"), 0);
+  auto rollout = read_session_usage(usage_format::codex, only_file_under(usage_captures / "codex/stream_cut/rollout"), 0);
   ASSERT_TRUE(rollout.is_ok()) << rollout.error().to_string();
   EXPECT_FALSE(rollout->has_value());
   EXPECT_TRUE(settle_usage(r, 0, *rollout).empty());
@@ -131,7 +131,7 @@ TEST(codex_usage, a_failed_turn_has_no_usage_in_the_stream_and_asks_for_the_roll
 TEST(codex_usage, the_rollouts_last_token_count_is_the_runs_total) {
   for (const char* scenario : {"success", "rate_limit_429_then_ok", "stream_cut_then_ok"}) {
     auto rollout = read_session_usage(usage_format::codex,
-                                      only_file_under(captures / "codex" / scenario / "rollout"), 0);
+                                      only_file_under(usage_captures / "codex" / scenario / "rollout"), 0);
     ASSERT_TRUE(rollout.is_ok()) << rollout.error().to_string();
     ASSERT_TRUE(rollout->has_value()) << scenario;
     EXPECT_EQ(**rollout, tokens(2400, 80, 0, 0, 0)) << scenario;
@@ -150,7 +150,7 @@ TEST(codex_usage, a_turn_that_fails_after_an_answered_request_counts_it_from_the
   ASSERT_TRUE(wants_session_usage(r, 0));
   session_usage_reader rollout(usage_format::codex, 0);
   bool first_total = false;
-  for (const auto& l : lines_of(only_file_under(captures / "codex/success/rollout"))) {
+  for (const auto& l : lines_of(only_file_under(usage_captures / "codex/success/rollout"))) {
     rollout.on_line(l);
     if (rollout.found()) {
       first_total = true;
@@ -280,7 +280,7 @@ TEST(pi_usage, a_cost_pi_reports_is_added_up) {
 }
 
 TEST(pi_usage, the_session_file_counts_the_messages_since_the_attempt_started) {
-  fs::path resumed = only_file_under(captures / "pi/resume_session/sessions");
+  fs::path resumed = only_file_under(usage_captures / "pi/resume_session/sessions");
   // The whole file: the first run's two requests and the resumed run's two.
   auto all = read_session_usage(usage_format::pi, resumed, 0);
   ASSERT_TRUE(all.is_ok()) << all.error().to_string();
@@ -313,7 +313,7 @@ TEST(pi_usage, a_stream_that_lost_lines_is_settled_from_the_session_file) {
   EXPECT_EQ(r.so_far().input_tokens, 1234);
   EXPECT_FALSE(wants_session_usage(r, 0));
   ASSERT_TRUE(wants_session_usage(r, 1));
-  auto session = read_session_usage(usage_format::pi, only_file_under(captures / "pi/success_write/sessions"), 0);
+  auto session = read_session_usage(usage_format::pi, only_file_under(usage_captures / "pi/success_write/sessions"), 0);
   ASSERT_TRUE(session.is_ok());
   EXPECT_EQ(settle_usage(r, 1, *session), tokens(2468, 112, 0, 0));
   EXPECT_EQ(settle_usage(r, 0, *session), r.so_far()) << "a whole stream is read as it is";

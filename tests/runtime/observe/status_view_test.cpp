@@ -9,7 +9,7 @@
 namespace ad::runtime {
 namespace {
 
-constexpr millis t0 = 1'800'000'000'000; // 2027-01-15T08:00:00.000Z
+constexpr millis status_t0 = 1'800'000'000'000; // 2027-01-15T08:00:00.000Z
 
 status_report report_with(std::vector<claim_violation_record> violations) {
   status_report r;
@@ -22,17 +22,17 @@ status_report report_with(std::vector<claim_violation_record> violations) {
 
 claim_violation_record by_writer() {
   return {"g/01_a", "g_01_a__p1__worker__a01", "/ws/README.md", "g/02_b", "fanotify", {},
-          "block", t0};
+          "block", status_t0};
 }
 
 claim_violation_record by_candidates() {
   return {"", "", "/ws/Makefile", "", "candidates", {"g_01_a__p1__worker__a01",
                                                      "g_03_c__p1__worker__a01"},
-          "warn", t0 + 1000};
+          "warn", status_t0 + 1000};
 }
 
 TEST(status_claim_violations, each_recorded_violation_is_one_line_of_the_text) {
-  manual_clock clk(t0);
+  manual_clock clk(status_t0);
   auto text = render_status_text(report_with({by_writer(), by_candidates()}), clk);
   EXPECT_NE(text.find("claim violation: g/01_a attempt g_01_a__p1__worker__a01 wrote "
                       "/ws/README.md outside its claim (claimed by g/02_b); fanotify, block, "
@@ -53,7 +53,7 @@ TEST(status_claim_violations, the_text_shows_the_newest_twenty_and_counts_the_re
     v.path = "/ws/f" + std::to_string(i);
     many.push_back(v);
   }
-  manual_clock clk(t0);
+  manual_clock clk(status_t0);
   auto text = render_status_text(report_with(many), clk);
   EXPECT_NE(text.find("5 earlier claim violations not shown\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("wrote /ws/f4 "), std::string::npos);
@@ -112,7 +112,7 @@ status_report report_with_spending() {
 }
 
 TEST(status_usage, the_text_shows_each_tasks_spend_and_the_runs_per_target) {
-  manual_clock clk(t0);
+  manual_clock clk(status_t0);
   auto text = render_status_text(report_with_spending(), clk);
   EXPECT_NE(text.find("g/01_a  stage=worker status=complete attempts=0\n    done\n"
                       "    spent 1,200 in · 40 out · $0.0028\n"),
@@ -148,7 +148,7 @@ TEST(status_usage, json_lines_carry_per_task_run_and_per_target_usage) {
 // the target and the end in its wait object.
 TEST(status_cooldowns, the_text_and_json_lines_name_the_target_and_its_end) {
   auto r = report_with({});
-  r.cooldowns["agy"] = recorded_cooldown{"agy", t0 + 300'000, "g/01_a"};
+  r.cooldowns["agy"] = recorded_cooldown{"agy", status_t0 + 300'000, "g/01_a"};
   status_task waiting;
   waiting.name = "g/02_b";
   waiting.stage = "worker";
@@ -156,9 +156,9 @@ TEST(status_cooldowns, the_text_and_json_lines_name_the_target_and_its_end) {
   waiting.reason = "waiting for agy to cool down until 2027-01-15T08:05:00.000Z";
   waiting.wait = "cool-down";
   waiting.wait_target = "agy";
-  waiting.wait_until = t0 + 300'000;
+  waiting.wait_until = status_t0 + 300'000;
   r.tasks = {waiting};
-  manual_clock clk(t0);
+  manual_clock clk(status_t0);
   auto text = render_status_text(r, clk);
   EXPECT_NE(text.find("cool-down: agy until 2027-01-15T08:05:00.000Z (a quota failure of g/01_a)"),
             std::string::npos)

@@ -9,9 +9,9 @@
 namespace ad::runtime {
 namespace {
 
-constexpr millis t0 = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
+constexpr millis dashboard_t0 = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
 
-run_event ev(run_event_kind kind, std::string task, millis at = t0) {
+run_event ev(run_event_kind kind, std::string task, millis at = dashboard_t0) {
   run_event e;
   e.kind = kind;
   e.time = at;
@@ -31,16 +31,16 @@ dashboard_model four_tasks() {
                 {"g/04_done", "review", "complete", ""},
                 {"g/05_stop", "user-review", "blocked", "USER_REVIEW: approve the milestone"}};
   m.apply(scan);
-  auto started = ev(run_event_kind::attempt_started, "g/01_run", t0 + 1000);
+  auto started = ev(run_event_kind::attempt_started, "g/01_run", dashboard_t0 + 1000);
   started.role = "worker";
   started.target = "claude";
   started.attempt = 1;
   started.identity = "g__01_run__p1__worker__a01";
   started.locator = "/state/runs/x/locator.json";
   m.apply(started);
-  auto cool = ev(run_event_kind::supervisor_wait, "g/02_wait", t0 + 2000);
+  auto cool = ev(run_event_kind::supervisor_wait, "g/02_wait", dashboard_t0 + 2000);
   cool.wait = std::string(wait_cool_down);
-  cool.until = t0 + 600'000;
+  cool.until = dashboard_t0 + 600'000;
   cool.target = "codex";
   cool.reason = "every target cools down";
   m.apply(cool);
@@ -49,7 +49,7 @@ dashboard_model four_tasks() {
 
 TEST(dashboard_model, the_overview_shows_each_task_with_its_status) {
   auto m = four_tasks();
-  auto j = m.state(t0 + 5000, [](const std::string& identity, const std::string& locator) {
+  auto j = m.state(dashboard_t0 + 5000, [](const std::string& identity, const std::string& locator) {
     token_usage so_far;
     so_far.input_tokens = 12'300;
     so_far.output_tokens = 45;
@@ -90,7 +90,7 @@ TEST(dashboard_model, the_overview_shows_each_task_with_its_status) {
 
 TEST(dashboard_model, a_task_shows_its_attempts_and_events) {
   auto m = four_tasks();
-  auto finished = ev(run_event_kind::attempt_finished, "g/01_run", t0 + 9000);
+  auto finished = ev(run_event_kind::attempt_finished, "g/01_run", dashboard_t0 + 9000);
   finished.identity = "g__01_run__p1__worker__a01";
   finished.attempt_status = "failed";
   finished.exit_code = 1;
@@ -99,7 +99,7 @@ TEST(dashboard_model, a_task_shows_its_attempts_and_events) {
   finished.usage.input_tokens = 1200;
   finished.usage.cost_usd = 0.5;
   m.apply(finished);
-  auto j = m.task("g/01_run", t0 + 10'000);
+  auto j = m.task("g/01_run", dashboard_t0 + 10'000);
   ASSERT_TRUE(j);
   EXPECT_EQ((*j)["status"], "running");
   ASSERT_EQ((*j)["attempts"].size(), 1u);
@@ -114,8 +114,8 @@ TEST(dashboard_model, a_task_shows_its_attempts_and_events) {
   EXPECT_EQ((*j)["usage_text"], "1,200 in · $0.5000");
   ASSERT_EQ((*j)["events"].size(), 2u);
   EXPECT_EQ((*j)["events"][1]["event"], "attempt_finished");
-  EXPECT_FALSE(m.task("g/99_unknown", t0));
-  auto blocked = m.task("g/03_block", t0);
+  EXPECT_FALSE(m.task("g/99_unknown", dashboard_t0));
+  auto blocked = m.task("g/03_block", dashboard_t0);
   ASSERT_TRUE(blocked);
   EXPECT_EQ((*blocked)["blocked"]["retry"],
             "agent-dispatch run --workspace ws --retry-blocked --task-group g");
@@ -124,26 +124,26 @@ TEST(dashboard_model, a_task_shows_its_attempts_and_events) {
 TEST(dashboard_model, the_run_spent_what_its_attempts_spent_then_what_the_summary_says) {
   auto m = four_tasks();
   for (int i = 1; i <= 2; ++i) {
-    auto finished = ev(run_event_kind::attempt_finished, "g/01_run", t0 + 9000);
+    auto finished = ev(run_event_kind::attempt_finished, "g/01_run", dashboard_t0 + 9000);
     finished.identity = "g__01_run__p1__worker__a0" + std::to_string(i);
     finished.attempt_status = "succeeded";
     finished.usage.input_tokens = 1000;
     finished.usage.output_tokens = 10;
     m.apply(finished);
   }
-  EXPECT_EQ(m.state(t0 + 10'000)["usage"], (json{{"input_tokens", 2000}, {"output_tokens", 20}}));
-  auto summary = ev(run_event_kind::summary, "", t0 + 11'000);
+  EXPECT_EQ(m.state(dashboard_t0 + 10'000)["usage"], (json{{"input_tokens", 2000}, {"output_tokens", 20}}));
+  auto summary = ev(run_event_kind::summary, "", dashboard_t0 + 11'000);
   summary.usage.input_tokens = 5000;  // earlier runs' attempts too
   summary.usage.cost_usd = 1.25;
   m.apply(summary);
-  auto j = m.state(t0 + 12'000);
+  auto j = m.state(dashboard_t0 + 12'000);
   EXPECT_EQ(j["usage"], (json{{"input_tokens", 5000}, {"cost_usd", 1.25}}));
   EXPECT_EQ(j["usage_text"], "5,000 in · $1.25");
 }
 
 TEST(dashboard_model, a_target_shows_its_quota_failures_usage_and_running_attempts) {
   auto m = four_tasks();  // g/01_run runs on claude
-  auto quota_out = ev(run_event_kind::attempt_finished, "g/03_block", t0 + 3000);
+  auto quota_out = ev(run_event_kind::attempt_finished, "g/03_block", dashboard_t0 + 3000);
   quota_out.target = "codex";
   quota_out.identity = "g__03_block__p1__review__a01";
   quota_out.attempt_status = "failed";
@@ -151,7 +151,7 @@ TEST(dashboard_model, a_target_shows_its_quota_failures_usage_and_running_attemp
   quota_out.evidence = "You've hit your usage limit";
   quota_out.usage.input_tokens = 100;
   m.apply(quota_out);
-  auto j = m.targets(t0 + 4000);
+  auto j = m.targets(dashboard_t0 + 4000);
   ASSERT_EQ(j["targets"].size(), 2u) << j.dump(2);
   auto claude = j["targets"][0];
   EXPECT_EQ(claude["target"], "claude");
@@ -166,43 +166,43 @@ TEST(dashboard_model, a_target_shows_its_quota_failures_usage_and_running_attemp
   EXPECT_EQ(codex["failures"][0]["evidence"], "You've hit your usage limit");
   EXPECT_EQ(codex["usage_text"], "100 in");
 
-  auto reset = ev(run_event_kind::supervisor_wait, "g/03_block", t0 + 5000);
+  auto reset = ev(run_event_kind::supervisor_wait, "g/03_block", dashboard_t0 + 5000);
   reset.target = "codex";
   reset.wait = std::string(wait_quota_reset);
-  reset.until = t0 + 3'600'000;
+  reset.until = dashboard_t0 + 3'600'000;
   reset.reason = "waiting for the quota of codex to reset";
   m.apply(reset);
-  codex = m.targets(t0 + 6000)["targets"][1];
+  codex = m.targets(dashboard_t0 + 6000)["targets"][1];
   EXPECT_EQ(codex["quota"], "quota-reset");
   EXPECT_EQ(codex["until"], "2027-01-15T09:00:00.000Z");
-  EXPECT_EQ(m.targets(t0 + 3'600'000)["targets"][1]["quota"], "available")
+  EXPECT_EQ(m.targets(dashboard_t0 + 3'600'000)["targets"][1]["quota"], "available")
     << "a wait whose end has passed holds nothing back";
-  auto again = ev(run_event_kind::attempt_started, "g/03_block", t0 + 7000);
+  auto again = ev(run_event_kind::attempt_started, "g/03_block", dashboard_t0 + 7000);
   again.target = "codex";
   again.identity = "g__03_block__p1__review__a02";
   m.apply(again);
-  EXPECT_EQ(m.targets(t0 + 8000)["targets"][1]["quota"], "available")
+  EXPECT_EQ(m.targets(dashboard_t0 + 8000)["targets"][1]["quota"], "available")
     << "the dispatcher started an attempt there again";
 }
 
 TEST(dashboard_model, a_target_cooling_down_shows_its_end_until_it_passes) {
   auto m = four_tasks();  // its events name claude and codex
-  EXPECT_TRUE(m.set_cooldowns({{"pi", {t0 + 1'800'000, "provider-quota on g/03_block"}}}));
-  EXPECT_FALSE(m.set_cooldowns({{"pi", {t0 + 1'800'000, "provider-quota on g/03_block"}}}))
+  EXPECT_TRUE(m.set_cooldowns({{"pi", {dashboard_t0 + 1'800'000, "provider-quota on g/03_block"}}}));
+  EXPECT_FALSE(m.set_cooldowns({{"pi", {dashboard_t0 + 1'800'000, "provider-quota on g/03_block"}}}))
     << "nothing changed";
-  auto j = m.targets(t0 + 1000);
+  auto j = m.targets(dashboard_t0 + 1000);
   ASSERT_EQ(j["targets"].size(), 3u) << j.dump(2);
   auto pi = j["targets"][2];
   EXPECT_EQ(pi["target"], "pi") << "a cooling target shows though no event named it";
   EXPECT_EQ(pi["quota"], "cool-down");
   EXPECT_EQ(pi["until"], "2027-01-15T08:30:00.000Z");
   EXPECT_EQ(pi["quota_reason"], "provider-quota on g/03_block");
-  EXPECT_EQ(m.targets(t0 + 1'800'000)["targets"].size(), 2u) << "over: nothing to show";
+  EXPECT_EQ(m.targets(dashboard_t0 + 1'800'000)["targets"].size(), 2u) << "over: nothing to show";
 }
 
 TEST(dashboard_model, a_node_shows_its_attempts) {
   dashboard_model m;
-  auto started = ev(run_event_kind::attempt_started, "g/01_a", t0);
+  auto started = ev(run_event_kind::attempt_started, "g/01_a", dashboard_t0);
   started.identity = "g__01_a__p1__worker__a01";
   started.target = "claude";
   started.node = "gpu-1";
@@ -210,11 +210,11 @@ TEST(dashboard_model, a_node_shows_its_attempts) {
   started.task = "g/02_b";
   started.identity = "g__02_b__p1__worker__a01";
   m.apply(started);
-  auto finished = ev(run_event_kind::attempt_finished, "g/02_b", t0 + 1000);
+  auto finished = ev(run_event_kind::attempt_finished, "g/02_b", dashboard_t0 + 1000);
   finished.identity = "g__02_b__p1__worker__a01";
   finished.failure_class = "node-lost";
   m.apply(finished);
-  auto j = m.nodes(t0 + 2000);
+  auto j = m.nodes(dashboard_t0 + 2000);
   ASSERT_EQ(j["nodes"].size(), 1u);
   auto n = j["nodes"][0];
   EXPECT_EQ(n["node"], "gpu-1");
@@ -228,14 +228,14 @@ TEST(dashboard_model, a_node_shows_its_attempts) {
 
 TEST(dashboard_model, a_node_shows_its_slots_and_lease_from_its_latest_status) {
   dashboard_model m;
-  auto status = ev(run_event_kind::node_status, "", t0);
+  auto status = ev(run_event_kind::node_status, "", dashboard_t0);
   status.node = "gpu-1";
   status.slots = 4;
   status.slots_in_use = 1;
   status.lease = "held";
-  status.until = t0 + 10'000;
+  status.until = dashboard_t0 + 10'000;
   m.apply(status);
-  auto n = m.nodes(t0)["nodes"][0];
+  auto n = m.nodes(dashboard_t0)["nodes"][0];
   EXPECT_EQ(n["node"], "gpu-1");
   EXPECT_EQ(n["slots"], 4);
   EXPECT_EQ(n["slots_in_use"], 1);
@@ -243,13 +243,13 @@ TEST(dashboard_model, a_node_shows_its_slots_and_lease_from_its_latest_status) {
   EXPECT_EQ(n["lease_until"], "2027-01-15T08:00:10.000Z");
   EXPECT_EQ(n["problem"], "");
 
-  status.time = t0 + 15'000;
+  status.time = dashboard_t0 + 15'000;
   status.slots_in_use = 0;
   status.lease = "lost";
-  status.until = t0 + 12'000;
+  status.until = dashboard_t0 + 12'000;
   status.reason = "connection refused\n(port 7000)";
   m.apply(status);
-  n = m.nodes(t0 + 15'000)["nodes"][0];
+  n = m.nodes(dashboard_t0 + 15'000)["nodes"][0];
   EXPECT_EQ(n["slots_in_use"], 0);
   EXPECT_EQ(n["lease"], "lost");
   EXPECT_EQ(n["lease_until"], "2027-01-15T08:00:12.000Z");
@@ -260,11 +260,11 @@ TEST(dashboard_model, a_node_shows_its_slots_and_lease_from_its_latest_status) {
 
 TEST(dashboard_model, a_node_seen_only_through_its_attempts_has_no_lease_yet) {
   dashboard_model m;
-  auto started = ev(run_event_kind::attempt_started, "g/01_a", t0);
+  auto started = ev(run_event_kind::attempt_started, "g/01_a", dashboard_t0);
   started.identity = "g__01_a__p1__worker__a01";
   started.node = "gpu-1";
   m.apply(started);
-  auto n = m.nodes(t0)["nodes"][0];
+  auto n = m.nodes(dashboard_t0)["nodes"][0];
   EXPECT_TRUE(n["lease"].is_null());
   EXPECT_TRUE(n["lease_until"].is_null());
 }

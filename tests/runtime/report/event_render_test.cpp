@@ -5,12 +5,12 @@
 namespace ad::runtime {
 namespace {
 
-constexpr millis t0 = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
+constexpr millis render_t0 = 1'800'000'000'000;  // 2027-01-15T08:00:00.000Z
 
 run_event make(run_event_kind kind, std::string task = "auth/01_api") {
   run_event e;
   e.kind = kind;
-  e.time = t0;
+  e.time = render_t0;
   e.task = std::move(task);
   return e;
 }
@@ -60,7 +60,7 @@ TEST(event_line, an_attempts_usage_is_one_field_and_the_runs_is_in_the_summary) 
 
   run_event s;
   s.kind = run_event_kind::summary;
-  s.time = t0;
+  s.time = render_t0;
   s.counts = {{"complete", 2}};
   s.usage.input_tokens = 2400;
   s.usage.output_tokens = 80;
@@ -72,7 +72,7 @@ TEST(event_line, an_attempts_usage_is_one_field_and_the_runs_is_in_the_summary) 
 TEST(event_line, summary_counts_and_exit_code) {
   run_event e;
   e.kind = run_event_kind::summary;
-  e.time = t0;
+  e.time = render_t0;
   e.counts = {{"complete", 3}, {"blocked", 1}};
   e.exit_code = 2;
   e.reason = "1 task blocked";
@@ -175,14 +175,14 @@ TEST(event_json, supervisor_events) {
   EXPECT_EQ(jt.at("pattern_ids"), json::array({"p1", "p2"}));
   EXPECT_EQ(jt.at("action"), "intervene");
   auto w = make(run_event_kind::supervisor_wait);
-  w.until = t0 + 90'000;
+  w.until = render_t0 + 90'000;
   EXPECT_EQ(run_event_json(w).at("until"), "2027-01-15T08:01:30.000Z");
 }
 
 TEST(event_json, summary_matches_dry_run_shape) {
   run_event e;
   e.kind = run_event_kind::summary;
-  e.time = t0;
+  e.time = render_t0;
   e.counts = {{"complete", 5}, {"user-review", 1}};
   e.exit_code = 0;
   e.reason = "done";

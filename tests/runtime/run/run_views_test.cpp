@@ -16,15 +16,15 @@ namespace {
 
 using test::temp_dir;
 
-void write_task(const temp_dir& ws, const std::string& task, const std::string& path) {
+void write_view_task(const temp_dir& ws, const std::string& task, const std::string& path) {
   test::write_minimal_task(ws, task, path);
 }
 
-policy test_policy() { return *parse_policy(default_policy_json(), "default"); }
+policy views_policy() { return *parse_policy(default_policy_json(), "default"); }
 
 TEST(run_views, fresh_and_changed_work_units_begin_anew) {
   temp_dir ws;
-  write_task(ws, "g/01_a", "src/a.cpp");
+  write_view_task(ws, "g/01_a", "src/a.cpp");
   auto scan = scan_workspace(ws.path());
   ASSERT_TRUE(scan.is_ok());
   ASSERT_EQ(scan->tasks.size(), 1u);
@@ -45,7 +45,7 @@ TEST(run_views, fresh_and_changed_work_units_begin_anew) {
 }
 
 TEST(run_views, progress_maps_completing_decision_to_execution_class) {
-  auto pol = test_policy();
+  auto pol = views_policy();
   task_state st;
   st.worker_done = true;
   route_decision d;
@@ -63,11 +63,11 @@ TEST(run_views, progress_maps_completing_decision_to_execution_class) {
 
 TEST(run_pass, admits_one_of_two_overlapping_tasks_and_persists_its_claim_first) {
   temp_dir ws;
-  write_task(ws, "g/01_a", "src/shared.cpp");
-  write_task(ws, "g/02_b", "src/shared.cpp");
+  write_view_task(ws, "g/01_a", "src/shared.cpp");
+  write_view_task(ws, "g/02_b", "src/shared.cpp");
   auto scan = scan_workspace(ws.path());
   ASSERT_TRUE(scan.is_ok());
-  auto pol = test_policy();
+  auto pol = views_policy();
   state_model state;
   pass_input in;
   in.scan = &*scan;
@@ -118,7 +118,7 @@ TEST(active_probe, a_stage_whose_locator_says_succeeded_is_finished_from_it_not_
   temp_dir root;
   auto ws = std::filesystem::canonical(root.path());
   run_location where{ws, "abcd", ws / "runs"};
-  auto pol = test_policy();
+  auto pol = views_policy();
   state_model state;
   task_state st;
   st.work_unit_id = "g/01_a::plan-1::tag-t";

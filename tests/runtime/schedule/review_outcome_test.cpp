@@ -45,7 +45,7 @@ const std::string old_log = dir + "/code_review_cloud_G05_1.log";
 const std::string new_log = dir + "/code_review_cloud_G05_2.log";
 const std::string review_md = dir + "/CODE_REVIEW-cloud-G05.md";
 
-std::vector<outcome_case> cases() {
+std::vector<outcome_case> outcome_cases() {
   using k = review_outcome_kind;
   using v = review_verdict;
   std::vector<outcome_case> out;
@@ -125,7 +125,7 @@ std::vector<outcome_case> cases() {
 }
 
 TEST(review_outcome, classifies_like_the_reference_dispatcher) {
-  for (const auto& c : cases()) {
+  for (const auto& c : outcome_cases()) {
     auto seen = collect_seen_sources(c.before);
     auto o = classify_review_outcome(c.after, seen, dir);
     EXPECT_EQ(to_string(o.kind), to_string(c.kind)) << c.label;

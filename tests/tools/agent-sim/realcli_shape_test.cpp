@@ -350,7 +350,7 @@ void expect_same_usage(const shape_case& c, const std::vector<json>& got, const 
 
 // ---- the test --------------------------------------------------------------------
 
-constexpr std::string_view plan_text = R"(<!-- task=auth/02+01_api plan=1 tag=t1 -->
+constexpr std::string_view shape_plan_text = R"(<!-- task=auth/02+01_api plan=1 tag=t1 -->
 # Plan
 ## Modified Files Summary
 | File | Change |
@@ -362,7 +362,7 @@ class realcli_shape : public ::testing::TestWithParam<size_t> {
 protected:
   void SetUp() override {
     ws_ = tmp_.path() / "ws";
-    plan_ = tmp_.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", plan_text);
+    plan_ = tmp_.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", shape_plan_text);
     tmp_.write("ws/agent-task/auth/02+01_api/CODE_REVIEW-cloud-G05.md", "# Review\n## Implementation Checklist\n- [ ] api\n");
     home_ = tmp_.path() / "home";
     fs::create_directories(home_);
@@ -559,7 +559,7 @@ TEST(realcli_shape_cases, cover_every_failure_kind_each_cli_has_a_capture_of) {
 TEST(realcli_shape_pi, a_resumed_session_continues_the_file_as_the_real_pi_does) {
   test::temp_dir tmp;
   fs::path ws = tmp.path() / "ws";
-  fs::path plan = tmp.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", plan_text);
+  fs::path plan = tmp.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", shape_plan_text);
   tmp.write("ws/agent-task/auth/02+01_api/CODE_REVIEW-cloud-G05.md", "# Review\n## Implementation Checklist\n- [ ] api\n");
   fs::path scenario = tmp.write("scenario.json", R"({"defaults": {"worker": [{"kind": "events", "count": 1}]}})");
   fs::path sessions = tmp.path() / "pi-sessions";
@@ -598,7 +598,7 @@ TEST(realcli_shape_pi, a_resumed_session_continues_the_file_as_the_real_pi_does)
 TEST(realcli_shape_pi, the_dispatcher_flavor_takes_the_options_the_public_pi_refuses) {
   test::temp_dir tmp;
   fs::path ws = tmp.path() / "ws";
-  fs::path plan = tmp.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", plan_text);
+  fs::path plan = tmp.write("ws/agent-task/auth/02+01_api/PLAN-cloud-G05.md", shape_plan_text);
   tmp.write("ws/agent-task/auth/02+01_api/CODE_REVIEW-cloud-G05.md", "# Review\n## Implementation Checklist\n- [ ] api\n");
   fs::path sessions = tmp.path() / "pi-sessions";
   std::string pi = (test::binary_dir() / "sim-bin/pi").string();

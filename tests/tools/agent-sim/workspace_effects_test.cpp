@@ -8,7 +8,7 @@
 namespace ad::agent_sim {
 namespace {
 
-constexpr std::string_view plan_text = R"(<!-- task=auth/02+01_api plan=3 tag=v1 -->
+constexpr std::string_view effects_plan_text = R"(<!-- task=auth/02+01_api plan=3 tag=v1 -->
 # Plan
 
 ## Modified Files Summary
@@ -22,7 +22,7 @@ constexpr std::string_view plan_text = R"(<!-- task=auth/02+01_api plan=3 tag=v1
 - do it
 )";
 
-constexpr std::string_view review_text = R"(# Review
+constexpr std::string_view effects_review_text = R"(# Review
 
 ## Implementation Checklist
 
@@ -33,7 +33,7 @@ constexpr std::string_view review_text = R"(# Review
 - [ ] not a checklist item
 )";
 
-std::string read(const fs::path& p) {
+std::string read_text(const fs::path& p) {
   auto t = runtime::read_file(p);
   EXPECT_TRUE(t.is_ok()) << p;
   return t.is_ok() ? *t : "";
@@ -43,8 +43,8 @@ class workspace_effects : public ::testing::Test {
 protected:
   void SetUp() override {
     dir_ = tmp_.path() / "agent-task" / "auth" / "02+01_api";
-    plan_ = tmp_.write("agent-task/auth/02+01_api/PLAN-local-G03.md", plan_text);
-    review_ = tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md", review_text);
+    plan_ = tmp_.write("agent-task/auth/02+01_api/PLAN-local-G03.md", effects_plan_text);
+    review_ = tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md", effects_review_text);
   }
   task_files task() {
     auto t = task_from_name(tmp_.path(), "auth/02+01_api");
@@ -56,12 +56,12 @@ protected:
 };
 
 TEST(workspace_parsing, reads_identity_and_modified_files) {
-  auto id = read_plan_identity(plan_text);
+  auto id = read_plan_identity(effects_plan_text);
   ASSERT_TRUE(id.is_ok());
   EXPECT_EQ(id->task, "auth/02+01_api");
   EXPECT_EQ(id->plan, 3);
   EXPECT_EQ(id->tag, "v1");
-  auto files = modified_files(plan_text);
+  auto files = modified_files(effects_plan_text);
   ASSERT_TRUE(files.is_ok());
   EXPECT_EQ(*files, (std::vector<std::string>{"src/api.cpp", "src/api.hpp", "docs/api.md"}));
   EXPECT_FALSE(read_plan_identity("# no header").is_ok());
@@ -69,14 +69,14 @@ TEST(workspace_parsing, reads_identity_and_modified_files) {
 }
 
 TEST(workspace_parsing, fills_only_the_implementation_checklist) {
-  EXPECT_FALSE(checklist_complete(review_text));
-  std::string first = fill_checklist(review_text, checklist_fill::first);
+  EXPECT_FALSE(checklist_complete(effects_review_text));
+  std::string first = fill_checklist(effects_review_text, checklist_fill::first);
   EXPECT_NE(first.find("- [x] endpoint\n- [ ] docs"), std::string::npos) << first;
   EXPECT_FALSE(checklist_complete(first));
-  std::string all = fill_checklist(review_text, checklist_fill::all);
+  std::string all = fill_checklist(effects_review_text, checklist_fill::all);
   EXPECT_TRUE(checklist_complete(all));
   EXPECT_NE(all.find("- [ ] not a checklist item"), std::string::npos);
-  EXPECT_EQ(fill_checklist(review_text, checklist_fill::none), review_text);
+  EXPECT_EQ(fill_checklist(effects_review_text, checklist_fill::none), effects_review_text);
   EXPECT_FALSE(checklist_complete("## Implementation Checklist\nnothing\n"));
 }
 
@@ -133,7 +133,7 @@ TEST(workspace_paths, a_workspace_whose_path_has_spaces_is_found_from_a_quoted_p
   fs::path ws = tmp.path() / "my project" / "with  two spaces";
   fs::create_directories(ws / "agent-task" / "auth" / "02+01_api");
   fs::path plan = ws / "agent-task" / "auth" / "02+01_api" / "PLAN-local-G03.md";
-  ASSERT_TRUE(runtime::write_file_atomic(plan, std::string(plan_text)).is_ok());
+  ASSERT_TRUE(runtime::write_file_atomic(plan, std::string(effects_plan_text)).is_ok());
   std::string quoted = "\"" + plan.string() + "\"";
   auto found = task_from_prompt(ws, "Read " + quoted + " and complete the task.");
   ASSERT_TRUE(found.is_ok()) << found.error().to_string();
@@ -160,16 +160,16 @@ TEST_F(workspace_effects, work_appends_to_every_claimed_file_and_fills_the_check
   effect_report report;
   action a;
   ASSERT_TRUE(do_work(task(), a, "stamp-1", report).is_ok());
-  EXPECT_EQ(read(tmp_.path() / "src/api.cpp"), "existing\nstamp-1\n");
-  EXPECT_EQ(read(tmp_.path() / "src/api.hpp"), "stamp-1\n");
-  EXPECT_EQ(read(tmp_.path() / "docs/api.md"), "stamp-1\n");
-  EXPECT_TRUE(checklist_complete(read(review_)));
+  EXPECT_EQ(read_text(tmp_.path() / "src/api.cpp"), "existing\nstamp-1\n");
+  EXPECT_EQ(read_text(tmp_.path() / "src/api.hpp"), "stamp-1\n");
+  EXPECT_EQ(read_text(tmp_.path() / "docs/api.md"), "stamp-1\n");
+  EXPECT_TRUE(checklist_complete(read_text(review_)));
   EXPECT_EQ(report.written.size(), 4u);
   EXPECT_TRUE(report.refused.empty());
 
   a.mode = write_mode::touch;
   ASSERT_TRUE(do_work(task(), a, "stamp-2", report).is_ok());
-  EXPECT_EQ(read(tmp_.path() / "src/api.hpp"), "stamp-1\n");
+  EXPECT_EQ(read_text(tmp_.path() / "src/api.hpp"), "stamp-1\n");
 }
 
 TEST_F(workspace_effects, work_refuses_paths_outside_the_workspace) {
@@ -186,7 +186,7 @@ TEST_F(workspace_effects, work_refuses_paths_outside_the_workspace) {
 TEST_F(workspace_effects, selfcheck_fills_missing_boxes) {
   effect_report report;
   ASSERT_TRUE(do_selfcheck(task(), report).is_ok());
-  EXPECT_TRUE(checklist_complete(read(review_)));
+  EXPECT_TRUE(checklist_complete(read_text(review_)));
   EXPECT_EQ(report.written, std::vector<std::string>{review_.string()});
 }
 
@@ -199,32 +199,32 @@ TEST_F(workspace_effects, pass_review_archives_the_task) {
   EXPECT_FALSE(fs::exists(dir_));
   ASSERT_TRUE(fs::is_directory(archived));
   EXPECT_TRUE(fs::exists(archived / "complete.log"));
-  std::string log = read(archived / "code_review_local_G03_3.log");
+  std::string log = read_text(archived / "code_review_local_G03_3.log");
   EXPECT_NE(log.find("## Code Review Result\n\nOverall Verdict: PASS\n"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(archived / "CODE_REVIEW-local-G03.md"));
 
   // A second completion of the same name gets a _1 suffix.
-  plan_ = tmp_.write("agent-task/auth/02+01_api/PLAN-local-G03.md", plan_text);
-  review_ = tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md", review_text);
+  plan_ = tmp_.write("agent-task/auth/02+01_api/PLAN-local-G03.md", effects_plan_text);
+  review_ = tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md", effects_review_text);
   ASSERT_TRUE(do_review(task(), "PASS", review_follow_up::next_generation, *t, report).is_ok());
   EXPECT_TRUE(fs::exists(tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api_1/complete.log"));
 }
 
 TEST_F(workspace_effects, fail_review_starts_the_next_plan_generation) {
   tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md",
-             fill_checklist(review_text, checklist_fill::all));
+             fill_checklist(effects_review_text, checklist_fill::all));
   effect_report report;
   ASSERT_TRUE(do_review(task(), "FAIL", review_follow_up::next_generation, 0, report).is_ok());
-  std::string old_plan = read(dir_ / "plan_local_G03_3.log");
+  std::string old_plan = read_text(dir_ / "plan_local_G03_3.log");
   EXPECT_NE(old_plan.find("plan=3 tag=v1"), std::string::npos);
-  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"), std::string::npos);
-  std::string next_plan = read(plan_);
+  EXPECT_NE(read_text(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"), std::string::npos);
+  std::string next_plan = read_text(plan_);
   auto id = read_plan_identity(next_plan);
   ASSERT_TRUE(id.is_ok());
   EXPECT_EQ(id->plan, 4);
   EXPECT_EQ(id->tag, "v1");
   EXPECT_TRUE(modified_files(next_plan).is_ok());
-  std::string next_review = read(review_);
+  std::string next_review = read_text(review_);
   EXPECT_FALSE(checklist_complete(next_review));
   EXPECT_EQ(next_review.find("Code Review Result"), std::string::npos);
 }
@@ -236,9 +236,9 @@ class recovery_review : public workspace_effects {
 protected:
   void SetUp() override {
     dir_ = tmp_.path() / "agent-task" / "auth" / "02+01_api";
-    tmp_.write("agent-task/auth/02+01_api/plan_local_G03_1.log", plan_text);
+    tmp_.write("agent-task/auth/02+01_api/plan_local_G03_1.log", effects_plan_text);
     tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
-               std::string(review_text) + "\n## Code Review Result\n\nOverall Verdict: FAIL\n");
+               std::string(effects_review_text) + "\n## Code Review Result\n\nOverall Verdict: FAIL\n");
   }
   task_files recovery_task() {
     auto t = task_from_prompt(tmp_.path(), "Read " + dir_.string() + " and start the review.");
@@ -248,7 +248,7 @@ protected:
 };
 
 TEST_F(recovery_review, the_folder_prompt_finds_the_newest_logs) {
-  tmp_.write("agent-task/auth/02+01_api/plan_local_G03_0.log", plan_text);
+  tmp_.write("agent-task/auth/02+01_api/plan_local_G03_0.log", effects_plan_text);
   auto t = recovery_task();
   EXPECT_TRUE(t.plan.empty());
   EXPECT_TRUE(t.review.empty());
@@ -268,11 +268,11 @@ TEST_F(recovery_review, pass_writes_a_new_verdict_log_and_archives) {
   fs::path archived = tmp_.path() / "agent-task/archive/2026/03/auth/02+01_api";
   EXPECT_FALSE(fs::exists(dir_));
   ASSERT_TRUE(fs::exists(archived / "complete.log"));
-  EXPECT_NE(read(archived / "complete.log").find("plan=3"), std::string::npos);
+  EXPECT_NE(read_text(archived / "complete.log").find("plan=3"), std::string::npos);
   // The earlier FAIL log stays; the new verdict is in its own log.
-  EXPECT_NE(read(archived / "code_review_local_G03_1.log").find("Overall Verdict: FAIL"),
+  EXPECT_NE(read_text(archived / "code_review_local_G03_1.log").find("Overall Verdict: FAIL"),
             std::string::npos);
-  std::string log = read(archived / "code_review_local_G03_3.log");
+  std::string log = read_text(archived / "code_review_local_G03_3.log");
   EXPECT_NE(log.find("## Code Review Result\n\nOverall Verdict: PASS\n"), std::string::npos) << log;
   EXPECT_EQ(log.find("Overall Verdict: FAIL"), std::string::npos) << log;
 }
@@ -280,12 +280,12 @@ TEST_F(recovery_review, pass_writes_a_new_verdict_log_and_archives) {
 TEST_F(recovery_review, a_legacy_korean_verdict_is_replaced_not_kept_beside_the_new_one) {
   // Two schemas in one file would be no verdict at all (SPEC section 2).
   tmp_.write("agent-task/auth/02+01_api/code_review_local_G03_1.log",
-             std::string(review_text) + "\n## 코드리뷰 결과\n\n### 종합 판정\n\n**FAIL**\n");
+             std::string(effects_review_text) + "\n## 코드리뷰 결과\n\n### 종합 판정\n\n**FAIL**\n");
   effect_report report;
   ASSERT_TRUE(
     do_review(recovery_task(), "PASS", review_follow_up::next_generation, 0, report)
       .is_ok());
-  std::string log = read(tmp_.path() / "agent-task/archive/1970/01/auth/02+01_api/code_review_local_G03_3.log");
+  std::string log = read_text(tmp_.path() / "agent-task/archive/1970/01/auth/02+01_api/code_review_local_G03_3.log");
   EXPECT_NE(log.find("Overall Verdict: PASS"), std::string::npos) << log;
   EXPECT_EQ(log.find("코드리뷰 결과"), std::string::npos) << log;
   EXPECT_EQ(log.find("**FAIL**"), std::string::npos) << log;
@@ -297,15 +297,15 @@ TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
   ASSERT_TRUE(
     do_review(recovery_task(), "FAIL", review_follow_up::next_generation, 0, report)
       .is_ok());
-  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
+  EXPECT_NE(read_text(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
             std::string::npos);
-  std::string next_plan = read(dir_ / "PLAN-local-G03.md");
+  std::string next_plan = read_text(dir_ / "PLAN-local-G03.md");
   auto id = read_plan_identity(next_plan);
   ASSERT_TRUE(id.is_ok());
   EXPECT_EQ(id->plan, 4);
   EXPECT_EQ(id->tag, "v1");
   EXPECT_TRUE(modified_files(next_plan).is_ok());
-  std::string next_review = read(dir_ / "CODE_REVIEW-local-G03.md");
+  std::string next_review = read_text(dir_ / "CODE_REVIEW-local-G03.md");
   EXPECT_FALSE(checklist_complete(next_review));
   EXPECT_EQ(next_review.find("Code Review Result"), std::string::npos);
   // The next run sees an ordinary task again.
@@ -317,11 +317,11 @@ TEST_F(recovery_review, fail_restores_the_next_generation_from_the_plan_log) {
 
 TEST_F(workspace_effects, a_review_that_stops_retires_the_pair_without_a_next_generation) {
   tmp_.write("agent-task/auth/02+01_api/CODE_REVIEW-local-G03.md",
-             fill_checklist(review_text, checklist_fill::all));
+             fill_checklist(effects_review_text, checklist_fill::all));
   effect_report report;
   ASSERT_TRUE(do_review(task(), "FAIL", review_follow_up::stop, 0, report).is_ok());
-  EXPECT_NE(read(dir_ / "plan_local_G03_3.log").find("plan=3 tag=v1"), std::string::npos);
-  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
+  EXPECT_NE(read_text(dir_ / "plan_local_G03_3.log").find("plan=3 tag=v1"), std::string::npos);
+  EXPECT_NE(read_text(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: FAIL"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(plan_));
   EXPECT_FALSE(fs::exists(review_));
@@ -335,7 +335,7 @@ TEST_F(workspace_effects, a_review_that_stops_retires_the_pair_without_a_next_ge
 TEST_F(recovery_review, a_review_that_stops_writes_only_its_verdict_log) {
   effect_report report;
   ASSERT_TRUE(do_review(recovery_task(), "WARN", review_follow_up::stop, 0, report).is_ok());
-  EXPECT_NE(read(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: WARN"),
+  EXPECT_NE(read_text(dir_ / "code_review_local_G03_3.log").find("Overall Verdict: WARN"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(dir_ / "PLAN-local-G03.md"));
   EXPECT_FALSE(fs::exists(dir_ / "CODE_REVIEW-local-G03.md"));
@@ -345,7 +345,7 @@ TEST_F(workspace_effects, write_action_is_confined) {
   effect_report report;
   ASSERT_TRUE(do_write(tmp_.path(), "notes/a.txt", "hi", report).is_ok());
   ASSERT_TRUE(do_write(tmp_.path(), "../b.txt", "no", report).is_ok());
-  EXPECT_EQ(read(tmp_.path() / "notes/a.txt"), "hi");
+  EXPECT_EQ(read_text(tmp_.path() / "notes/a.txt"), "hi");
   EXPECT_EQ(report.refused, std::vector<std::string>{"../b.txt"});
 }
 
