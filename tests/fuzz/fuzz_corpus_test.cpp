@@ -4,6 +4,8 @@
 // sanitizers, without libFuzzer. A broken invariant aborts this test.
 #include <fnmatch.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include "runtime/core/files.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -88,6 +91,33 @@ TEST_P(fuzz_corpus_target, runs_every_seed_and_kept_input) {
   for (const auto& [name, bytes] : inputs)
     for (size_t cut : {bytes.size() / 3, bytes.size() / 2, bytes.size() - bytes.size() / 7})
       EXPECT_EQ(fn(std::string_view(bytes).substr(0, cut)), 0) << name << " cut at " << cut;
+}
+
+// A target that makes files for itself (plan: a small workspace) removes
+// them when its process exits: each run of the corpus starts its own.
+TEST(fuzz_corpus, a_target_run_leaves_nothing_in_the_temporary_folder) {
+  ad::test::temp_dir tmp;
+  for (const auto& [name, fn] : ad::fuzz::registry()) {
+    SCOPED_TRACE(name);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // A fresh process: this test binary's own statics are not shared.
+      std::string filter = "--gtest_filter=all/fuzz_corpus_target.runs_every_seed_and_kept_input/"
+                           + name;
+      ::setenv("TMPDIR", tmp.path().c_str(), 1);
+      ::execl("/proc/self/exe", "fuzz_corpus_tests", filter.c_str(), "--gtest_brief=1",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(tmp.path()))
+      left.push_back(e.path().filename().string());
+    EXPECT_TRUE(left.empty()) << name << " left " << left.front();
+  }
 }
 
 std::vector<std::string> target_names() {

@@ -15,7 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A workspace with a file, a folder and a symlink out of it, made once.
+// A workspace with a file, a folder and a symlink out of it, made once and
+// removed at exit. The removal is registered after the path is made, so it
+// runs before the path is destroyed (exit runs them in reverse order).
 const fs::path& fuzz_workspace() {
   static const fs::path ws = [] {
     std::string pattern = (fs::temp_directory_path() / "ad-fuzz-ws-XXXXXX").string();
@@ -26,9 +28,13 @@ const fs::path& fuzz_workspace() {
       std::fclose(f);
     std::error_code ec;
     fs::create_symlink("/etc", dir / "outside", ec);
-    std::atexit([] { std::error_code e; fs::remove_all(fuzz_workspace(), e); });
     return fs::canonical(dir);
   }();
+  static const int removal = std::atexit([] {
+    std::error_code e;
+    fs::remove_all(ws, e);
+  });
+  (void) removal;
   return ws;
 }
 
