@@ -40,6 +40,14 @@ bool in_flight(scheduler_phase p) {
          p != scheduler_phase::finished;
 }
 
+// Adds one task of the state `from`, with its attempt counters, to part.
+void add_task_part(state_model& part, const state_model& from, const std::string& name,
+                   const task_state& st) {
+  part.tasks.emplace(name, st);
+  for (const auto& counter : task_attempt_counters(from, name))
+    part.attempt_counters.insert(counter);
+}
+
 } // namespace
 
 std::string_view to_string(scheduler_peer peer) {
@@ -299,8 +307,7 @@ void scheduler_machine::over_mirror(millis now, out_t& out) {
   state_model only;
   for (const auto& [name, d] : elsewhere_)
     if (auto it = mirror_.tasks.find(name); it != mirror_.tasks.end())
-      only.tasks.emplace(name, it->second);
-  only.attempt_counters = mirror_.attempt_counters;
+      add_task_part(only, mirror_, name, it->second);
   phase_ = scheduler_phase::reading_elsewhere;
   out.push_back(sched_cmd::read_active_stages{std::move(only)});
 }
@@ -325,8 +332,14 @@ void scheduler_machine::startup(millis now, out_t& out) {
 }
 
 void scheduler_machine::startup_stages(millis, out_t& out) {
+  // Only the tasks with an active stage, and their counters: a copy of the
+  // whole state would cost more than the reading at thousands of tasks.
+  state_model active;
+  for (const auto& [name, st] : mirror_.tasks)
+    if (!st.active_stage.empty())
+      add_task_part(active, mirror_, name, st);
   phase_ = scheduler_phase::reading_stages;
-  out.push_back(sched_cmd::read_active_stages{mirror_});
+  out.push_back(sched_cmd::read_active_stages{std::move(active)});
 }
 
 void scheduler_machine::startup_read(millis now, const std::vector<active_stage_reading>& readings,

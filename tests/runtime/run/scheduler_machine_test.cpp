@@ -61,6 +61,18 @@ protected:
     }
   }
 
+  // Tasks g/01_a and g/02_b in the workspace; the state says g/01_a's
+  // worker stage is active (left so by an earlier dispatcher).
+  void two_tasks_the_first_in_its_worker_stage() {
+    test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+    test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
+    task_state st;
+    st.work_unit_id = work_unit_now("g/01_a");
+    ASSERT_FALSE(st.work_unit_id.empty());
+    st.active_stage = "worker";
+    model.tasks["g/01_a"] = st;
+  }
+
   // Another actor made changes durable: the machine sees the publication.
   void store_apply(std::vector<state_change> changes) {
     for (const auto& c : changes)
@@ -108,6 +120,7 @@ protected:
             r.writable[t] = work_log_writable;
           queue.push_back(std::move(r));
         } else if constexpr (std::is_same_v<T, sched_cmd::read_active_stages>) {
+          stage_reads.push_back(x.state);
           queue.push_back(sched_ev::active_stages_read{readings_of(x.state)});
         } else if constexpr (std::is_same_v<T, sched_cmd::refresh_scan>) {
           std::vector<fs::path> also(x.also.begin(), x.also.end());
@@ -252,6 +265,7 @@ protected:
   std::vector<std::string> removed_logs;
   std::vector<std::string> archived_groups;
   std::vector<std::vector<std::string>> probed;
+  std::vector<state_model> stage_reads; // the state each read_active_stages carried
   std::vector<std::vector<std::string>> work_log_probes;
   std::vector<std::vector<std::string>> found_archives;
   int quota_batches = 0;
@@ -351,13 +365,7 @@ TEST_F(scheduler_machine_test, a_full_rescan_every_pass_decides_the_same) {
 }
 
 TEST_F(scheduler_machine_test, a_live_agent_left_by_a_dead_dispatcher_is_followed_not_started) {
-  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
-  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
-  task_state st;
-  st.work_unit_id = work_unit_now("g/01_a");
-  ASSERT_FALSE(st.work_unit_id.empty());
-  st.active_stage = "worker";
-  model.tasks["g/01_a"] = st;
+  two_tasks_the_first_in_its_worker_stage();
   probe_answer["g/01_a"] = active_probe_kind::live;
 
   start(4);
@@ -391,13 +399,27 @@ TEST_F(scheduler_machine_test, a_live_agent_left_by_a_dead_dispatcher_is_followe
   EXPECT_FALSE(finished.has_value());
 }
 
+TEST_F(scheduler_machine_test, the_start_up_reading_carries_only_the_active_tasks) {
+  two_tasks_the_first_in_its_worker_stage();
+  model.tasks["g/02_b"] = task_state{};
+  model.tasks["g/00_done"] = task_state{};
+  model.attempt_counters[{"g/01_a", 1, "worker"}] = 2;
+  model.attempt_counters[{"g/02_b", 1, "worker"}] = 1;
+  model.attempt_counters[{"g/00_done", 3, "review"}] = 4;
+  probe_answer["g/01_a"] = active_probe_kind::live;
+
+  start(4);
+  ASSERT_FALSE(stage_reads.empty());
+  const auto& read = stage_reads.front();
+  EXPECT_EQ(read.tasks.size(), 1u);
+  EXPECT_EQ(read.tasks.count("g/01_a"), 1u);
+  EXPECT_EQ(read.attempt_counters,
+            (std::map<attempt_key, int64_t>{{{"g/01_a", 1, "worker"}, 2}}));
+  EXPECT_EQ(machine->running_elsewhere().count("g/01_a"), 1u);
+}
+
 TEST_F(scheduler_machine_test, a_kept_attempt_is_adopted_first_with_its_node) {
-  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
-  test::write_minimal_task(ws, "g/02_b", "src/b.cpp");
-  task_state st;
-  st.work_unit_id = work_unit_now("g/01_a");
-  st.active_stage = "worker";
-  model.tasks["g/01_a"] = st;
+  two_tasks_the_first_in_its_worker_stage();
   active_stage_reading r;
   r.probe.kind = active_probe_kind::kept;
   r.probe.reason = "kept by its keeper";
