@@ -1,5 +1,6 @@
 #include "runtime/core/files.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -97,11 +98,22 @@ result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
     return status::invalid_argument(path.string() + " is " + std::to_string(st.st_size)
                                     + " bytes, more than the limit of "
                                     + std::to_string(max_bytes) + " bytes");
-  std::string out;
-  out.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[65536];
+  // Read straight into the result. A regular file whose size is known ends
+  // where a read comes back short at or past that size, so a small file
+  // takes one read; a file that reports no size (those of /proc) or grows
+  // is read until a read returns nothing.
+  const auto stated = static_cast<std::size_t>(st.st_size);
+  std::string out(std::min(std::max<std::size_t>(stated + 1, 4096), max_bytes + 1), '\0');
+  std::size_t got = 0;
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (got == out.size()) {
+      if (got > max_bytes)
+        return status::invalid_argument(path.string() + " grew past the limit of "
+                                        + std::to_string(max_bytes) + " bytes while reading");
+      out.resize(std::min(out.size() * 2, max_bytes + 1));
+    }
+    const std::size_t asked = out.size() - got;
+    ssize_t n = ::read(fd.get(), out.data() + got, asked);
     if (n < 0) {
       if (errno == EINTR)
         continue;
@@ -109,11 +121,14 @@ result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
     }
     if (n == 0)
       break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes)
-      return status::invalid_argument(path.string() + " grew past the limit of "
-                                      + std::to_string(max_bytes) + " bytes while reading");
-    out.append(buf, static_cast<std::size_t>(n));
+    got += static_cast<std::size_t>(n);
+    if (stated > 0 && got >= stated && static_cast<std::size_t>(n) < asked)
+      break;
   }
+  if (got > max_bytes)
+    return status::invalid_argument(path.string() + " grew past the limit of "
+                                    + std::to_string(max_bytes) + " bytes while reading");
+  out.resize(got);
   return out;
 }
 

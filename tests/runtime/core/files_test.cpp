@@ -36,6 +36,30 @@ TEST(files, read_refuses_files_over_the_cap_naming_the_path) {
   EXPECT_TRUE(read_file(dir.path()).error().is_invalid_argument());
 }
 
+TEST(files, read_returns_every_byte_of_empty_small_exact_and_large_files) {
+  test::temp_dir dir;
+  EXPECT_EQ(*read_file(dir.write("empty", "")), "");
+  EXPECT_EQ(*read_file(dir.write("one", "x")), "x");
+  // A file exactly at the cap is read; one byte more is refused.
+  EXPECT_EQ(*read_file(dir.write("cap", std::string(10, 'c')), 10), std::string(10, 'c'));
+  EXPECT_FALSE(read_file(dir.write("over", std::string(11, 'c')), 10).is_ok());
+  // Larger than any single read buffer, with a pattern that shows a lost or
+  // repeated block.
+  std::string large;
+  for (int i = 0; large.size() < (300u << 10); ++i)
+    large += std::to_string(i) + '\n';
+  EXPECT_EQ(*read_file(dir.write("large", large)), large);
+}
+
+TEST(files, read_of_a_file_that_reports_no_size_reads_to_its_end) {
+  // /proc files say size 0 and hand out their text a page or so per read.
+  auto text = read_file("/proc/self/maps", 8u << 20);
+  ASSERT_TRUE(text.is_ok()) << text.error().message();
+  ASSERT_FALSE(text->empty());
+  EXPECT_EQ(text->back(), '\n');
+  EXPECT_NE(text->find("[stack]"), std::string::npos);
+}
+
 TEST(hash, sha256_matches_known_vectors) {
   EXPECT_EQ(sha256_hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
