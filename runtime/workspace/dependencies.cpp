@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/core/text.hpp"
+#include "runtime/workspace/path_resolve.hpp"
 #include "runtime/workspace/subfolders.hpp"
 
 namespace ad::runtime {
@@ -17,9 +18,8 @@ bool names_predecessor(std::string_view folder, std::string_view predecessor) {
 
 namespace {
 
-// Each folder of group_dir holding complete.log, with the log's canonical
-// path (the plain one when it does not resolve), for every name `keep`
-// accepts.
+// Each folder of group_dir holding complete.log, with the log's path, for
+// every name `keep` accepts.
 template <class Keep, class Found>
 void collect(const fs::path& group_dir, Keep keep, Found found) {
   std::error_code ec;
@@ -36,15 +36,14 @@ void collect(const fs::path& group_dir, Keep keep, Found found) {
     std::error_code ec2;
     if (!fs::exists(log, ec2))
       continue;
-    auto canonical = fs::canonical(log, ec2);
-    found(name, ec2 ? log : canonical);
+    found(name, std::move(log));
   }
 }
 
 void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
   collect(
     group_dir, [&](const std::string& name) { return names_predecessor(name, predecessor); },
-    [&](const std::string&, fs::path log) { found.insert(std::move(log)); });
+    [&](const std::string&, fs::path log) { found.insert(canonical_or_same(log)); });
 }
 
 } // namespace
@@ -117,10 +116,12 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
       collect(month / group, keep_completed, add);
     it = groups_.emplace(std::string(group), std::move(entries)).first;
   }
+  // Resolved only once it matches: a group's archive holds thousands of
+  // folders, a predecessor names one or two of them.
   std::set<fs::path> found;
   for (const auto& e : it->second)
     if (names_predecessor(e.folder, predecessor))
-      found.insert(e.complete_log);
+      found.insert(canonical_or_same(e.complete_log)); // one folder by two names counts once
   return {found.begin(), found.end()};
 }
 

@@ -68,7 +68,7 @@ public:
 private:
   struct completed_entry {
     std::string folder;                // its name
-    std::filesystem::path complete_log; // canonical when it resolves
+    std::filesystem::path complete_log; // as listed; resolved when it matches
   };
   std::filesystem::path task_root_;
   std::vector<std::filesystem::path> months_; // archive/<YYYY>/<MM>, listed once

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <climits>
 #include <deque>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,9 +25,30 @@ void push_components(const fs::path& p, std::deque<std::string>& pending, bool f
     pending.insert(pending.end(), parts.begin(), parts.end());
 }
 
-} // namespace
+fs::file_type type_of(mode_t mode) {
+  if (S_ISREG(mode))
+    return fs::file_type::regular;
+  if (S_ISDIR(mode))
+    return fs::file_type::directory;
+  if (S_ISLNK(mode))
+    return fs::file_type::symlink;
+  if (S_ISFIFO(mode))
+    return fs::file_type::fifo;
+  if (S_ISSOCK(mode))
+    return fs::file_type::socket;
+  if (S_ISCHR(mode))
+    return fs::file_type::character;
+  if (S_ISBLK(mode))
+    return fs::file_type::block;
+  return fs::file_type::unknown;
+}
 
-result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
+// resolve_path; with `type`, also what lies at the answer (after symlinks),
+// from the lstat calls the walk makes anyway where it can.
+result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_type* type) {
+  // Known while the last step was an lstat of the last component (or a
+  // missing component); "." and ".." steps leave it to a stat at the end.
+  std::optional<fs::file_type> last;
   std::deque<std::string> pending;
   push_components(path, pending, false);
 
@@ -40,15 +62,19 @@ result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
   while (!pending.empty()) {
     std::string part = std::move(pending.front());
     pending.pop_front();
-    if (part == ".")
+    if (part == ".") {
+      last.reset();
       continue;
+    }
     if (part == "..") {
       resolved = resolved.parent_path();
+      last.reset();
       continue;
     }
     fs::path next = resolved / part;
     if (missing) {
       resolved = next;
+      last = fs::file_type::not_found;
       continue;
     }
     struct stat st {};
@@ -56,12 +82,14 @@ result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
       if (errno == ENOENT || errno == ENOTDIR) {
         missing = errno == ENOENT;
         resolved = next;
+        last = fs::file_type::not_found;
         continue;
       }
       return status::from_errno("cannot resolve " + path.string(), errno);
     }
     if (!S_ISLNK(st.st_mode)) {
       resolved = next;
+      last = type_of(st.st_mode);
       continue;
     }
     if (++hops > 40)
@@ -76,8 +104,39 @@ result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
     if (link_target.is_absolute())
       resolved = "/";
     push_components(link_target, pending, true);
+    last.reset();
+  }
+  if (type != nullptr) {
+    if (!last) {
+      struct stat st {};
+      last = ::stat(resolved.c_str(), &st) == 0 ? type_of(st.st_mode)
+             : errno == ENOENT || errno == ENOTDIR ? fs::file_type::not_found
+                                                   : fs::file_type::none;
+    }
+    *type = *last;
   }
   return resolved;
+}
+
+} // namespace
+
+result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
+  return resolve(path, base, nullptr);
+}
+
+result<typed_path> resolve_typed_path(const fs::path& path, const fs::path& base) {
+  typed_path out;
+  auto resolved = resolve(path, base, &out.type);
+  if (!resolved.is_ok())
+    return resolved.error();
+  out.path = std::move(*resolved);
+  return out;
+}
+
+fs::path canonical_or_same(const fs::path& p) {
+  std::error_code ec;
+  auto c = fs::canonical(p, ec);
+  return ec ? p : c;
 }
 
 bool is_within(const fs::path& path, const fs::path& root) {

@@ -20,6 +20,20 @@ namespace ad::runtime {
 result<std::filesystem::path> resolve_path(const std::filesystem::path& path,
                                            const std::filesystem::path& base);
 
+// resolve_path, and what lies at the answer: its type after symlinks, or
+// not_found; none when the file system refused to say. The walk's own lstat
+// calls answer it where they can, so it mostly costs nothing more.
+struct typed_path {
+  std::filesystem::path path;
+  std::filesystem::file_type type = std::filesystem::file_type::none;
+};
+result<typed_path> resolve_typed_path(const std::filesystem::path& path,
+                                      const std::filesystem::path& base);
+
+// p as realpath(3) resolves it (fs::canonical), or p itself when it does not
+// resolve (missing, unreadable).
+std::filesystem::path canonical_or_same(const std::filesystem::path& p);
+
 // True when `path` equals `root` or lies below it (both already resolved).
 bool is_within(const std::filesystem::path& path, const std::filesystem::path& root);
 

@@ -24,12 +24,6 @@ bool is_file(const fs::path& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-fs::path canonical_or_same(const fs::path& p) {
-  std::error_code ec;
-  auto c = fs::canonical(p, ec);
-  return ec ? p : c;
-}
-
 } // namespace
 
 workspace_scanner::workspace_scanner(fs::path workspace, std::optional<std::string> group,

@@ -245,37 +245,38 @@ write_set_report inspect_with(std::string_view plan_text,
         reject(write_set_problem::unresolvable, "NUL byte in path");
         continue;
       }
-      auto resolved = resolve_path(fs::path(std::string(claim)), workspace);
-      if (!resolved.is_ok()) {
+      auto typed = resolve_typed_path(fs::path(std::string(claim)), workspace);
+      if (!typed.is_ok()) {
         reject(write_set_problem::unresolvable,
-               "cannot resolve path (" + resolved.error().message() + ")");
+               "cannot resolve path (" + typed.error().message() + ")");
         continue;
       }
-      if (!is_within(*resolved, workspace)) {
+      const fs::path& resolved = typed->path;
+      if (!is_within(resolved, workspace)) {
         reject(write_set_problem::outside_workspace,
-               "path outside the workspace (resolves to " + resolved->string() + ")");
+               "path outside the workspace (resolves to " + resolved.string() + ")");
         continue;
       }
-      if (*resolved == workspace) {
+      if (resolved == workspace) {
         reject(write_set_problem::workspace_root, "the workspace root itself");
         continue;
       }
-      std::error_code ec;
-      auto kind = fs::status(*resolved, ec).type();
+      auto kind = typed->type;
       if (kind == fs::file_type::directory) {
         reject(write_set_problem::directory, "existing directory instead of a file");
         continue;
       }
-      if (auto why = protected_reason(resolved->lexically_relative(workspace)); !why.empty()) {
+      if (auto why = protected_reason(resolved.lexically_relative(workspace)); !why.empty()) {
         reject(write_set_problem::protected_path, why);
         continue;
       }
-      if (!ec && kind != fs::file_type::regular && kind != fs::file_type::not_found) {
+      if (kind != fs::file_type::none && kind != fs::file_type::regular &&
+          kind != fs::file_type::not_found) {
         reject(write_set_problem::not_regular,
                "not a regular file (a FIFO, socket or device blocks or harms whoever writes it)");
         continue;
       }
-      paths.insert(resolved->string());
+      paths.insert(resolved.string());
     }
   }
   if (paths.empty())

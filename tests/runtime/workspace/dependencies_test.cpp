@@ -96,5 +96,25 @@ TEST(dependencies, the_index_answers_as_the_folders_do) {
   }
 }
 
+// One completed folder reached by two names (a group's folder that is a link
+// to the archived one) is one candidate, not an ambiguity, in the index as in
+// the folders; the index resolves a log only once its folder matches.
+TEST(dependencies, a_completed_folder_reached_by_two_names_counts_once) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path()) / "agent-task";
+  dir.write("agent-task/archive/2026/12/g/03_done/complete.log", "done");
+  dir.write("agent-task/archive/2026/12/g/04_other/complete.log", "done");
+  fs::create_directories(root / "g");
+  fs::create_directory_symlink(root / "archive/2026/12/g/03_done", root / "g" / "03_done");
+  completed_index index(root);
+  auto found = index.candidates("g", "03");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found.front(), root / "archive/2026/12/g/03_done/complete.log");
+  EXPECT_EQ(found, dependency_candidates(root, "g", "03"));
+  EXPECT_EQ(index.candidates("g", "04"),
+            std::vector<fs::path>{root / "archive/2026/12/g/04_other/complete.log"});
+  EXPECT_TRUE(index.candidates("g", "05").empty());
+}
+
 } // namespace
 } // namespace ad::runtime

@@ -1,5 +1,8 @@
 #include "runtime/workspace/path_resolve.hpp"
 
+#include <sys/stat.h>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -35,6 +38,46 @@ TEST(path_resolve, relative_paths_resolve_from_the_base) {
   EXPECT_NE(loop.error().message().find("symlink loop"), std::string::npos);
   EXPECT_FALSE(is_within(*resolve_path("out/b.cpp", ws), ws));
   EXPECT_TRUE(is_within(*resolve_path("src/a.cpp", ws), ws));
+}
+
+// The typed answer says what lies at the resolved path, after symlinks, as
+// a stat of it would: the same path as resolve_path, and the type.
+TEST(path_resolve, the_typed_answer_names_what_lies_at_the_path) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path());
+  dir.write("ws/src/a.cpp", "x");
+  dir.write("ws/notes.txt", "x");
+  fs::create_symlink(root / "ws/src/a.cpp", root / "ws/link.cpp");
+  fs::create_symlink(root / "ws/src", root / "ws/srclink");
+  fs::create_symlink(root / "ws/nowhere.cpp", root / "ws/dangling");
+  ASSERT_EQ(::mkfifo((root / "ws/pipe").c_str(), 0600), 0);
+  auto ws = root / "ws";
+  struct expected {
+    const char* claim;
+    fs::path path;
+    fs::file_type type;
+  };
+  for (const auto& e : std::vector<expected>{
+         {"src/a.cpp", ws / "src/a.cpp", fs::file_type::regular},
+         {"link.cpp", ws / "src/a.cpp", fs::file_type::regular},
+         {"src", ws / "src", fs::file_type::directory},
+         {"srclink", ws / "src", fs::file_type::directory},
+         {"srclink/a.cpp", ws / "src/a.cpp", fs::file_type::regular},
+         {"src/new/d.cpp", ws / "src/new/d.cpp", fs::file_type::not_found},
+         {"notes.txt/x", ws / "notes.txt/x", fs::file_type::not_found},
+         {"dangling", ws / "nowhere.cpp", fs::file_type::not_found},
+         {"pipe", ws / "pipe", fs::file_type::fifo},
+         {"src/..", ws, fs::file_type::directory},
+         {"src/a.cpp/..", ws / "src", fs::file_type::directory},
+         {"./src/.", ws / "src", fs::file_type::directory},
+       }) {
+    auto typed = resolve_typed_path(e.claim, ws);
+    ASSERT_TRUE(typed.is_ok()) << e.claim;
+    EXPECT_EQ(typed->path, e.path) << e.claim;
+    EXPECT_EQ(typed->path, *resolve_path(e.claim, ws)) << e.claim;
+    EXPECT_EQ(typed->type, e.type) << e.claim;
+    EXPECT_EQ(typed->type, fs::status(typed->path).type()) << e.claim;
+  }
 }
 
 } // namespace
