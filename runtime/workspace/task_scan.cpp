@@ -5,9 +5,13 @@
 #include <map>
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/parallel.hpp"
 #include "runtime/workspace/markdown.hpp"
 #include "runtime/workspace/path_resolve.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -17,6 +21,10 @@ namespace ad::runtime {
 namespace fs = std::filesystem;
 
 namespace {
+
+// From this many folders on, read_task_folders reads them on several
+// threads; below it starting the threads costs about what they save.
+constexpr std::size_t parallel_read_folders = 16;
 
 enum class entry_kind : uint8_t { file, directory, other };
 
@@ -31,39 +39,56 @@ struct dir_entry {
 // classified (a symlink loop, a dangling link is simply "other"), add a warning.
 std::optional<std::vector<dir_entry>> list_folder(const fs::path& dir,
                                                   std::vector<std::string>& warnings) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) {
-    warnings.push_back("cannot read folder " + dir.string() + ": " + ec.message());
+  // opendir and readdir, not fs::directory_iterator: a scan lists every task
+  // folder, and the iterator's extra fcntl calls and per-entry paths cost a
+  // tenth of a 10,000-task scan.
+  std::unique_ptr<DIR, int (*)(DIR*)> handle(::opendir(dir.c_str()), ::closedir);
+  if (!handle) {
+    warnings.push_back("cannot read folder " + dir.string() + ": " + std::strerror(errno));
     return std::nullopt;
   }
   std::vector<dir_entry> out;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      warnings.push_back("cannot read folder " + dir.string() + ": " + ec.message());
+  for (;;) {
+    errno = 0;
+    const dirent* d = ::readdir(handle.get());
+    if (d == nullptr) {
+      if (errno != 0)
+        warnings.push_back("cannot read folder " + dir.string() + ": " + std::strerror(errno));
       break;
     }
+    std::string_view name(d->d_name);
+    if (name == "." || name == "..")
+      continue;
     dir_entry entry;
-    entry.name = it->path().filename().string();
+    entry.name = name;
     // The folder listing's own file type, where it has one, saves a stat
-    // per entry; a link (or an unknown type) is followed with stat.
-    std::error_code type_ec;
-    entry.link = it->is_symlink(type_ec) || type_ec;
+    // per entry; a link is followed with stat, an unknown type looked up.
+    unsigned char type = d->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat lst {};
+      if (::fstatat(::dirfd(handle.get()), d->d_name, &lst, AT_SYMLINK_NOFOLLOW) == 0)
+        type = S_ISLNK(lst.st_mode) ? DT_LNK : S_ISDIR(lst.st_mode) ? DT_DIR
+                                               : S_ISREG(lst.st_mode) ? DT_REG : DT_UNKNOWN;
+      else
+        type = DT_LNK; // gone or unreadable: let the stat below say which
+    }
+    entry.link = type == DT_LNK;
     if (!entry.link) {
-      if (it->is_directory(type_ec))
+      if (type == DT_DIR)
         entry.kind = entry_kind::directory;
-      else if (it->is_regular_file(type_ec))
+      else if (type == DT_REG)
         entry.kind = entry_kind::file;
       out.push_back(std::move(entry));
       continue;
     }
+    auto path = dir / entry.name;
     struct stat st {};
-    if (::stat(it->path().c_str(), &st) != 0) {
+    if (::stat(path.c_str(), &st) != 0) {
       if (errno == ELOOP)
-        warnings.push_back("skipped " + it->path().string() +
+        warnings.push_back("skipped " + path.string() +
                            ": symlink loop (too many levels of symbolic links)");
       else if (errno != ENOENT)
-        warnings.push_back("skipped " + it->path().string() + ": " + std::strerror(errno));
+        warnings.push_back("skipped " + path.string() + ": " + std::strerror(errno));
       entry.kind = entry_kind::other;
     } else if (S_ISDIR(st.st_mode)) {
       entry.kind = entry_kind::directory;
@@ -357,6 +382,18 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
   return task;
 }
 
+std::vector<folder_reading> read_task_folders(const fs::path& workspace,
+                                              const std::vector<fs::path>& directories) {
+  std::vector<folder_reading> out(directories.size());
+  parallel_for(directories.size(),
+               directories.size() >= parallel_read_folders ? useful_threads() : 1,
+               [&](std::size_t i) {
+                 if (auto task = read_task_folder(workspace, directories[i], out[i].warnings))
+                   out[i].task = std::make_unique<scanned_task>(std::move(*task));
+               });
+  return out;
+}
+
 result<workspace_scan> scan_workspace(const fs::path& workspace_in,
                                       std::optional<std::string> group) {
   if (group && !is_valid_group_name(*group))
@@ -422,9 +459,23 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
         if (e.kind == entry_kind::directory && (!e.link || keep_inside(group_dir / e.name)))
           directories.push_back(group_dir / e.name);
   }
-  for (const auto& dir : directories)
-    if (auto task = read_task_folder(scan.workspace, dir, scan.warnings))
-      scan.tasks.push_back(std::move(*task));
+  auto read = read_task_folders(scan.workspace, directories);
+  // Sorted by (index, name) through the pointers: a scanned task is large,
+  // and each is moved once, into its place.
+  std::vector<scanned_task*> order;
+  order.reserve(read.size());
+  for (auto& folder : read) {
+    for (auto& w : folder.warnings)
+      scan.warnings.push_back(std::move(w));
+    if (folder.task)
+      order.push_back(folder.task.get());
+  }
+  std::stable_sort(order.begin(), order.end(), [](const scanned_task* a, const scanned_task* b) {
+    return a->index != b->index ? a->index < b->index : a->name < b->name;
+  });
+  scan.tasks.reserve(order.size());
+  for (auto* task : order)
+    scan.tasks.push_back(std::move(*task));
   mark_dependency_cycles(scan.tasks);
   // A folder listed twice (a group read for its subtasks and as a task, or a
   // symlink back up the tree) reports its problem once.
@@ -433,9 +484,6 @@ result<workspace_scan> scan_workspace(const fs::path& workspace_in,
     if (std::find(unique.begin(), unique.end(), w) == unique.end())
       unique.push_back(std::move(w));
   scan.warnings = std::move(unique);
-  std::sort(scan.tasks.begin(), scan.tasks.end(), [](const scanned_task& a, const scanned_task& b) {
-    return a.index != b.index ? a.index < b.index : a.name < b.name;
-  });
   return scan;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,6 +113,18 @@ result<workspace_scan> scan_workspace(const std::filesystem::path& workspace,
 std::optional<scanned_task> read_task_folder(const std::filesystem::path& workspace,
                                              const std::filesystem::path& directory,
                                              std::vector<std::string>& warnings);
+
+// read_task_folder for each of `directories`, the folders read on several
+// threads once there are enough of them to pay for starting threads (each is
+// a few small files and stats, mostly a wait on the kernel). Answers in the
+// order of `directories`: the task (null where the folder makes none) and
+// that folder's warnings.
+struct folder_reading {
+  std::unique_ptr<scanned_task> task;
+  std::vector<std::string> warnings;
+};
+std::vector<folder_reading> read_task_folders(const std::filesystem::path& workspace,
+                                              const std::vector<std::filesystem::path>& directories);
 
 // The nearest ancestor of `path` (or path itself when it is a folder) that
 // holds agent-task/; not_found when there is none.

@@ -54,17 +54,28 @@ void workspace_scanner::drop_candidate(const std::string& dir, std::set<std::str
 }
 
 void workspace_scanner::read_candidate(const fs::path& dir, std::set<std::string>& changed) {
-  watch(dir);
-  ++folders_read_;
-  std::vector<std::string> warnings;
-  auto task = read_task_folder(workspace_, dir, warnings);
-  drop_candidate(dir.string(), changed);
-  if (!task)
-    return;
-  changed.insert(task->name);
-  by_dir_[dir.string()] = task->name;
-  auto name = task->name;
-  tasks_.insert_or_assign(std::move(name), std::move(*task));
+  read_candidates({dir}, changed);
+}
+
+void workspace_scanner::read_candidates(const std::vector<fs::path>& dirs,
+                                        std::set<std::string>& changed) {
+  // Each folder is watched before it is read, so a change after its reading
+  // has an event.
+  for (const auto& dir : dirs) {
+    watch(dir);
+    ++folders_read_;
+  }
+  auto read = read_task_folders(workspace_, dirs);
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    drop_candidate(dirs[i].string(), changed);
+    auto& task = read[i].task;
+    if (!task)
+      continue;
+    changed.insert(task->name);
+    by_dir_[dirs[i].string()] = task->name;
+    auto name = task->name;
+    tasks_.insert_or_assign(std::move(name), std::move(*task));
+  }
 }
 
 void workspace_scanner::drop_group(const std::string& group, std::set<std::string>& changed) {
@@ -90,9 +101,11 @@ void workspace_scanner::sync_group(const std::string& group, std::set<std::strin
   for (const auto& sub : known)
     if (!now->count(sub))
       drop_candidate((dir / sub).string(), changed);
+  std::vector<fs::path> fresh;
   for (const auto& sub : *now)
     if (!known.count(sub))
-      read_candidate(dir / sub, changed);
+      fresh.push_back(dir / sub);
+  read_candidates(fresh, changed);
   known = std::move(*now);
 }
 

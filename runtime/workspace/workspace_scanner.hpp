@@ -77,6 +77,9 @@ private:
   void sync_group(const std::string& group, std::set<std::string>& changed);
   void drop_group(const std::string& group, std::set<std::string>& changed);
   void read_candidate(const std::filesystem::path& dir, std::set<std::string>& changed);
+  // read_candidate for several folders, read together (read_task_folders).
+  void read_candidates(const std::vector<std::filesystem::path>& dirs,
+                       std::set<std::string>& changed);
   void drop_candidate(const std::string& dir, std::set<std::string>& changed);
   void sync_archive(const std::filesystem::path& dir, int depth, std::set<std::string>& changed);
   void drop_archive(const std::string& dir, std::set<std::string>& changed);

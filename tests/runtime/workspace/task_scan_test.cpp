@@ -176,6 +176,47 @@ TEST(task_scan, symlink_loops_are_warnings_not_hangs) {
   EXPECT_NE(find_task(*scan, "g/01_x"), nullptr);
 }
 
+// Enough folders to be read on several threads: the answer is the one a
+// reading of one folder after the other gives, tasks in (index, name)
+// order and each folder's warnings in folder order, every time.
+TEST(task_scan, a_large_scan_read_on_threads_answers_in_folder_order) {
+  test::temp_dir dir;
+  auto root = dir.path() / "agent-task";
+  std::vector<std::string> names;
+  for (int i = 1; i <= 40; ++i) {
+    auto index = (i < 10 ? "0" : "") + std::to_string(i);
+    for (const char* group : {"a", "b"}) {
+      auto name = std::string(group) + "/" + index + "_t" + std::to_string(i);
+      test::write_plan_and_review(dir.path(), name, "cloud",
+                                  {"src/" + std::string(group) + std::to_string(i) + ".cpp"});
+      names.push_back(name);
+    }
+  }
+  // Two loops inside task folders: warnings of their folders' readings.
+  fs::create_symlink("x", root / "b" / "33_t33" / "x");
+  fs::create_symlink("y", root / "a" / "07_t7" / "y");
+  std::vector<std::string> expected_warnings;
+  for (const auto& p : {root / "a" / "07_t7" / "y", root / "b" / "33_t33" / "x"})
+    expected_warnings.push_back("skipped " + p.string() +
+                                ": symlink loop (too many levels of symbolic links)");
+  std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
+    auto ix = x.substr(2, 2), iy = y.substr(2, 2);
+    return ix != iy ? ix < iy : x < y;
+  });
+  for (int round = 0; round < 5; ++round) {
+    auto scan = scan_workspace(dir.path());
+    ASSERT_TRUE(scan.is_ok());
+    std::vector<std::string> got;
+    for (const auto& t : scan->tasks) {
+      got.push_back(t.name);
+      EXPECT_TRUE(t.errors.empty()) << t.name;
+      EXPECT_EQ(t.write_set.paths.size(), 1u) << t.name;
+    }
+    EXPECT_EQ(got, names);
+    EXPECT_EQ(scan->warnings, expected_warnings);
+  }
+}
+
 TEST(task_scan, folders_that_resolve_outside_the_workspace_are_not_scanned) {
   test::temp_dir dir;
   test::temp_dir elsewhere;

@@ -60,6 +60,33 @@ TEST_F(workspace_scanner_test, first_refresh_is_a_full_scan_equal_to_scan_worksp
   EXPECT_EQ(scanner.full_scans(), 1);
 }
 
+// A group with enough new folders to read them on several threads: the
+// scanner knows each task once, equal to scan_workspace's reading, and a
+// later change in one of them is noticed alone (each was watched).
+TEST_F(workspace_scanner_test, a_large_group_read_on_threads_is_known_and_watched_folder_by_folder) {
+  for (int i = 10; i < 60; ++i)
+    write_task(ws, "big/" + std::to_string(i) + "_t", "src/big" + std::to_string(i) + ".cpp");
+  workspace_scanner scanner(ws.path(), std::nullopt);
+  auto r = scanner.refresh();
+  ASSERT_TRUE(r.is_ok()) << r.error().message();
+  auto scan = scan_workspace(ws.path());
+  ASSERT_TRUE(scan.is_ok());
+  EXPECT_EQ(names(scanner), names(*scan));
+  EXPECT_EQ(names(scanner).size(), 54u);
+  EXPECT_EQ(r->changed.size(), 54u);
+  for (int i = 10; i < 60; ++i) {
+    const auto* t = scanner.find("big/" + std::to_string(i) + "_t");
+    ASSERT_NE(t, nullptr) << i;
+    ASSERT_EQ(t->write_set.paths.size(), 1u) << i;
+    EXPECT_TRUE(t->write_set.paths[0].ends_with("src/big" + std::to_string(i) + ".cpp")) << i;
+  }
+  ws.write("agent-task/big/47_t/USER_REVIEW.md", "# USER_REVIEW\n");
+  r = scanner.refresh();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_FALSE(r->full);
+  EXPECT_EQ(r->changed, std::vector<std::string>{"big/47_t"});
+}
+
 TEST_F(workspace_scanner_test, an_unchanged_tree_reads_no_folder_again) {
   workspace_scanner scanner(ws.path(), std::nullopt);
   ASSERT_TRUE(scanner.refresh().is_ok());
