@@ -234,6 +234,68 @@ TEST_F(durable_store_test, a_journal_entry_with_a_fractional_number_is_corruptio
     << s.error().message();
 }
 
+// The journal is parsed while the snapshot is read; what is wrong is still
+// reported as a reading of one file after the other finds it: the snapshot's
+// damage before the journal's, and an entry the snapshot already holds is
+// never looked into.
+TEST_F(durable_store_test, a_damaged_snapshot_is_reported_before_a_damaged_journal) {
+  { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); ASSERT_TRUE(s->compact()); }
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, "{\"format\":1,"));
+  append_to_journal(encode_record(journal_record_type::entry, "not json"));
+  auto s = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is_corruption());
+  EXPECT_NE(s.error().message().find(snapshot_file_name), std::string::npos) << s.error().message();
+  EXPECT_EQ(s.error().message().find(journal_file_name), std::string::npos) << s.error().message();
+}
+
+TEST_F(durable_store_test, a_bad_change_in_an_entry_the_snapshot_holds_is_skipped_as_before) {
+  std::string journal_before;
+  {
+    auto s = open();
+    ASSERT_TRUE(s->commit({test::scripted_batch(0)}));
+    ASSERT_TRUE(s->commit({test::scripted_batch(1)}));
+    journal_before = *read_file(root_ / journal_file_name);
+    ASSERT_TRUE(s->compact());
+  }
+  // The journal as a crash between the snapshot's rename and the journal's
+  // restart leaves it, with entry 1's change damaged: the snapshot holds
+  // entries 1 and 2, so the replay skips both.
+  auto scan = scan_journal(journal_before, "j");
+  ASSERT_TRUE(scan);
+  ASSERT_EQ(scan->records.size(), 3u);
+  auto entry = nlohmann::json::parse(scan->records[1].payload);
+  entry["changes"] = nlohmann::json::parse(R"([{"op":"no_such_change"}])");
+  std::string damaged = journal_before.substr(0, scan->records[1].offset) +
+                        encode_record(journal_record_type::entry, entry.dump()) +
+                        journal_before.substr(scan->records[2].offset);
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name, damaged));
+  auto s = open();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->state(), replay(0, 2));
+  EXPECT_EQ(s->last_seq(), 2u);
+  EXPECT_EQ(s->report().replayed_entries, 0u);
+
+  // The same damage in an entry the snapshot does not hold stops the load.
+  { ASSERT_TRUE(s->commit({test::scripted_batch(2)})); }
+  s.reset();
+  auto text = *read_file(root_ / journal_file_name);
+  auto later = scan_journal(text, "j");
+  ASSERT_TRUE(later);
+  const auto& last = later->records.back();
+  auto third = nlohmann::json::parse(last.payload);
+  third["changes"] = nlohmann::json::parse(R"([{"op":"no_such_change"}])");
+  ASSERT_TRUE(write_file_atomic(root_ / journal_file_name,
+                                text.substr(0, last.offset) +
+                                  encode_record(journal_record_type::entry, third.dump())));
+  auto refused = durable_store::open(root_, id_, posix_file_layer());
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(refused.error().is_corruption());
+  EXPECT_NE(refused.error().message().find("at byte offset " + std::to_string(last.offset)),
+            std::string::npos)
+    << refused.error().message();
+}
+
 // The snapshot's "format" was read as an int with a default: 1e300 there
 // was the same undefined cast.
 TEST_F(durable_store_test, a_snapshot_format_or_state_with_a_fractional_number_is_corruption) {
