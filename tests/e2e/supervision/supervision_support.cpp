@@ -15,10 +15,6 @@ namespace ad::test {
 namespace fs = std::filesystem;
 using runtime::json;
 
-bool has(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 supervision_ws::supervision_ws() {
   adopt_orphans();
   f_.workspace = f_.dir.path() / "ws";

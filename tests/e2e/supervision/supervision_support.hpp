@@ -16,6 +16,7 @@
 
 #include "runtime/core/json.hpp"
 #include "tests/e2e/fleet/fleet_support.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace ad::test {
 
@@ -71,7 +72,6 @@ private:
 
 std::string prompt_of(const std::vector<std::string>& argv, const std::string& cli);
 std::vector<std::string> read_cmdline(int pid);
-bool has(const std::string& haystack, const std::string& needle);
 
 // A scenario whose task runs its worker attempts as by_attempt says.
 runtime::json worker_attempts(const std::string& task, const runtime::json& by_attempt);

@@ -86,7 +86,7 @@ TEST(supervision, quota_on_the_first_candidate_fails_over_with_a_logical_context
        argv.empty() && std::chrono::steady_clock::now() < until;) {
     reap_orphans();
     for (const auto& a : scan_live_agents(ws.env().registry))
-      if (has(a.marker, "__worker__a02"))
+      if (contains(a.marker, "__worker__a02"))
         argv = read_cmdline(a.pid);
     std::this_thread::sleep_for(10ms);
   }
@@ -104,9 +104,9 @@ TEST(supervision, quota_on_the_first_candidate_fails_over_with_a_logical_context
     ASSERT_TRUE(named.count(file)) << file << " missing from the prompt: " << prompt;
     EXPECT_TRUE(fs::is_regular_file(named[file])) << named[file];
   }
-  EXPECT_TRUE(has(named["locator.json"], "__worker__a01")) << prompt;
-  EXPECT_TRUE(has(prompt, ws.workspace().string())) << prompt;
-  EXPECT_FALSE(has(prompt, "--session")) << "no native session across adapters";
+  EXPECT_TRUE(contains(named["locator.json"], "__worker__a01")) << prompt;
+  EXPECT_TRUE(contains(prompt, ws.workspace().string())) << prompt;
+  EXPECT_FALSE(contains(prompt, "--session")) << "no native session across adapters";
   auto locator = runtime::parse_json(read_text(named["locator.json"]), "locator");
   ASSERT_TRUE(locator.is_ok());
   EXPECT_EQ(locator->value("status", ""), "failed");
@@ -175,7 +175,7 @@ TEST(supervision, context_limit_on_a_native_resume_pi_model_resumes_the_same_ses
   auto underscore = name.rfind('_');
   ASSERT_NE(underscore, std::string::npos) << name;
   EXPECT_TRUE(runtime::is_uuid(name.substr(underscore + 1, name.size() - underscore - 7))) << name;
-  EXPECT_FALSE(has(workers[1].prompt, "PLAN-local-G05.md"))
+  EXPECT_FALSE(contains(workers[1].prompt, "PLAN-local-G05.md"))
     << "a native resume continues the session, not the plan: " << workers[1].prompt;
   EXPECT_EQ(workers[1].exit_code, 0);
   EXPECT_FALSE(ws.archived(task).empty());
@@ -220,7 +220,7 @@ TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_ev
   for (const auto& w : workers)
     EXPECT_NE(w.exit_code, 0);
   EXPECT_TRUE(ws.runs_of("review").empty());
-  EXPECT_TRUE(has(debug_log(ws), "no tactical pattern matched"));
+  EXPECT_TRUE(contains(debug_log(ws), "no tactical pattern matched"));
 
   auto row = ws.status_of(task);
   ASSERT_TRUE(row.is_object());
@@ -233,15 +233,15 @@ TEST(supervision, the_chain_end_retries_until_the_budget_blocks_the_task_with_ev
   EXPECT_EQ(ev["selected_target"], "codex-terra");
   EXPECT_EQ(ev["work_unit_id"], work_unit);
   EXPECT_EQ(ev["budget"], "10/10");
-  EXPECT_TRUE(has(ev.value("evidence", ""), "Reconnecting... waiting for network")) << ev.dump();
+  EXPECT_TRUE(contains(ev.value("evidence", ""), "Reconnecting... waiting for network")) << ev.dump();
   std::string locator = ev.value("locator", "");
   ASSERT_TRUE(fs::is_regular_file(locator)) << locator;
-  EXPECT_TRUE(has(locator, "__worker__a10")) << locator;
+  EXPECT_TRUE(contains(locator, "__worker__a10")) << locator;
   auto loc = runtime::parse_json(read_text(locator), "locator");
   ASSERT_TRUE(loc.is_ok());
   EXPECT_EQ(loc->value("failure_class", ""), "provider-connection");
   EXPECT_EQ(loc->value("cli", ""), "codex");
-  EXPECT_TRUE(has(row["reason"].get<std::string>(), "recovery failure limit")) << row.dump();
+  EXPECT_TRUE(contains(row["reason"].get<std::string>(), "recovery failure limit")) << row.dump();
   EXPECT_EQ(ws.check_registry(), 0);
 }
 
@@ -263,7 +263,7 @@ TEST(supervision, tactical_file_exists_lists_existing_files_and_survives_a_resta
   ASSERT_TRUE(iv.is_object()) << row.dump();
   EXPECT_EQ(iv["pattern_ids"], json::array({"file-already-exists"}));
   EXPECT_EQ(iv["existing_files"], json::array({a_cpp}));
-  EXPECT_TRUE(has(iv.value("instruction", ""), "do not create them")) << iv.dump();
+  EXPECT_TRUE(contains(iv.value("instruction", ""), "do not create them")) << iv.dump();
   std::string a01 = "g__01_a__p1__worker__a01";
   ASSERT_TRUE(row["write_set_changes"].contains(a01)) << row.dump();
   EXPECT_EQ(row["write_set_changes"][a01]["created"], json::array({a_cpp}));
@@ -275,10 +275,10 @@ TEST(supervision, tactical_file_exists_lists_existing_files_and_survives_a_resta
   auto workers = ws.runs_of("worker");
   ASSERT_EQ(workers.size(), 2u);
   const std::string& prompt = workers[1].prompt;
-  EXPECT_TRUE(has(prompt, "PLAN-cloud-G05.md")) << prompt;
-  EXPECT_TRUE(has(prompt, "These files exist from earlier runs of this task")) << prompt;
-  EXPECT_TRUE(has(prompt, "- " + a_cpp + " (created by " + a01 + ")")) << prompt;
-  EXPECT_FALSE(has(prompt, later_cpp)) << "only existing files are listed: " << prompt;
+  EXPECT_TRUE(contains(prompt, "PLAN-cloud-G05.md")) << prompt;
+  EXPECT_TRUE(contains(prompt, "These files exist from earlier runs of this task")) << prompt;
+  EXPECT_TRUE(contains(prompt, "- " + a_cpp + " (created by " + a01 + ")")) << prompt;
+  EXPECT_FALSE(contains(prompt, later_cpp)) << "only existing files are listed: " << prompt;
   EXPECT_EQ(workers[1].exit_code, 0);
   EXPECT_FALSE(ws.archived(task).empty());
   EXPECT_EQ(ws.check_registry(), 0);
@@ -297,11 +297,11 @@ TEST(supervision, a_file_the_error_names_outside_the_write_set_is_in_the_next_pr
   ASSERT_EQ(workers.size(), 2u);
   auto extra = (fs::canonical(ws.workspace()) / "src/extra.cpp").string();
   const std::string& prompt = workers[1].prompt;
-  EXPECT_TRUE(has(prompt, "Files the error names:\n- " + extra +
+  EXPECT_TRUE(contains(prompt, "Files the error names:\n- " + extra +
                             " (exists now; not in this task's write set; last changed while "
                             "g__01_a__p1__worker__a01 ran)"))
     << prompt;
-  EXPECT_FALSE(has(prompt, "None of the task's files exist yet.")) << prompt;
+  EXPECT_FALSE(contains(prompt, "None of the task's files exist yet.")) << prompt;
   EXPECT_EQ(ws.check_registry(), 0);
 }
 
@@ -317,18 +317,18 @@ TEST(supervision, a_tactical_match_is_shown_with_its_patterns_and_the_step_taken
     << r.out;
   auto workers = ws.runs_of("worker");
   ASSERT_EQ(workers.size(), 2u);
-  EXPECT_TRUE(has(workers[1].prompt, "A file the task expected was missing")) << workers[1].prompt;
+  EXPECT_TRUE(contains(workers[1].prompt, "A file the task expected was missing")) << workers[1].prompt;
   // The file the error named, though the plan does not claim it.
   auto missing = (fs::canonical(ws.workspace()) / "src/missing.hpp").string();
-  EXPECT_TRUE(has(workers[1].prompt, "Files the error names:\n- " + missing +
+  EXPECT_TRUE(contains(workers[1].prompt, "Files the error names:\n- " + missing +
                                        " (does not exist now; not in this task's write set)"))
     << workers[1].prompt;
-  EXPECT_TRUE(has(workers[1].prompt, "None of the task's write-set files exist yet."))
+  EXPECT_TRUE(contains(workers[1].prompt, "None of the task's write-set files exist yet."))
     << workers[1].prompt;
   // The supervisor's structured diagnostics reach the debug log.
   auto log = debug_log(ws);
-  EXPECT_TRUE(has(log, "attempt failed, analysing")) << log;
-  EXPECT_TRUE(has(log, "\"file-not-found\"")) << log;
+  EXPECT_TRUE(contains(log, "attempt failed, analysing")) << log;
+  EXPECT_TRUE(contains(log, "\"file-not-found\"")) << log;
 }
 
 TEST(supervision, a_retry_handoff_survives_crashes_between_decision_and_launch_without_a_second_launch) {
@@ -460,7 +460,7 @@ TEST(supervision, a_quota_reset_wait_survives_a_dispatcher_restart) {
   ASSERT_EQ(first.code, 86) << first.out << first.err;
   auto row = ws.status_of(task);
   ASSERT_TRUE(row["reset_wait_until"].is_string()) << row.dump();
-  EXPECT_TRUE(has(row.value("reason", ""), "waiting for a quota reset until")) << row.dump();
+  EXPECT_TRUE(contains(row.value("reason", ""), "waiting for a quota reset until")) << row.dump();
   EXPECT_EQ(row["budget_used"].value("worker", 0), 0) << row.dump();
 
   auto second = ws.run();
@@ -469,7 +469,7 @@ TEST(supervision, a_quota_reset_wait_survives_a_dispatcher_restart) {
   ASSERT_EQ(clis(workers), (std::vector<std::string>{"agy", "agy"}));
   EXPECT_GE(workers[1].start_ms - workers[0].end_ms, reset_s * 1000 - 200)
     << "the restarted dispatcher ran the target before its reset";
-  EXPECT_TRUE(has(second.out, "recorded before a restart")) << second.out;
+  EXPECT_TRUE(contains(second.out, "recorded before a restart")) << second.out;
   EXPECT_FALSE(ws.archived(task).empty());
 }
 
@@ -514,7 +514,7 @@ TEST(supervision, a_wait_for_cooling_targets_is_in_the_state_and_survives_a_rest
   ASSERT_TRUE(row["wait"]["until"].is_string()) << row.dump();
   auto until = runtime::parse_utc_iso(row["wait"]["until"].get<std::string>());
   ASSERT_TRUE(until) << row.dump();
-  EXPECT_TRUE(has(row.value("reason", ""), "to cool down until")) << row.dump();
+  EXPECT_TRUE(contains(row.value("reason", ""), "to cool down until")) << row.dump();
   std::set<std::string> cooling;
   std::istringstream lines(ws.status_json());
   for (std::string l; std::getline(lines, l);)
@@ -529,7 +529,7 @@ TEST(supervision, a_wait_for_cooling_targets_is_in_the_state_and_survives_a_rest
   EXPECT_EQ(workers[2].task, "g/02_b");
   EXPECT_GE(workers[2].start_ms, *until - 200)
     << "the restarted dispatcher ran a cooling target before the recorded end";
-  EXPECT_TRUE(has(second.out, "recorded before a restart")) << second.out;
+  EXPECT_TRUE(contains(second.out, "recorded before a restart")) << second.out;
   EXPECT_FALSE(ws.archived("g/02_b").empty());
 }
 

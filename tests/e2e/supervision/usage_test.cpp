@@ -118,9 +118,9 @@ TEST(usage, a_task_over_its_ceiling_blocks_before_its_next_stage_until_the_ceili
   ASSERT_TRUE(row.is_object()) << ws.status_json();
   EXPECT_EQ(row.value("status", ""), "blocked") << row.dump();
   auto reason = row.value("reason", "");
-  EXPECT_TRUE(has(reason, "task token ceiling reached: ")) << reason;
-  EXPECT_TRUE(has(reason, "/limits/task/tokens is 1,000; raise /limits/task/tokens")) << reason;
-  EXPECT_TRUE(has(r.out + r.err, "task token ceiling reached")) << r.out << r.err;
+  EXPECT_TRUE(contains(reason, "task token ceiling reached: ")) << reason;
+  EXPECT_TRUE(contains(reason, "/limits/task/tokens is 1,000; raise /limits/task/tokens")) << reason;
+  EXPECT_TRUE(contains(r.out + r.err, "task token ceiling reached")) << r.out << r.err;
 
   ws.write_policy({{"limits", {{"task", {{"tokens", 1000000}}}}}});
   auto again = ws.run({"--retry-blocked"});
@@ -152,8 +152,8 @@ TEST(usage, a_run_over_its_ceiling_starts_nothing_more_and_goes_on_once_it_is_ra
     ASSERT_TRUE(row.is_object()) << t << "\n" << ws.status_json();
     EXPECT_EQ(row.value("status", ""), "blocked") << row.dump();
     auto reason = row.value("reason", "");
-    EXPECT_TRUE(has(reason, "run cost ceiling reached: ")) << reason;
-    EXPECT_TRUE(has(reason, "/limits/run/cost_usd is $1.00")) << reason;
+    EXPECT_TRUE(contains(reason, "run cost ceiling reached: ")) << reason;
+    EXPECT_TRUE(contains(reason, "/limits/run/cost_usd is $1.00")) << reason;
   }
 
   ws.write_policy({{"prices", {{"pi-laguna-s", prices}, {"pi-laguna-m", prices}}},
