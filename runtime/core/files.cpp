@@ -66,11 +66,18 @@ std::string_view describe_file_kind(unsigned mode) {
 
 namespace {
 
-// open_regular_file, with the file's stat for the caller.
-result<int> open_regular(const fs::path& path, struct stat& st) {
+// open_regular_file, with the file's stat for the caller. With a folder's
+// descriptor as `at`, path's file name is opened in that folder.
+result<int> open_regular(int at, const fs::path& path, struct stat& st) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer. It stays set: it
   // changes nothing for a regular file (read and write never block on one).
-  fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  fs::path leaf;
+  const char* name = path.c_str();
+  if (at != AT_FDCWD) {
+    leaf = path.filename();
+    name = leaf.c_str();
+  }
+  fd_guard fd(::openat(at, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return status::from_errno("open " + path.string(), errno);
   if (::fstat(fd.get(), &st) != 0)
@@ -85,12 +92,16 @@ result<int> open_regular(const fs::path& path, struct stat& st) {
 
 result<int> open_regular_file(const fs::path& path) {
   struct stat st {};
-  return open_regular(path, st);
+  return open_regular(AT_FDCWD, path, st);
 }
 
 result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
+  return read_file_at(AT_FDCWD, path, max_bytes);
+}
+
+result<std::string> read_file_at(int folder_fd, const fs::path& path, std::size_t max_bytes) {
   struct stat st {};
-  auto opened = open_regular(path, st);
+  auto opened = open_regular(folder_fd, path, st);
   if (!opened)
     return opened.error();
   fd_guard fd(*opened);

@@ -18,10 +18,10 @@ bool names_predecessor(std::string_view folder, std::string_view predecessor) {
 
 namespace {
 
-// Each folder of group_dir holding complete.log, with the log's path, for
-// every name `keep` accepts.
+// Each folder of group_dir whose name `keep` accepts, with the path its
+// complete.log would have.
 template <class Keep, class Found>
-void collect(const fs::path& group_dir, Keep keep, Found found) {
+void list_folders(const fs::path& group_dir, Keep keep, Found found) {
   std::error_code ec;
   fs::directory_iterator it(group_dir, ec);
   if (ec)
@@ -30,20 +30,23 @@ void collect(const fs::path& group_dir, Keep keep, Found found) {
     if (ec)
       return;
     auto name = it->path().filename().string();
-    if (!keep(name))
-      continue;
-    auto log = it->path() / "complete.log";
-    std::error_code ec2;
-    if (!fs::exists(log, ec2))
-      continue;
-    found(name, std::move(log));
+    if (keep(name))
+      found(name, it->path() / "complete.log");
   }
 }
 
+bool log_exists(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
 void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
-  collect(
+  list_folders(
     group_dir, [&](const std::string& name) { return names_predecessor(name, predecessor); },
-    [&](const std::string&, fs::path log) { found.insert(canonical_or_same(log)); });
+    [&](const std::string&, fs::path log) {
+      if (log_exists(log))
+        found.insert(canonical_or_same(log));
+    });
 }
 
 } // namespace
@@ -98,6 +101,13 @@ std::vector<fs::path> dependency_candidates(const fs::path& task_root, std::stri
 
 completed_index::completed_index(fs::path task_root) : task_root_(std::move(task_root)) {}
 
+completed_index::completed_index(fs::path task_root, const std::vector<scanned_task>& scanned)
+    : task_root_(std::move(task_root)) {
+  scanned_.reserve(scanned.size());
+  for (const auto& task : scanned)
+    scanned_.emplace(task.name, task.has_complete_log);
+}
+
 std::vector<fs::path> completed_index::candidates(std::string_view group,
                                                   std::string_view predecessor) {
   auto it = groups_.find(group);
@@ -107,21 +117,37 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
       months_read_ = true;
     }
     std::vector<completed_entry> entries;
-    auto keep_completed = [](const std::string& name) { return !name.starts_with("."); };
+    auto keep_visible = [](const std::string& name) { return !name.starts_with("."); };
     auto add = [&](const std::string& name, fs::path log) {
-      entries.push_back({name, std::move(log)});
+      entries.push_back({name, std::move(log), std::nullopt});
     };
-    collect(task_root_ / group, keep_completed, add);
+    std::string task_name(group);
+    task_name += '/';
+    const std::size_t prefix = task_name.size();
+    list_folders(task_root_ / group, keep_visible, [&](const std::string& name, fs::path log) {
+      add(name, std::move(log));
+      task_name.resize(prefix);
+      task_name += name;
+      auto known = scanned_.find(task_name);
+      if (known != scanned_.end())
+        entries.back().completed = known->second;
+    });
     for (const auto& month : months_)
-      collect(month / group, keep_completed, add);
+      list_folders(month / group, keep_visible, add);
     it = groups_.emplace(std::string(group), std::move(entries)).first;
   }
-  // Resolved only once it matches: a group's archive holds thousands of
-  // folders, a predecessor names one or two of them.
+  // A folder's complete.log is looked for, and resolved, only once the
+  // folder matches: a group's archive holds thousands of folders, a
+  // predecessor names one or two of them.
   std::set<fs::path> found;
-  for (const auto& e : it->second)
-    if (names_predecessor(e.folder, predecessor))
+  for (auto& e : it->second) {
+    if (!names_predecessor(e.folder, predecessor))
+      continue;
+    if (!e.completed)
+      e.completed = log_exists(e.complete_log);
+    if (*e.completed)
       found.insert(canonical_or_same(e.complete_log)); // one folder by two names counts once
+  }
   return {found.begin(), found.end()};
 }
 

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/workspace/task_scan.hpp"
@@ -56,11 +58,19 @@ std::vector<std::filesystem::path> dependency_candidates(const std::filesystem::
 // and every archive month, listed once at the first question about the group:
 // dependency_candidates' answers for a whole workspace at one listing per
 // folder instead of one per predecessor of every task (a dry run or
-// `status` over 10,000 tasks). Answers what the folders held when the group
-// was first asked about; a single owner, not for a tree that changes.
+// `status` over 10,000 tasks). A group's folders are those listed at the
+// first question about it; a folder's complete.log is looked for once, when
+// a predecessor first names the folder, so a scan stats the folders tasks
+// depend on rather than every folder. A single owner, not for a tree that
+// changes.
 class completed_index {
 public:
   explicit completed_index(std::filesystem::path task_root);
+  // With the tasks a scan of the same workspace just read (they must outlive
+  // the index): a group's folder that the scan read as a task needs no look
+  // for its complete.log, the scan's listing of the folder said whether it
+  // holds one.
+  completed_index(std::filesystem::path task_root, const std::vector<scanned_task>& scanned);
   // The same answer as dependency_candidates(task_root, group, predecessor).
   std::vector<std::filesystem::path> candidates(std::string_view group,
                                                 std::string_view predecessor);
@@ -69,10 +79,12 @@ private:
   struct completed_entry {
     std::string folder;                // its name
     std::filesystem::path complete_log; // as listed; resolved when it matches
+    std::optional<bool> completed;      // whether complete.log exists, once asked
   };
   std::filesystem::path task_root_;
   std::vector<std::filesystem::path> months_; // archive/<YYYY>/<MM>, listed once
   bool months_read_ = false;
+  std::unordered_map<std::string_view, bool> scanned_; // task name -> holds complete.log
   std::map<std::string, std::vector<completed_entry>, std::less<>> groups_;
 };
 

@@ -91,7 +91,8 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
   };
   std::vector<candidate> ready;
 
-  completed_index completed(scan.task_root);
+  completed_index completed(scan.task_root, scan.tasks);
+  report.tasks.reserve(scan.tasks.size());
   for (const auto& task : scan.tasks) {
     auto progress = progress_of(task.name);
     dry_run_task out;

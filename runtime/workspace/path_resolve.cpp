@@ -43,9 +43,20 @@ fs::file_type type_of(mode_t mode) {
   return fs::file_type::unknown;
 }
 
+// lstat through the memo when there is one: 0 or an errno.
+int lstat_of(const fs::path& path, struct stat& st, path_walk_memo* memo) {
+  if (memo == nullptr)
+    return ::lstat(path.c_str(), &st) == 0 ? 0 : errno;
+  unsigned mode = 0;
+  int error = memo->lstat(path.native(), mode);
+  st.st_mode = mode;
+  return error;
+}
+
 // resolve_path; with `type`, also what lies at the answer (after symlinks),
 // from the lstat calls the walk makes anyway where it can.
-result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_type* type) {
+result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_type* type,
+                         path_walk_memo* memo) {
   // Known while the last step was an lstat of the last component (or a
   // missing component); "." and ".." steps leave it to a stat at the end.
   std::optional<fs::file_type> last;
@@ -78,14 +89,14 @@ result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_ty
       continue;
     }
     struct stat st {};
-    if (::lstat(next.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR) {
-        missing = errno == ENOENT;
+    if (int error = lstat_of(next, st, memo); error != 0) {
+      if (error == ENOENT || error == ENOTDIR) {
+        missing = error == ENOENT;
         resolved = next;
         last = fs::file_type::not_found;
         continue;
       }
-      return status::from_errno("cannot resolve " + path.string(), errno);
+      return status::from_errno("cannot resolve " + path.string(), error);
     }
     if (!S_ISLNK(st.st_mode)) {
       resolved = next;
@@ -120,13 +131,30 @@ result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_ty
 
 } // namespace
 
-result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
-  return resolve(path, base, nullptr);
+int path_walk_memo::lstat(const std::string& path, unsigned& mode) {
+  for (const auto& a : answers_)
+    if (a.path == path) {
+      mode = a.mode;
+      return a.error;
+    }
+  struct stat st {};
+  int error = ::lstat(path.c_str(), &st) == 0 ? 0 : errno;
+  mode = error == 0 ? st.st_mode : 0;
+  // A link is read and followed by the walk each time; a refusal other than
+  // "missing" is not remembered either.
+  if ((error == 0 && !S_ISLNK(mode)) || error == ENOENT || error == ENOTDIR)
+    answers_.push_back({path, error, mode});
+  return error;
 }
 
-result<typed_path> resolve_typed_path(const fs::path& path, const fs::path& base) {
+result<fs::path> resolve_path(const fs::path& path, const fs::path& base) {
+  return resolve(path, base, nullptr, nullptr);
+}
+
+result<typed_path> resolve_typed_path(const fs::path& path, const fs::path& base,
+                                      path_walk_memo* memo) {
   typed_path out;
-  auto resolved = resolve(path, base, &out.type);
+  auto resolved = resolve(path, base, &out.type, memo);
   if (!resolved.is_ok())
     return resolved.error();
   out.path = std::move(*resolved);

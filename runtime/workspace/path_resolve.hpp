@@ -9,6 +9,8 @@
 // the file system refuses.
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "runtime/core/status.hpp"
 
@@ -20,15 +22,35 @@ namespace ad::runtime {
 result<std::filesystem::path> resolve_path(const std::filesystem::path& path,
                                            const std::filesystem::path& base);
 
+// What the walks of one moment found at the components they looked at
+// (anything but a symbolic link: a folder, a file, nothing), so that paths
+// resolved together, a plan's write set, look at the folders they share
+// once. For one batch of paths: it never learns that a component changed.
+class path_walk_memo {
+public:
+  // The lstat answer for `path` as 0 or an errno, with its mode.
+  int lstat(const std::string& path, unsigned& mode);
+
+private:
+  struct answer {
+    std::string path;
+    int error = 0;
+    unsigned mode = 0;
+  };
+  std::vector<answer> answers_;
+};
+
 // resolve_path, and what lies at the answer: its type after symlinks, or
 // not_found; none when the file system refused to say. The walk's own lstat
-// calls answer it where they can, so it mostly costs nothing more.
+// calls answer it where they can, so it mostly costs nothing more; with a
+// memo, what an earlier walk of the batch found is not looked at again.
 struct typed_path {
   std::filesystem::path path;
   std::filesystem::file_type type = std::filesystem::file_type::none;
 };
 result<typed_path> resolve_typed_path(const std::filesystem::path& path,
-                                      const std::filesystem::path& base);
+                                      const std::filesystem::path& base,
+                                      path_walk_memo* memo = nullptr);
 
 // p as realpath(3) resolves it (fs::canonical), or p itself when it does not
 // resolve (missing, unreadable).

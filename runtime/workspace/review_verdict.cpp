@@ -1,6 +1,7 @@
 #include "runtime/workspace/review_verdict.hpp"
 
 #include <array>
+#include <fcntl.h>
 #include <vector>
 
 #include "runtime/core/files.hpp"
@@ -164,7 +165,11 @@ verdict_reading read_verdict(std::string_view text) {
 }
 
 verdict_reading read_review_verdict_file(const std::filesystem::path& path) {
-  auto text = read_file(path, max_review_bytes);
+  return read_review_verdict_file_at(AT_FDCWD, path);
+}
+
+verdict_reading read_review_verdict_file_at(int folder_fd, const std::filesystem::path& path) {
+  auto text = read_file_at(folder_fd, path, max_review_bytes);
   if (!text.is_ok())
     return {std::nullopt, verdict_absence::unreadable};
   return read_verdict(*text);

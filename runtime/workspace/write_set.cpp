@@ -193,6 +193,7 @@ write_set_report inspect_with(std::string_view plan_text,
   const fs::path& workspace = *workspace_resolved;
 
   std::set<std::string> paths;
+  path_walk_memo walks; // a plan's files mostly share their folders
   for (const auto& row : sections.front().body) {
     auto line = trim(row.text);
     if (!line.starts_with("|"))
@@ -245,7 +246,7 @@ write_set_report inspect_with(std::string_view plan_text,
         reject(write_set_problem::unresolvable, "NUL byte in path");
         continue;
       }
-      auto typed = resolve_typed_path(fs::path(std::string(claim)), workspace);
+      auto typed = resolve_typed_path(fs::path(std::string(claim)), workspace, &walks);
       if (!typed.is_ok()) {
         reject(write_set_problem::unresolvable,
                "cannot resolve path (" + typed.error().message() + ")");

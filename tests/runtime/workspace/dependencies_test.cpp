@@ -116,5 +116,57 @@ TEST(dependencies, a_completed_folder_reached_by_two_names_counts_once) {
   EXPECT_TRUE(index.candidates("g", "05").empty());
 }
 
+// The index lists a group's folders at the first question about it but looks
+// for a folder's complete.log only when a predecessor first names the folder:
+// a folder completed after the listing counts once it is asked about, and
+// keeps the answer it gave then.
+TEST(dependencies, the_index_looks_for_a_complete_log_when_its_folder_is_named) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path()) / "agent-task";
+  dir.write("agent-task/g/01_first/complete.log", "done");
+  dir.write("agent-task/g/02_second/PLAN-local-G01.md", "plan");
+  completed_index index(root);
+  ASSERT_EQ(index.candidates("g", "01").size(), 1u);
+
+  dir.write("agent-task/g/02_second/complete.log", "done");
+  EXPECT_EQ(index.candidates("g", "02"),
+            std::vector<fs::path>{root / "g/02_second/complete.log"});
+  fs::remove(root / "g/02_second/complete.log");
+  EXPECT_EQ(index.candidates("g", "02").size(), 1u);
+
+  dir.write("agent-task/g/03_third/complete.log", "done"); // after the listing
+  EXPECT_TRUE(index.candidates("g", "03").empty());
+}
+
+// Built with a scan of the workspace, the index answers as the folders do,
+// and for a folder the scan read as a task it takes the scan's word on its
+// complete.log: a log removed after the scan still counts, one written after
+// it in a folder the scan read without one does not.
+TEST(dependencies, the_index_takes_the_scans_word_on_the_folders_it_read) {
+  auto ws = fs::canonical(fixture("basic"));
+  auto scan = scan_workspace(ws);
+  ASSERT_TRUE(scan.is_ok());
+  completed_index from_scan(scan->task_root, scan->tasks);
+  for (std::string group : {"alpha", "stages", "beta", "nosuch"})
+    for (std::string pred : {"01", "02", "03", "04", "05", "99"})
+      EXPECT_EQ(from_scan.candidates(group, pred),
+                dependency_candidates(scan->task_root, group, pred))
+        << group << " " << pred;
+
+  test::temp_dir dir;
+  dir.write("agent-task/g/01_first/PLAN-local-G01.md", "plan");
+  dir.write("agent-task/g/01_first/complete.log", "done");
+  dir.write("agent-task/g/02_second/PLAN-local-G01.md", "plan");
+  auto fresh = scan_workspace(fs::canonical(dir.path()));
+  ASSERT_TRUE(fresh.is_ok());
+  ASSERT_EQ(fresh->tasks.size(), 2u);
+  fs::remove(fresh->task_root / "g/01_first/complete.log");
+  dir.write("agent-task/g/02_second/complete.log", "done");
+  completed_index index(fresh->task_root, fresh->tasks);
+  EXPECT_EQ(index.candidates("g", "01"),
+            std::vector<fs::path>{fresh->task_root / "g/01_first/complete.log"});
+  EXPECT_TRUE(index.candidates("g", "02").empty());
+}
+
 } // namespace
 } // namespace ad::runtime

@@ -80,5 +80,34 @@ TEST(path_resolve, the_typed_answer_names_what_lies_at_the_path) {
   }
 }
 
+// Paths resolved with one memo answer as they do alone; the memo keeps what
+// a walk found at a folder (so a later walk of the batch does not look
+// again) but follows a link each time.
+TEST(path_resolve, a_walk_memo_answers_as_the_walks_do) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path());
+  dir.write("ws/src/a.cpp", "x");
+  dir.write("ws/lib/b.cpp", "x");
+  fs::create_symlink(root / "ws/src", root / "ws/srclink");
+  auto ws = root / "ws";
+  path_walk_memo memo;
+  for (const char* claim : {"src/a.cpp", "src/b.cpp", "srclink/a.cpp", "src/new/d.cpp",
+                            "src/new/e.cpp", "gone/x.cpp", "gone/y.cpp", "src/a.cpp/..",
+                            "lib/b.cpp"}) {
+    auto alone = resolve_typed_path(claim, ws);
+    auto with_memo = resolve_typed_path(claim, ws, &memo);
+    ASSERT_TRUE(alone.is_ok() && with_memo.is_ok()) << claim;
+    EXPECT_EQ(with_memo->path, alone->path) << claim;
+    EXPECT_EQ(with_memo->type, alone->type) << claim;
+  }
+
+  fs::remove_all(ws / "src");
+  fs::remove(ws / "srclink");
+  fs::create_directory_symlink(ws / "lib", ws / "srclink");
+  EXPECT_EQ(resolve_typed_path("src/a.cpp", ws, &memo)->type, fs::file_type::regular);
+  EXPECT_EQ(resolve_typed_path("src/a.cpp", ws)->type, fs::file_type::not_found);
+  EXPECT_EQ(resolve_typed_path("srclink/b.cpp", ws, &memo)->path, ws / "lib/b.cpp");
+}
+
 } // namespace
 } // namespace ad::runtime

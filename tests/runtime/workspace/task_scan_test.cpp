@@ -299,6 +299,11 @@ TEST(task_scan, dependency_cycles_and_self_dependencies_are_task_errors_naming_t
   task("h/03+02_r");
   dir.write("agent-task/k/01+02_done/complete.log", "done"); // completed: no cycle
   task("k/02+01_open");
+  task("m/01+02_a"); // 03 waits on the cycle 01-02 and the cycle 04-05 waits on it:
+  task("m/02+01_b"); // between two cycles, on none
+  task("m/03+01_between");
+  task("m/04+03,05_c");
+  task("m/05+04_d");
   auto scan = scan_workspace(dir.path());
   ASSERT_TRUE(scan.is_ok());
   auto cycle_error = [&](const std::string& name) -> std::string {
@@ -322,6 +327,10 @@ TEST(task_scan, dependency_cycles_and_self_dependencies_are_task_errors_naming_t
     << cycle_error("h/01+03_p");
   EXPECT_NE(cycle_error("h/03+02_r").find("03 -> 02 -> 01 -> 03"), std::string::npos);
   EXPECT_EQ(cycle_error("k/02+01_open"), "");
+  EXPECT_NE(cycle_error("m/01+02_a").find("01 -> 02 -> 01"), std::string::npos);
+  EXPECT_EQ(cycle_error("m/03+01_between"), "");
+  EXPECT_NE(cycle_error("m/04+03,05_c").find("04 -> 05 -> 04"), std::string::npos);
+  EXPECT_NE(cycle_error("m/05+04_d").find("05 -> 04 -> 05"), std::string::npos);
 }
 
 TEST(task_scan, find_workspace_root_walks_up) {
