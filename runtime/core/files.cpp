@@ -113,8 +113,10 @@ result<std::string> read_file_at(int folder_fd, const fs::path& path, std::size_
   // where a read comes back short at or past that size, so a small file
   // takes one read; a file that reports no size (those of /proc) or grows
   // is read until a read returns nothing.
+  // One byte past the stated size lets that read come back short; a file
+  // that states no size starts with a page.
   const auto stated = static_cast<std::size_t>(st.st_size);
-  std::string out(std::min(std::max<std::size_t>(stated + 1, 4096), max_bytes + 1), '\0');
+  std::string out(std::min(stated > 0 ? stated + 1 : 4096, max_bytes + 1), '\0');
   std::size_t got = 0;
   for (;;) {
     if (got == out.size()) {

@@ -1,6 +1,7 @@
 #include "runtime/workspace/task_scan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <cerrno>
@@ -141,111 +142,116 @@ std::string two_digits(int index) {
   return index < 10 ? "0" + std::to_string(index) : std::to_string(index);
 }
 
+// Subtask indexes have two digits.
+constexpr int subtask_indexes = 100;
+using index_edges = std::array<std::vector<int>, subtask_indexes>;
+
+// The subtask indexes of a group that may lie on a dependency cycle: what is
+// left once every index that waits for nothing left, or that nothing left
+// waits for, is taken away, again and again. An index on a cycle is always
+// left; most groups have no cycle and leave nothing, so the search for the
+// shortest cycle runs for none of their tasks.
+std::array<bool, subtask_indexes> possibly_on_cycle(std::array<bool, subtask_indexes> left,
+                                                    const index_edges& waits) {
+  index_edges waited_by;
+  for (int i = 0; i < subtask_indexes; ++i)
+    for (int d : waits[i])
+      waited_by[d].push_back(i);
+  // Takes away every index whose `edges` lead nowhere left, and what that
+  // frees in turn along `back`.
+  auto peel = [&](const index_edges& edges, const index_edges& back) {
+    std::array<std::size_t, subtask_indexes> count{};
+    std::vector<int> free;
+    for (int i = 0; i < subtask_indexes; ++i) {
+      if (!left[i])
+        continue;
+      for (int to : edges[i])
+        count[i] += left[to] ? 1 : 0;
+      if (count[i] == 0)
+        free.push_back(i);
+    }
+    while (!free.empty()) {
+      int i = free.back();
+      free.pop_back();
+      left[i] = false;
+      for (int from : back[i])
+        if (left[from] && --count[from] == 0)
+          free.push_back(from);
+    }
+  };
+  peel(waits, waited_by);
+  peel(waited_by, waits);
+  return left;
+}
+
 // Pending subtasks of one group whose predecessors lead back to themselves
 // (`01+01_x`, or `01+02_a` beside `02+01_b`) can never start: each gets a
 // task error naming its cycle instead of waiting for a predecessor for ever.
 // A completed folder ends no cycle's wait, so only pending tasks count.
-// The subtask indexes of a group that may lie on a dependency cycle: what
-// is left once every index that waits for nothing left, or that nothing left
-// waits for, is taken away, again and again. An index on a cycle is always
-// left; most groups have no cycle and leave nothing, so the search for the
-// shortest cycle runs for none of their tasks.
-template <class ByIndex, class DepsOf>
-std::set<std::string> possibly_on_cycle(const ByIndex& by_index, DepsOf deps_of) {
-  std::map<std::string, std::vector<std::string>> waits_for, waited_by;
-  for (const auto& [index, positions] : by_index)
-    for (auto& d : waits_for[index] = deps_of(index))
-      waited_by[d].push_back(index);
-  std::set<std::string> left;
-  for (const auto& [index, positions] : by_index)
-    left.insert(index);
-  // Takes away every index whose `edges` lead nowhere left, and what that
-  // frees in turn along `back`.
-  auto peel = [&](const std::map<std::string, std::vector<std::string>>& edges,
-                  const std::map<std::string, std::vector<std::string>>& back) {
-    std::map<std::string, std::size_t> count;
-    std::vector<std::string> free;
-    for (const auto& index : left) {
-      std::size_t n = 0;
-      if (auto e = edges.find(index); e != edges.end())
-        for (const auto& to : e->second)
-          n += left.count(to);
-      count[index] = n;
-      if (n == 0)
-        free.push_back(index);
-    }
-    while (!free.empty()) {
-      auto index = std::move(free.back());
-      free.pop_back();
-      left.erase(index);
-      if (auto b = back.find(index); b != back.end())
-        for (const auto& from : b->second)
-          if (left.count(from) != 0 && --count[from] == 0)
-            free.push_back(from);
-    }
-  };
-  peel(waits_for, waited_by);
-  peel(waited_by, waits_for);
-  return left;
-}
-
 void mark_dependency_cycles(std::vector<scanned_task>& tasks) {
-  // group -> subtask index -> positions in tasks
-  std::map<std::string, std::map<std::string, std::vector<std::size_t>>> pending;
+  // group -> its pending subtasks, in scan order
+  std::map<std::string_view, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < tasks.size(); ++i)
     if (tasks[i].name.find('/') != std::string::npos && !tasks[i].has_complete_log)
-      pending[tasks[i].group][two_digits(tasks[i].index)].push_back(i);
-  for (auto& entry : pending) {
-    auto& by_index = entry.second;
-    auto deps_of = [&](const std::string& index) {
-      std::vector<std::string> out;
-      for (auto pos : by_index[index])
-        for (const auto& d : tasks[pos].deps)
-          if (by_index.count(d) != 0 && std::find(out.begin(), out.end(), d) == out.end())
-            out.push_back(d);
-      return out;
-    };
-    auto on_cycle = possibly_on_cycle(by_index, deps_of);
-    for (const auto& [start, positions] : by_index) {
-      if (on_cycle.count(start) == 0)
+      groups[tasks[i].group].push_back(i);
+  for (const auto& [group, members] : groups) {
+    std::array<std::vector<std::size_t>, subtask_indexes> positions; // index -> tasks
+    std::array<bool, subtask_indexes> pending{};
+    for (auto pos : members) {
+      positions[tasks[pos].index].push_back(pos);
+      pending[tasks[pos].index] = true;
+    }
+    // index -> the pending indexes it waits for, in the order its tasks name them
+    index_edges waits;
+    for (int i = 0; i < subtask_indexes; ++i)
+      for (auto pos : positions[i])
+        for (const auto& d : tasks[pos].deps) {
+          int dep = (d[0] - '0') * 10 + (d[1] - '0');
+          if (pending[dep] && std::find(waits[i].begin(), waits[i].end(), dep) == waits[i].end())
+            waits[i].push_back(dep);
+        }
+    auto on_cycle = possibly_on_cycle(pending, waits);
+    for (int start = 0; start < subtask_indexes; ++start) {
+      if (!on_cycle[start])
         continue;
       // Breadth-first from start's predecessors back to start: the shortest
-      // cycle through it.
-      std::map<std::string, std::string> reached_from;
-      std::deque<std::string> queue;
-      for (const auto& d : deps_of(start))
-        if (reached_from.emplace(d, start).second)
-          queue.push_back(d);
+      // cycle through it. reached_from[x] waits for x.
+      std::array<int, subtask_indexes> reached_from;
+      reached_from.fill(-1);
+      std::deque<int> queue;
+      auto reach = [&](int from) {
+        for (int d : waits[from])
+          if (reached_from[d] < 0) {
+            reached_from[d] = from;
+            queue.push_back(d);
+          }
+      };
+      reach(start);
       bool closed = false;
       while (!queue.empty() && !closed) {
-        auto at = queue.front();
+        int at = queue.front();
         queue.pop_front();
-        if (at == start) {
-          closed = true;
-          break;
-        }
-        for (const auto& d : deps_of(at))
-          if (reached_from.emplace(d, at).second)
-            queue.push_back(d);
+        closed = at == start;
+        if (!closed)
+          reach(at);
       }
       if (!closed)
         continue;
-      // reached_from[x] waits for x: walking it from start lists the
-      // cycle backwards.
-      std::vector<std::string> chain{start};
-      for (auto at = reached_from[start]; at != start; at = reached_from[at])
+      // Walking reached_from from start lists the cycle backwards.
+      std::vector<int> chain{start};
+      for (int at = reached_from[start]; at != start; at = reached_from[at])
         chain.push_back(at);
-      std::string text = start;
+      std::string text = two_digits(start);
       for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        text += " -> " + *it;
-      for (auto pos : positions)
+        text += " -> " + two_digits(*it);
+      for (auto pos : positions[start])
         add_error(tasks[pos], task_error_kind::dependency_cycle,
                   chain.size() == 1
-                    ? "task " + start + " names itself as its predecessor; remove +" + start +
-                        " from the folder name"
-                    : "dependency cycle in group " + entry.first + ": " + text + " (\"A -> B\": A waits "
-                        "for B); none of them can start until one folder name drops its "
-                        "dependency");
+                    ? "task " + two_digits(start) + " names itself as its predecessor; remove +" +
+                        two_digits(start) + " from the folder name"
+                    : "dependency cycle in group " + std::string(group) + ": " + text +
+                        " (\"A -> B\": A waits for B); none of them can start until one folder "
+                        "name drops its dependency");
     }
   }
 }

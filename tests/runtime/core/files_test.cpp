@@ -4,10 +4,15 @@
 #include "runtime/core/json.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 namespace ad::runtime {
 namespace {
+
+namespace fs = std::filesystem;
 
 TEST(files, atomic_write_then_read_round_trips) {
   test::temp_dir dir;
@@ -58,6 +63,28 @@ TEST(files, read_of_a_file_that_reports_no_size_reads_to_its_end) {
   ASSERT_FALSE(text->empty());
   EXPECT_EQ(text->back(), '\n');
   EXPECT_NE(text->find("[stack]"), std::string::npos);
+}
+
+// read_file_at opens the file by name in the folder held open, so it reads
+// the folder the descriptor holds even after the folder was renamed; what it
+// refuses it refuses as read_file does, naming the path it was given.
+TEST(files, read_at_reads_in_the_folder_held_open) {
+  test::temp_dir dir;
+  auto plan = dir.write("task/PLAN.md", "plan text");
+  dir.write("task/big.md", std::string(100, 'x'));
+  fs::create_directory(dir.path() / "task/sub");
+  int folder = ::open((dir.path() / "task").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(folder, 0);
+  EXPECT_EQ(*read_file_at(folder, plan), "plan text");
+  fs::rename(dir.path() / "task", dir.path() / "moved");
+  EXPECT_EQ(*read_file_at(folder, plan), "plan text");
+  EXPECT_TRUE(read_file(plan).error().is_not_found());
+  auto big = read_file_at(folder, dir.path() / "task/big.md", 10);
+  ASSERT_FALSE(big.is_ok());
+  EXPECT_NE(big.error().message().find((dir.path() / "task/big.md").string()), std::string::npos);
+  EXPECT_TRUE(read_file_at(folder, dir.path() / "task/none").error().is_not_found());
+  EXPECT_TRUE(read_file_at(folder, dir.path() / "task/sub").error().is_invalid_argument());
+  ::close(folder);
 }
 
 TEST(hash, sha256_matches_known_vectors) {
