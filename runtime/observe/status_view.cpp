@@ -94,6 +94,7 @@ status_report build_status_report(const status_input& in, const clock& clk) {
   std::map<std::string, const scanned_task*> scanned;
   for (const auto& t : in.scan->tasks)
     scanned[t.name] = &t;
+  report.tasks.reserve(dry_report.tasks.size());
   for (const auto& t : dry_report.tasks) {
     status_task row;
     row.name = t.name;

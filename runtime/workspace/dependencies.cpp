@@ -136,18 +136,23 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
       list_folders(month / group, keep_visible, add);
     it = groups_.emplace(std::string(group), std::move(entries)).first;
   }
-  // A folder's complete.log is looked for, and resolved, only once the
-  // folder matches: a group's archive holds thousands of folders, a
-  // predecessor names one or two of them.
-  std::set<fs::path> found;
+  // A folder's complete.log is looked for only once the folder matches: a
+  // group's archive holds thousands of folders, a predecessor names one or
+  // two of them.
+  std::vector<const fs::path*> matched;
   for (auto& e : it->second) {
     if (!names_predecessor(e.folder, predecessor))
       continue;
     if (!e.completed)
       e.completed = log_exists(e.complete_log);
     if (*e.completed)
-      found.insert(canonical_or_same(e.complete_log)); // one folder by two names counts once
+      matched.push_back(&e.complete_log);
   }
+  if (matched.size() == 1)
+    return {*matched.front()};
+  std::set<fs::path> found;
+  for (const auto* log : matched)
+    found.insert(canonical_or_same(*log)); // one folder by two names counts once
   return {found.begin(), found.end()};
 }
 

@@ -71,7 +71,9 @@ public:
   // for its complete.log, the scan's listing of the folder said whether it
   // holds one.
   completed_index(std::filesystem::path task_root, const std::vector<scanned_task>& scanned);
-  // The same answer as dependency_candidates(task_root, group, predecessor).
+  // The same folders as dependency_candidates(task_root, group, predecessor),
+  // resolved only when several match (one folder reached by two names
+  // counts once); a single match keeps the path it was listed by.
   std::vector<std::filesystem::path> candidates(std::string_view group,
                                                 std::string_view predecessor);
 

@@ -114,6 +114,15 @@ TEST(dependencies, a_completed_folder_reached_by_two_names_counts_once) {
   EXPECT_EQ(index.candidates("g", "04"),
             std::vector<fs::path>{root / "archive/2026/12/g/04_other/complete.log"});
   EXPECT_TRUE(index.candidates("g", "05").empty());
+
+  // A single match keeps the name it was listed by; the folders' answer is
+  // resolved. Both are one completed predecessor.
+  dir.write("agent-task/archive/2026/12/h/07_real/complete.log", "done");
+  fs::create_directory_symlink(root / "archive/2026/12/h/07_real", root / "g" / "07_alias");
+  completed_index later(root);
+  EXPECT_EQ(later.candidates("g", "07"), std::vector<fs::path>{root / "g/07_alias/complete.log"});
+  EXPECT_EQ(dependency_candidates(root, "g", "07"),
+            std::vector<fs::path>{root / "archive/2026/12/h/07_real/complete.log"});
 }
 
 // The index lists a group's folders at the first question about it but looks
