@@ -9,6 +9,7 @@
 
 #include "runtime/agents/json_fields.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/unique_fd.hpp"
 
 namespace ad::runtime {
 
@@ -24,21 +25,6 @@ pi_session_state make(pi_phase phase, std::string reason) {
 }
 
 pi_session_state unknown(std::string reason) { return make(pi_phase::unknown, std::move(reason)); }
-
-class file_handle {
-public:
-  explicit file_handle(int fd) : fd_(fd) {}
-  ~file_handle() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  file_handle(const file_handle&) = delete;
-  file_handle& operator=(const file_handle&) = delete;
-  int get() const { return fd_; }
-
-private:
-  int fd_;
-};
 
 // Reads exactly [offset, offset+len) unless the file is shorter; false on error.
 bool read_at(int fd, off_t offset, size_t len, std::string& out, pi_read_stats& stats) {
@@ -336,7 +322,7 @@ pi_session_state read_pi_session_state(const std::filesystem::path& path, pi_rea
       return make(pi_phase::starting, "native-session-file-missing");
     return unknown("unreadable-jsonl");
   }
-  file_handle fd(raw_fd);
+  unique_fd fd(raw_fd);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0)
     return unknown("unreadable-jsonl");

@@ -6,32 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/core/unique_fd.hpp"
+
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
 
-namespace {
-class fd_guard {
-public:
-  explicit fd_guard(int fd) : fd_(fd) {}
-  ~fd_guard() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
-private:
-  int fd_;
-};
-
-} // namespace
 
 status write_all(int fd, std::string_view data, std::string_view what) {
   while (!data.empty()) {
@@ -77,7 +57,7 @@ result<int> open_regular(int at, const fs::path& path, struct stat& st) {
     leaf = path.filename();
     name = leaf.c_str();
   }
-  fd_guard fd(::openat(at, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  unique_fd fd(::openat(at, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return status::from_errno("open " + path.string(), errno);
   if (::fstat(fd.get(), &st) != 0)
@@ -104,7 +84,7 @@ result<std::string> read_file_at(int folder_fd, const fs::path& path, std::size_
   auto opened = open_regular(folder_fd, path, st);
   if (!opened)
     return opened.error();
-  fd_guard fd(*opened);
+  unique_fd fd(*opened);
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
     return status::invalid_argument(path.string() + " is " + std::to_string(st.st_size)
                                     + " bytes, more than the limit of "
@@ -146,7 +126,7 @@ result<std::string> read_file_at(int folder_fd, const fs::path& path, std::size_
 }
 
 status fsync_directory(const fs::path& dir) {
-  fd_guard fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  unique_fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0)
     return status::from_errno("open directory " + dir.string(), errno);
   if (::fsync(fd.get()) != 0)
@@ -169,7 +149,7 @@ status write_file_atomic(const fs::path& path, std::string_view data, durability
     ::unlink(tmp.c_str());
     return st;
   };
-  fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0)
     return status::from_errno("create " + tmp.string(), errno);
   if (auto st = write_all(fd.get(), data, "write " + tmp.string()); !st)

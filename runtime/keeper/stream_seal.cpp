@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/unique_fd.hpp"
 #include "runtime/keeper/keeper_files.hpp"
 #include "runtime/keeper/spool_format.hpp"
 #include "runtime/keeper/spool_scan.hpp"
@@ -19,21 +20,6 @@ namespace ad::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-class fd_closer {
-public:
-  explicit fd_closer(int fd) : fd_(fd) {}
-  ~fd_closer() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  fd_closer(const fd_closer&) = delete;
-  fd_closer& operator=(const fd_closer&) = delete;
-  int get() const { return fd_; }
-
-private:
-  int fd_;
-};
 
 // The size of a regular file, -1 when it does not exist.
 result<int64_t> segment_size(const fs::path& p) {
@@ -60,7 +46,7 @@ status write_at(int fd, std::string_view data, uint64_t& at, const fs::path& whe
 }
 
 status copy_segment(const fs::path& seg, int out, uint64_t& at, const fs::path& log) {
-  fd_closer in(::open(seg.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  unique_fd in(::open(seg.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (in.get() < 0)
     return errno == ENOENT ? status::ok() : status::from_errno("open " + seg.string(), errno);
   std::vector<char> chunk(64 << 10);
@@ -110,7 +96,7 @@ status seal_stream(const fs::path& log, uint64_t cut_lines, uint64_t cut_bytes) 
     ::unlink(spool_index_path(log).c_str());
     return status::ok();
   }
-  fd_closer fd(::open(log.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK));
+  unique_fd fd(::open(log.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     return status::from_errno("open " + log.string(), errno);
   struct stat st {};

@@ -15,6 +15,7 @@
 
 #include "runtime/core/files.hpp"
 #include "runtime/core/parallel.hpp"
+#include "runtime/core/unique_fd.hpp"
 #include "runtime/workspace/markdown.hpp"
 #include "runtime/workspace/path_resolve.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -42,18 +43,13 @@ struct dir_entry {
 class open_folder {
 public:
   explicit open_folder(const fs::path& dir)
-      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), error_(fd_ < 0 ? errno : 0) {}
-  ~open_folder() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  open_folder(const open_folder&) = delete;
-  open_folder& operator=(const open_folder&) = delete;
-  int fd() const { return fd_; }
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
+        error_(fd_.get() < 0 ? errno : 0) {}
+  int fd() const { return fd_.get(); }
   int error() const { return error_; }
 
 private:
-  int fd_;
+  unique_fd fd_;
   int error_;
 };
 
