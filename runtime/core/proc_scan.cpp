@@ -89,16 +89,14 @@ bool may_be_inside_exec(const fs::path& stat_path) {
 // 1, 2, 4, ... ms before each read: an exec ends well within that.
 constexpr int exec_rereads = 6;
 
-} // namespace
-
-std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
+// The pids among `names` (folders of proc_root) whose environment holds the
+// marker, sorted.
+std::vector<int> marker_pids(std::string_view marker, const std::vector<std::string>& names,
+                             const fs::path& proc_root) {
   std::vector<int> pids;
   if (marker.empty())
     return pids;
   std::string needle = std::string(attempt_marker_variable) + "=" + std::string(marker);
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
-    return pids;
   std::string buf;
   std::vector<std::string> inside_exec;
   auto judge = [&](const std::string& name, std::vector<std::string>& again) {
@@ -116,15 +114,8 @@ std::vector<int> processes_with_marker(std::string_view marker, const fs::path& 
         break;
     }
   };
-  while (dirent* entry = ::readdir(dir)) {
-    std::string_view name(entry->d_name);
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
-          return std::isdigit(c) != 0;
-        }))
-      continue;
-    judge(std::string(name), inside_exec);
-  }
-  ::closedir(dir);
+  for (const auto& name : names)
+    judge(name, inside_exec);
   for (int round = 0; round < exec_rereads && !inside_exec.empty(); ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1 << round));
     std::vector<std::string> still;
@@ -134,6 +125,33 @@ std::vector<int> processes_with_marker(std::string_view marker, const fs::path& 
   }
   std::sort(pids.begin(), pids.end());
   return pids;
+}
+
+} // namespace
+
+std::vector<int> processes_with_marker(std::string_view marker, const fs::path& proc_root) {
+  if (marker.empty())
+    return {};
+  std::vector<std::string> names;
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return {};
+  while (dirent* entry = ::readdir(dir))
+    if (all_digits(entry->d_name))
+      names.emplace_back(entry->d_name);
+  ::closedir(dir);
+  return marker_pids(marker, names, proc_root);
+}
+
+std::vector<int> processes_with_marker(std::string_view marker,
+                                       const std::vector<process_entry>& table,
+                                       unsigned long long started_since,
+                                       const fs::path& proc_root) {
+  std::vector<std::string> names;
+  for (const auto& e : table)
+    if (!e.start_ticks || *e.start_ticks >= started_since)
+      names.push_back(std::to_string(e.pid));
+  return marker_pids(marker, names, proc_root);
 }
 
 // --- the process table ------------------------------------------------------
@@ -158,6 +176,14 @@ std::optional<process_entry> parse_process_stat(std::string_view stat) {
     return std::nullopt;
   e.state = (*fields)[0].front();
   e.comm = std::string(stat.substr(open + 1, close - open - 1));
+  // Element 19 is field 22 (starttime).
+  if (fields->size() > 19) {
+    unsigned long long ticks = 0;
+    auto f = (*fields)[19];
+    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), ticks);
+    if (ec == std::errc() && end == f.data() + f.size())
+      e.start_ticks = ticks;
+  }
   return e;
 }
 

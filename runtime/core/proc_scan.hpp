@@ -39,7 +39,21 @@ struct process_entry {
   int pgid = 0;
   char state = 0;   // R, S, D, Z, ...
   std::string comm; // the kernel's name (at most 15 bytes)
+  // Field 22: when it started, in clock ticks after boot; none when the
+  // line does not say.
+  std::optional<unsigned long long> start_ticks;
 };
+
+// processes_with_marker over the processes of `table` that started at or
+// after `started_since` (clock ticks after boot, as start_ticks), and those
+// whose start the table does not know. A process cannot carry a marker made
+// after it started, unless it inherited it: so a keeper passes its own
+// start and reads the environment of the processes of its time instead of
+// every process of the machine (most of them kernel threads and daemons).
+std::vector<int> processes_with_marker(std::string_view marker,
+                                       const std::vector<process_entry>& table,
+                                       unsigned long long started_since,
+                                       const std::filesystem::path& proc_root = "/proc");
 
 // A /proc/<pid>/stat text; nullopt when malformed. The name may hold
 // spaces and ')': the fields after it are found after the last ')'.

@@ -105,7 +105,11 @@ std::vector<int> attempt_processes::list() {
   const int self = static_cast<int>(::getpid());
   auto table = list_processes();
   std::vector<int> pids = descendants_of(self, table);
-  for (int pid : processes_with_marker(inv_.marker))
+  // The marker is this attempt's, made before the keeper started: only a
+  // process started since can carry it.
+  auto me = std::find_if(table.begin(), table.end(), [&](const process_entry& e) { return e.pid == self; });
+  const unsigned long long since = me != table.end() && me->start_ticks ? *me->start_ticks : 0;
+  for (int pid : processes_with_marker(inv_.marker, table, since))
     pids.push_back(pid);
   if (kind_ == containment_kind::cgroup)
     for (int pid : cgroup_members(cgroup_))

@@ -18,6 +18,20 @@ TEST(proc_scan, a_stat_line_gives_pid_parent_group_and_state) {
   EXPECT_EQ(e->comm, "sleep");
 }
 
+// Field 22 is the start, in clock ticks after boot; a line that stops
+// before it says nothing of the start. /proc/self/stat gives this process's.
+TEST(proc_scan, a_full_stat_line_gives_the_start) {
+  auto e = parse_process_stat("4242 (a b) c) S 17 4240 4240 0 -1 4194304 95 0 0 0 1 2 0 0 20 0 1 0 "
+                              "123456 1000 200");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->start_ticks, 123456u);
+  EXPECT_FALSE(parse_process_stat("4242 (sleep) S 17 4240 4240 0 -1 4194304 0")->start_ticks);
+  auto bad = parse_process_stat("4242 (sleep) S 17 4240 4240 0 -1 4194304 95 0 0 0 1 2 0 0 20 0 1 "
+                                "0 soon 1000 200");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_FALSE(bad->start_ticks);
+}
+
 TEST(proc_scan, a_command_name_with_spaces_and_parentheses_shifts_nothing) {
   auto e = parse_process_stat("77 (a) b) c 1 2) R 5 6 7 0 -1 0");
   ASSERT_TRUE(e.has_value());

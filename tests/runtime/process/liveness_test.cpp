@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "runtime/core/files.hpp"
+#include "runtime/core/proc_scan.hpp"
 #include "runtime/process/reactor.hpp"
 #include "tests/runtime/process/collecting_sink.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -134,6 +136,34 @@ TEST(marker_scan, skips_unreadable_entries) {
   dir.write("13/stat", "no environ file at all");
   EXPECT_EQ(processes_with_marker("m1", dir.path()), std::vector<int>{10});
   EXPECT_EQ(processes_with_marker("m10", dir.path()), std::vector<int>{11});
+}
+
+// Over a table, only the processes started since the given tick (and those
+// whose start is unknown) are read: an older process carrying the marker is
+// not one of the attempt's, a process the table leaves out is not read.
+TEST(marker_scan, over_a_table_reads_the_processes_started_since) {
+  test::temp_dir dir;
+  std::string env("AGENT_DISPATCH_EXECUTION_ID=m5\0", 32);
+  for (const char* pid : {"50", "51", "52", "53", "54"})
+    dir.write(std::string(pid) + "/environ", env);
+  dir.write("55/environ", std::string("AGENT_DISPATCH_EXECUTION_ID=other\0", 35));
+  std::vector<process_entry> table = {
+    {50, 1, 50, 'S', "old", 100},  {51, 1, 51, 'S', "same", 200},
+    {52, 1, 52, 'S', "new", 300},  {53, 1, 53, 'S', "unknown", std::nullopt},
+    {55, 1, 55, 'S', "other", 400},
+  };
+  EXPECT_EQ(processes_with_marker("m5", table, 200, dir.path()), (std::vector<int>{51, 52, 53}));
+  EXPECT_EQ(processes_with_marker("m5", table, 0, dir.path()),
+            (std::vector<int>{50, 51, 52, 53}));
+  EXPECT_TRUE(processes_with_marker("", table, 0, dir.path()).empty());
+  // This process is in the table /proc gives, with its start, and carries
+  // no marker.
+  auto live = list_processes();
+  auto me = std::find_if(live.begin(), live.end(),
+                         [](const process_entry& e) { return e.pid == ::getpid(); });
+  ASSERT_NE(me, live.end());
+  ASSERT_TRUE(me->start_ticks.has_value());
+  EXPECT_TRUE(processes_with_marker("m5", live, *me->start_ticks).empty());
 }
 
 locator_home sample_workspace() {
