@@ -9,9 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <memory>
-#include <set>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "runtime/core/files.hpp"
 #include "runtime/core/parallel.hpp"
