@@ -6,6 +6,7 @@
 #include "runtime/core/json.hpp"
 #include "runtime/state/journal.hpp"
 #include "runtime/state/model_json.hpp"
+#include "runtime/state/task_reader.hpp"
 
 namespace ad::runtime {
 
@@ -30,12 +31,13 @@ constexpr uint64_t max_entry_seq = uint64_t{1} << 62;
 const std::string what_to_do(state_root_fix);
 
 // A snapshot's text parsed with its tasks read one at a time: `tree` is the
-// snapshot without the tasks of state.tasks, each converted into `tasks` as
-// soon as its object ended and its tree dropped. One tree of a 10,000-task
-// snapshot took 330 MB, and malloc half of `status`'s time. (nlohmann's
-// callback parser would do it, but it walks the parent object at every
-// object's end: quadratic in the tasks.) A task that is no object stays in
-// the tree, for state_from_json to refuse in its own words.
+// snapshot without the tasks of state.tasks, each read into `tasks` by a
+// task_reader, with no JSON tree of its own. One tree of a 10,000-task
+// snapshot took 330 MB, and malloc half of `status`'s time; a tree per task,
+// converted and freed, still took most of the parse. (nlohmann's callback
+// parser would not do it: it walks the parent object at every object's end,
+// quadratic in the tasks.) A task that is no object stays in the tree, for
+// state_from_json to refuse in its own words.
 struct parsed_snapshot {
   json tree;
   std::map<std::string, task_state> tasks;
@@ -50,52 +52,45 @@ public:
   parsed_snapshot out;
   std::string failure;  // the first refusal; empty when the text was read
 
-  bool null() { return task_ ? task_->null() : outer_.null(); }
-  bool boolean(bool v) { return task_ ? task_->boolean(v) : outer_.boolean(v); }
+  bool null() { return task_ ? in_task(task_->null()) : outer_.null(); }
+  bool boolean(bool v) { return task_ ? in_task(task_->boolean(v)) : outer_.boolean(v); }
   bool number_integer(json::number_integer_t v) {
-    return task_ ? task_->number_integer(v) : outer_.number_integer(v);
+    return task_ ? in_task(task_->number_integer(v)) : outer_.number_integer(v);
   }
   bool number_unsigned(json::number_unsigned_t v) {
-    return task_ ? task_->number_unsigned(v) : outer_.number_unsigned(v);
+    return task_ ? in_task(task_->number_unsigned(v)) : outer_.number_unsigned(v);
   }
   bool number_float(json::number_float_t v, const json::string_t& text) {
-    return task_ ? task_->number_float(v, text) : outer_.number_float(v, text);
+    return task_ ? in_task(task_->number_float(v, text)) : outer_.number_float(v, text);
   }
-  bool string(json::string_t& v) { return task_ ? task_->string(v) : outer_.string(v); }
-  bool binary(json::binary_t& v) { return task_ ? task_->binary(v) : outer_.binary(v); }
+  bool string(json::string_t& v) { return task_ ? in_task(task_->string(v)) : outer_.string(v); }
+  bool binary(json::binary_t& v) { return task_ ? in_task(task_->binary(v)) : outer_.binary(v); }
   bool key(json::string_t& k) {
     if (keys_.size() <= depth_)
       keys_.resize(depth_ + 1);
     keys_[depth_] = k;
-    return task_ ? task_->key(k) : outer_.key(k);
+    return task_ ? in_task(task_->key(k)) : outer_.key(k);
   }
   bool start_object(std::size_t n) {
     if (!deeper())
       return false;
     if (!task_ && in_tasks()) {
-      task_tree_ = json();
-      task_.emplace(task_tree_);
+      task_value_ = task_state{};
+      task_.emplace(task_value_);
       task_name_ = keys_[3];
     }
     opened(true);
-    return task_ ? task_->start_object(n) : outer_.start_object(n);
+    return task_ ? in_task(task_->start_object(n)) : outer_.start_object(n);
   }
   bool end_object() {
     closed();
     if (!task_)
       return outer_.end_object();
-    if (!task_->end_object())
+    if (!in_task(task_->end_object()))
       return false;
     if (depth_ == 3) {
       task_.reset();
-      try {
-        require_integer_numbers(task_tree_, "usage");
-        out.tasks.insert_or_assign(task_name_, task_tree_.get<task_state>());
-      } catch (const std::exception& e) {
-        failure = source_ + ": malformed state: " + exception_text(e);
-        return false;
-      }
-      task_tree_ = json();
+      out.tasks.insert_or_assign(task_name_, std::move(task_value_));
     }
     return true;
   }
@@ -103,11 +98,11 @@ public:
     if (!deeper())
       return false;
     opened(false);
-    return task_ ? task_->start_array(n) : outer_.start_array(n);
+    return task_ ? in_task(task_->start_array(n)) : outer_.start_array(n);
   }
   bool end_array() {
     closed();
-    return task_ ? task_->end_array() : outer_.end_array();
+    return task_ ? in_task(task_->end_array()) : outer_.end_array();
   }
   bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
     failure = source_ + ": invalid JSON at byte " + std::to_string(byte) + ": " + exception_text(e);
@@ -115,6 +110,11 @@ public:
   }
 
 private:
+  bool in_task(bool read) {
+    if (!read && failure.empty())
+      failure = source_ + ": malformed state: task \"" + task_name_ + "\": " + task_->failure();
+    return read;
+  }
   // A member of state.tasks: inside three objects (the snapshot, "state",
   // "tasks"), whose keys are current because each is an object.
   bool in_tasks() const {
@@ -143,8 +143,8 @@ private:
 
   std::string source_;
   dom outer_;
-  std::optional<dom> task_;
-  json task_tree_;
+  std::optional<task_reader> task_;
+  task_state task_value_;
   std::string task_name_;
   std::vector<std::string> keys_;  // keys_[d]: the latest key inside d open containers
   std::vector<bool> object_;       // object_[d]: the container d deep is an object
@@ -258,8 +258,11 @@ status durable_store::load() {
     if (!model)
       return status::corruption(model.error().message() + ". " + what_to_do);
     state_ = std::move(*model);
-    for (auto& [name, task] : parsed->tasks)
-      state_.tasks.insert_or_assign(name, std::move(task));
+    if (state_.tasks.empty())
+      state_.tasks = std::move(parsed->tasks);
+    else
+      for (auto& [name, task] : parsed->tasks)
+        state_.tasks.insert_or_assign(name, std::move(task));
     last_seq_ = seq->get<uint64_t>();
     // One seq per group-commit entry: no state root reaches 2^62, and a seq
     // near 2^64 would wrap at the next commit and lose it on reload.

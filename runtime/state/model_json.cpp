@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "runtime/core/exception_text.hpp"
+#include "runtime/state/task_reader.hpp"
 
 namespace ad::runtime {
 
@@ -35,15 +36,6 @@ template <class T>
 void put_optional(json& j, const char* key, const std::optional<T>& x) {
   if (x)
     j[key] = *x;
-}
-
-template <class T>
-void get_optional(const json& j, const char* key, std::optional<T>& x) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null())
-    x.reset();
-  else
-    x = it->template get<T>();
 }
 
 // Optional fields with a default: tolerate absence so older files load.
@@ -80,19 +72,12 @@ result<orchestration_task_status> parse_orchestration_task_status(std::string_vi
 void to_json(json& j, const route_candidate& x) {
   j = json{{"target", x.target}, {"eligible", x.eligible}, {"reasons", x.reasons}};
 }
-void from_json(const json& j, route_candidate& x) {
-  j.at("target").get_to(x.target);
-  j.at("eligible").get_to(x.eligible);
-  get_or(j, "reasons", x.reasons);
-}
+void from_json(const json& j, route_candidate& x) { read_tree(j, x); }
 
 void to_json(json& j, const quota_snapshot& x) {
   j = json{{"taken_at", x.taken_at}, {"status", x.status_by_target}};
 }
-void from_json(const json& j, quota_snapshot& x) {
-  j.at("taken_at").get_to(x.taken_at);
-  get_or(j, "status", x.status_by_target);
-}
+void from_json(const json& j, quota_snapshot& x) { read_tree(j, x); }
 
 void to_json(json& j, const route_decision& x) {
   j = json{{"work_unit_id", x.work_unit_id},
@@ -110,39 +95,17 @@ void to_json(json& j, const route_decision& x) {
            {"previous_target", x.previous_target},
            {"next_target", x.next_target}};
 }
-void from_json(const json& j, route_decision& x) {
-  j.at("work_unit_id").get_to(x.work_unit_id);
-  j.at("stage").get_to(x.stage);
-  get_or(j, "lane", x.lane);
-  get_or(j, "grade", x.grade);
-  get_or(j, "candidates", x.candidates);
-  j.at("selected_target").get_to(x.selected_target);
-  get_or(j, "rule_id", x.rule_id);
-  get_or(j, "priority", x.priority);
-  get_or(j, "reason_codes", x.reason_codes);
-  get_or(j, "evaluated_at", x.evaluated_at);
-  get_or(j, "quota", x.quota);
-  x.transition = enum_from<route_transition>(j.at("transition"), transition_names, "transition");
-  get_or(j, "previous_target", x.previous_target);
-  get_or(j, "next_target", x.next_target);
-}
+void from_json(const json& j, route_decision& x) { read_tree(j, x); }
 
 void to_json(json& j, const retry_handoff& x) {
   j = json{{"id", x.id}, {"failed_target", x.failed_target}, {"locator", x.locator}};
 }
-void from_json(const json& j, retry_handoff& x) {
-  j.at("id").get_to(x.id);
-  j.at("failed_target").get_to(x.failed_target);
-  j.at("locator").get_to(x.locator);
-}
+void from_json(const json& j, retry_handoff& x) { read_tree(j, x); }
 
 void to_json(json& j, const blocked_info& x) {
   j = json{{"reason", x.reason}, {"evidence", x.evidence}};
 }
-void from_json(const json& j, blocked_info& x) {
-  j.at("reason").get_to(x.reason);
-  get_or(j, "evidence", x.evidence);
-}
+void from_json(const json& j, blocked_info& x) { read_tree(j, x); }
 
 void to_json(json& j, const named_file& x) {
   j = json{{"path", x.path},
@@ -153,15 +116,7 @@ void to_json(json& j, const named_file& x) {
            {"changed_by", x.changed_by},
            {"predecessors", x.predecessors}};
 }
-void from_json(const json& j, named_file& x) {
-  j.at("path").get_to(x.path);
-  get_or(j, "as_written", x.as_written);
-  get_or(j, "exists", x.exists);
-  get_or(j, "mtime", x.mtime);
-  get_or(j, "in_write_set", x.in_write_set);
-  get_or(j, "changed_by", x.changed_by);
-  get_or(j, "predecessors", x.predecessors);
-}
+void from_json(const json& j, named_file& x) { read_tree(j, x); }
 
 void to_json(json& j, const intervention_context& x) {
   j = json{{"pattern_ids", x.pattern_ids},
@@ -172,34 +127,18 @@ void to_json(json& j, const intervention_context& x) {
   if (!x.named_files.empty())
     j["named_files"] = x.named_files;
 }
-void from_json(const json& j, intervention_context& x) {
-  j.at("pattern_ids").get_to(x.pattern_ids);
-  j.at("instruction").get_to(x.instruction);
-  get_or(j, "existing_files", x.existing_files);
-  get_or(j, "touched_files", x.touched_files);
-  get_or(j, "named_files", x.named_files);
-  get_or(j, "created_at", x.created_at);
-}
+void from_json(const json& j, intervention_context& x) { read_tree(j, x); }
 
 void to_json(json& j, const file_snapshot& x) {
   j = json{{"path", x.path}, {"exists", x.exists}, {"size", x.size}, {"mtime", x.mtime},
            {"hash", x.hash}};
 }
-void from_json(const json& j, file_snapshot& x) {
-  j.at("path").get_to(x.path);
-  j.at("exists").get_to(x.exists);
-  get_or(j, "size", x.size);
-  get_or(j, "mtime", x.mtime);
-  get_or(j, "hash", x.hash);
-}
+void from_json(const json& j, file_snapshot& x) { read_tree(j, x); }
 
 void to_json(json& j, const write_set_snapshot& x) {
   j = json{{"before", x.before}, {"after", x.after}};
 }
-void from_json(const json& j, write_set_snapshot& x) {
-  get_or(j, "before", x.before);
-  get_or(j, "after", x.after);
-}
+void from_json(const json& j, write_set_snapshot& x) { read_tree(j, x); }
 
 void to_json(json& j, const task_state& x) {
   j = json{{"work_unit_id", x.work_unit_id},
@@ -218,23 +157,7 @@ void to_json(json& j, const task_state& x) {
   put_optional(j, "retry_handoff", x.handoff);
   put_optional(j, "intervention_context", x.intervention);
 }
-void from_json(const json& j, task_state& x) {
-  j.at("work_unit_id").get_to(x.work_unit_id);
-  get_or(j, "worker_done", x.worker_done);
-  get_or(j, "selfcheck_done", x.selfcheck_done);
-  get_or(j, "active_stage", x.active_stage);
-  get_or(j, "active_locator", x.active_locator);
-  get_or(j, "counters", x.counters);
-  get_or(j, "failure_budgets", x.failure_budgets);
-  get_or(j, "decisions", x.decisions);
-  get_or(j, "route_history", x.route_history);
-  get_or(j, "write_sets", x.write_sets);
-  get_optional(j, "blocked", x.blocked);
-  get_optional(j, "completing_decision", x.completing_decision);
-  get_optional(j, "quota", x.quota);
-  get_optional(j, "retry_handoff", x.handoff);
-  get_optional(j, "intervention_context", x.intervention);
-}
+void from_json(const json& j, task_state& x) { read_tree(j, x); }
 
 void to_json(json& j, const write_claim& x) {
   j = json{{"kind", to_string(x.kind)}, {"paths", x.paths}};

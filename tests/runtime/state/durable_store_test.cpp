@@ -344,10 +344,10 @@ TEST_F(durable_store_test, a_snapshots_tasks_load_one_by_one_and_a_damaged_one_i
   };
   auto typed = good;
   typed["state"]["tasks"]["t1"]["worker_done"] = "yes";
-  refused(typed, "malformed state");
+  refused(typed, "malformed state: task \"t1\": worker_done: expected a boolean, found a string");
   auto fraction = good;
   fraction["state"]["tasks"]["t2"]["counters"]["m2_0"] = 1.5;
-  refused(fraction, "holds 1.5 where an integer belongs");
+  refused(fraction, "task \"t2\": counters.m2_0: holds 1.5 where an integer belongs");
   for (const auto& odd : {nlohmann::json(5), nlohmann::json::array(), nlohmann::json("t")}) {
     auto not_object = good;
     not_object["state"]["tasks"]["t3"] = odd;
