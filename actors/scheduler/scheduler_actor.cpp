@@ -31,10 +31,14 @@ void feed(self_ptr self, runtime::scheduler_event e) {
   while (!s.answered.empty() && !s.machine->finished()) {
     auto next = std::move(s.answered.front());
     s.answered.pop_front();
-    auto commands = s.machine->step(s.now, next);
-    if (const auto& trace = s.ctx->trace) {
-      auto body = runtime::to_json(next);
+    // Recorded as it came in: the step moves a snapshot's state out of it.
+    runtime::json body;
+    if (s.ctx->trace) {
+      body = runtime::to_json(next);
       body["now"] = s.now;
+    }
+    auto commands = s.machine->step(s.now, std::move(next));
+    if (const auto& trace = s.ctx->trace) {
       trace->edge_and_decision(runtime::trace_kinds::scheduler_event, body,
                                runtime::trace_kinds::scheduler_commands,
                                runtime::json{{"commands", runtime::commands_to_json(commands)}});

@@ -126,7 +126,7 @@ std::string_view wait_word(const admission_entry& entry) {
 scheduler_machine::scheduler_machine(scheduler_context ctx)
     : ctx_(std::move(ctx)), scan_(ctx_.task_root) {}
 
-std::vector<scheduler_command> scheduler_machine::step(millis now, const scheduler_event& event) {
+std::vector<scheduler_command> scheduler_machine::step(millis now, scheduler_event event) {
   out_t out;
   if (finished())
     return out;
@@ -134,10 +134,10 @@ std::vector<scheduler_command> scheduler_machine::step(millis now, const schedul
   std::visit(
     overload{
       [&](const sched_ev::begun&) { want_pass(now, out); },
-      [&](const sched_ev::state_snapshot& e) {
+      [&](sched_ev::state_snapshot& e) {
         if (phase_ != P::subscribing)
           return;
-        mirror_ = e.state;
+        mirror_ = std::move(e.state);
         mirror_seq_ = e.seq;
         subscribed_ = true;
         over_mirror(now, out);

@@ -234,8 +234,10 @@ class scheduler_machine {
 public:
   explicit scheduler_machine(scheduler_context ctx);
 
-  // One event handled at `now`: the commands to carry out, in order.
-  std::vector<scheduler_command> step(millis now, const scheduler_event& event);
+  // One event handled at `now`: the commands to carry out, in order. Taken
+  // by value: the state of a state_snapshot becomes the mirror without a
+  // copy (a caller that records the event does so before the step).
+  std::vector<scheduler_command> step(millis now, scheduler_event event);
 
   scheduler_phase phase() const noexcept { return phase_; }
   bool finished() const noexcept { return phase_ == scheduler_phase::finished; }

@@ -431,5 +431,25 @@ TEST_F(scheduler_actor_test, records_each_event_with_its_commands_and_replays_th
   EXPECT_TRUE(changed.divergence);
 }
 
+// The machine takes a snapshot's state without a copy; the trace holds the
+// event as it came in, state and all, so a replay starts from it.
+TEST_F(scheduler_actor_test, the_recorded_state_snapshot_holds_the_state_the_machine_took) {
+  two_observed_tasks();
+  (*model).tasks["g/02_b"].work_unit_id = "g/02_b::plan-1::tag-old";
+  (*model).tasks["g/02_b"].counters["no_progress"] = 2;
+  auto before = *model;  // the stand-in store changes *model as the run goes
+  start(1);
+  auto records = trace->kept_records();
+  const runtime::trace_record* snapshot = nullptr;
+  for (const auto& r : records)
+    if (r.kind == "scheduler.event" && r.body.value("event", "") == "state_snapshot")
+      snapshot = &r;
+  ASSERT_NE(snapshot, nullptr);
+  auto recorded = runtime::state_from_json(snapshot->body.at("state"), "trace");
+  ASSERT_TRUE(recorded) << recorded.error().to_string();
+  EXPECT_EQ(*recorded, before);
+  EXPECT_EQ(recorded->tasks.at("g/02_b").counters.at("no_progress"), 2);
+}
+
 } // namespace
 } // namespace ad::actors
