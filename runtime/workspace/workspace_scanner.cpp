@@ -126,7 +126,12 @@ void workspace_scanner::drop_archive(const std::string& dir, std::set<std::strin
 }
 
 // depth: 0 archive, 1 year, 2 month, 3 month/group, 4 archived folder.
-void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<std::string>& changed) {
+// A log's canonical path is its folder's followed by "complete.log" unless
+// the log is a link; a folder's is its parent's followed by its name unless
+// it is a link. So a listed archive resolves each of its thousands of folders
+// with one lstat, not a walk of every component of its path.
+void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<std::string>& changed,
+                                     fs::path real) {
   watch(dir);
   ++folders_read_;
   if (depth == 4) {
@@ -135,7 +140,10 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
     auto group = dir.parent_path().filename().string();
     auto& logs = archive_logs_[parent];
     auto log = dir / "complete.log";
-    if (is_file(log))
+    struct stat st {};
+    if (::lstat(log.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      logs[folder] = (real.empty() ? canonical_or_same(dir) : real) / "complete.log";
+    else if (is_file(log))
       logs[folder] = canonical_or_same(log);
     else
       logs.erase(folder);
@@ -166,8 +174,14 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
     if (!known.count(c))
       added.push_back(c);
   known = std::move(*now);
-  for (const auto& c : added)
-    sync_archive(dir / c, depth + 1, changed);
+  if (!added.empty() && real.empty())
+    real = canonical_or_same(dir);
+  for (const auto& c : added) {
+    auto sub = dir / c;
+    struct stat st {};
+    bool link = ::lstat(sub.c_str(), &st) != 0 || S_ISLNK(st.st_mode);
+    sync_archive(sub, depth + 1, changed, link ? fs::path() : real / c);
+  }
 }
 
 bool workspace_scanner::sync_root(std::set<std::string>& changed) {

@@ -81,7 +81,10 @@ private:
   void read_candidates(const std::vector<std::filesystem::path>& dirs,
                        std::set<std::string>& changed);
   void drop_candidate(const std::string& dir, std::set<std::string>& changed);
-  void sync_archive(const std::filesystem::path& dir, int depth, std::set<std::string>& changed);
+  // real: dir's canonical path when the caller knows it (the child of a
+  // listed folder that is no link); empty: found when it is needed.
+  void sync_archive(const std::filesystem::path& dir, int depth, std::set<std::string>& changed,
+                    std::filesystem::path real = {});
   void drop_archive(const std::string& dir, std::set<std::string>& changed);
   void handle_dirty(const std::filesystem::path& dir, const std::set<std::string>& names,
                     std::set<std::string>& changed);

@@ -171,6 +171,32 @@ TEST_F(workspace_scanner_test, completed_folders_follow_completions_and_the_arch
   EXPECT_EQ(scanner.completed_folders("g", "01").size(), 2u);
 }
 
+// The archive's logs are known by their canonical paths, as
+// dependency_candidates finds them: through a month that is a link, and
+// for a log that is itself a link.
+TEST_F(workspace_scanner_test, archived_logs_reached_through_links_are_known_by_their_real_paths) {
+  auto task_root = ws.path() / "agent-task";
+  ws.write("agent-task/archive/2026/old10/g/02_b/complete.log", "done\n");
+  fs::create_directory_symlink("old10", task_root / "archive/2026/10");
+  ws.write("notes/c.log", "done\n");
+  fs::create_directories(task_root / "archive/2026/11/g/03_c");
+  fs::create_symlink("../../../../../../notes/c.log", task_root / "archive/2026/11/g/03_c/complete.log");
+  ws.write("agent-task/archive/2026/11/g/04_d/complete.log", "done\n");
+  workspace_scanner scanner(ws.path(), std::nullopt);
+  ASSERT_TRUE(scanner.refresh().is_ok());
+  for (const char* index : {"02", "03", "04"})
+    EXPECT_EQ(scanner.completed_folders("g", index), dependency_candidates(task_root, "g", index))
+      << index;
+  auto real = fs::canonical(ws.path());
+  using paths = std::vector<fs::path>;
+  // Two names of one folder (10 and old10) count once.
+  EXPECT_EQ(scanner.completed_folders("g", "02"),
+            paths{real / "agent-task/archive/2026/old10/g/02_b/complete.log"});
+  EXPECT_EQ(scanner.completed_folders("g", "03"), paths{real / "notes/c.log"});
+  EXPECT_EQ(scanner.completed_folders("g", "04"),
+            paths{real / "agent-task/archive/2026/11/g/04_d/complete.log"});
+}
+
 TEST_F(workspace_scanner_test, without_a_watch_every_refresh_is_full) {
   workspace_scanner scanner(ws.path(), std::nullopt, scanner_watch::none);
   ASSERT_TRUE(scanner.refresh().is_ok());
