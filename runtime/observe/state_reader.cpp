@@ -27,6 +27,9 @@ public:
 class read_only_layer final : public state_file_layer {
 public:
   result<std::string> read(const fs::path& path) override { return real_->read(path); }
+  result<file_text> read_replaced(const fs::path& path) override {
+    return real_->read_replaced(path);
+  }
   result<std::unique_ptr<append_file>> open_append(const fs::path&) override {
     return std::unique_ptr<append_file>(new discard_append());
   }

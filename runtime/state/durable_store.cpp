@@ -229,10 +229,10 @@ status durable_store::load() {
   }
   // Snapshot.
   fs::path snap_path = root_ / snapshot_file_name;
-  auto snap_text = files_->read(snap_path);
+  auto snap_text = files_->read_replaced(snap_path);
   if (snap_text) {
     snapshot_bytes_ = snap_text->size();
-    auto parsed = parse_snapshot(*snap_text, snap_path.string());
+    auto parsed = parse_snapshot(snap_text->view(), snap_path.string());
     if (!parsed)
       return parsed.error();
     const json& j = parsed->tree;

@@ -84,6 +84,9 @@ public:
   result<std::string> read(const fs::path& path) override {
     return read_file(path, 1u << 30);
   }
+  result<file_text> read_replaced(const fs::path& path) override {
+    return file_text::map(path, 1u << 30);
+  }
 
   result<std::unique_ptr<append_file>> open_append(const fs::path& path) override {
     int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);

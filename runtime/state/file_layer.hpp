@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/core/file_text.hpp"
 #include "runtime/core/status.hpp"
 
 namespace ad::runtime {
@@ -40,6 +41,15 @@ public:
   virtual ~state_file_layer() = default;
   // Whole content; not_found when missing.
   virtual result<std::string> read(const std::filesystem::path& path) = 0;
+  // The same for a file this layer only ever replaces whole (the snapshot),
+  // never changes in place: the posix layer maps it (file_text.hpp). By
+  // default it is read().
+  virtual result<file_text> read_replaced(const std::filesystem::path& path) {
+    auto text = read(path);
+    if (!text)
+      return text.error();
+    return file_text(std::move(*text));
+  }
   virtual result<std::unique_ptr<append_file>> open_append(const std::filesystem::path& path) = 0;
   // Opens for in-place rewrites, creating the file when missing.
   virtual result<std::unique_ptr<overwrite_file>> open_overwrite(const std::filesystem::path& path) = 0;

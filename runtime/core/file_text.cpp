@@ -1,0 +1,64 @@
+#include "runtime/core/file_text.hpp"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "runtime/core/files.hpp"
+#include "runtime/core/unique_fd.hpp"
+
+namespace ad::runtime {
+
+file_text::file_text(file_text&& other) noexcept
+  : owned_(std::move(other.owned_)), mapped_(other.mapped_), size_(other.size_) {
+  other.mapped_ = nullptr;
+  other.size_ = 0;
+}
+
+file_text& file_text::operator=(file_text&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    owned_ = std::move(other.owned_);
+    mapped_ = other.mapped_;
+    size_ = other.size_;
+    other.mapped_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+file_text::~file_text() { unmap(); }
+
+void file_text::unmap() {
+  if (mapped_)
+    ::munmap(const_cast<char*>(mapped_), size_);
+  mapped_ = nullptr;
+  size_ = 0;
+}
+
+result<file_text> file_text::map(const std::filesystem::path& path, std::size_t max_bytes) {
+  auto opened = open_regular_file(path);
+  if (!opened)
+    return opened.error();
+  unique_fd fd(*opened);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return status::from_errno("stat " + path.string(), errno);
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > max_bytes)
+    return status::invalid_argument(path.string() + " is " + std::to_string(size)
+                                    + " bytes, more than the limit of " + std::to_string(max_bytes)
+                                    + " bytes");
+  if (size == 0)
+    return file_text();
+  // MAP_POPULATE: the pages in the page cache are mapped in one call, not
+  // one fault each as the parser reaches them.
+  void* at = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+  if (at == MAP_FAILED)
+    return status::from_errno("mmap " + path.string(), errno);
+  file_text out;
+  out.mapped_ = static_cast<const char*>(at);
+  out.size_ = size;
+  return out;
+}
+
+} // namespace ad::runtime
