@@ -453,46 +453,35 @@ bool task_reader::value_ended() {
   return true;
 }
 
-bool task_reader::null() {
-  if (!value_begins())
-    return false;
-  task_json::scalar v{task_json::scalar::type::null};
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+bool task_reader::scalar_value(const task_json::scalar& v) {
+  return value_begins() && next_.kind->take(next_.target, v, *this) && value_ended();
 }
+
+bool task_reader::null() { return scalar_value({task_json::scalar::type::null}); }
 bool task_reader::boolean(bool b) {
-  if (!value_begins())
-    return false;
   task_json::scalar v{task_json::scalar::type::boolean};
   v.b = b;
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+  return scalar_value(v);
 }
 bool task_reader::number_integer(json::number_integer_t i) {
-  if (!value_begins())
-    return false;
   task_json::scalar v{task_json::scalar::type::integer};
   v.i = i;
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+  return scalar_value(v);
 }
 bool task_reader::number_unsigned(json::number_unsigned_t u) {
-  if (!value_begins())
-    return false;
   task_json::scalar v{task_json::scalar::type::natural};
   v.u = u;
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+  return scalar_value(v);
 }
 bool task_reader::number_float(json::number_float_t d, const json::string_t&) {
-  if (!value_begins())
-    return false;
   task_json::scalar v{task_json::scalar::type::fraction};
   v.d = d;
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+  return scalar_value(v);
 }
 bool task_reader::string(json::string_t& s) {
-  if (!value_begins())
-    return false;
   task_json::scalar v{task_json::scalar::type::text};
   v.s = &s;
-  return next_.kind->take(next_.target, v, *this) && value_ended();
+  return scalar_value(v);
 }
 bool task_reader::binary(json::binary_t&) {
   if (!value_begins())

@@ -25,6 +25,7 @@ namespace ad::runtime {
 
 namespace task_json {
 struct kind;
+struct scalar;
 }
 
 class task_reader {
@@ -88,6 +89,7 @@ private:
   explicit task_reader(slot root);
   bool value_begins();  // an array's element: its slot
   bool value_ended();
+  bool scalar_value(const task_json::scalar& v);
   bool open(bool array);
 
   std::vector<frame> frames_;
