@@ -20,7 +20,7 @@ namespace {
 std::string current_target(const task_state& st, const std::string& stage) {
   if (auto it = st.decisions.find(stage); it != st.decisions.end())
     return it->second.selected_target;
-  const auto& history = st.route_history;
+  const auto& history = st.route_history.get();
   auto latest = std::find_if(history.rbegin(), history.rend(),
                              [&](const route_decision& d) { return d.stage == stage; });
   if (st.decisions.empty() && latest != history.rend())

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/core/clock.hpp"
+#include "runtime/core/shared_value.hpp"
 #include "runtime/core/token_usage.hpp"
 
 namespace ad::runtime {
@@ -106,10 +107,11 @@ struct file_snapshot {
 
 enum class snapshot_phase : uint8_t { before, after };
 
-// The write set as seen before and after one attempt.
+// The write set as seen before and after one attempt. Each list is taken
+// once and never changed, so copies of the model share it.
 struct write_set_snapshot {
-  std::vector<file_snapshot> before;
-  std::vector<file_snapshot> after;
+  shared_value<std::vector<file_snapshot>> before;
+  shared_value<std::vector<file_snapshot>> after;
   bool operator==(const write_set_snapshot&) const = default;
 };
 
@@ -125,7 +127,8 @@ struct task_state {
   std::map<std::string, int64_t> counters;         // e.g. selfcheck_rounds, no_progress
   std::map<std::string, int64_t> failure_budgets;  // stage -> failures for work_unit_id
   std::map<std::string, route_decision> decisions; // stage -> current decision
-  std::vector<route_decision> route_history;       // every decision, oldest first
+  shared_value<std::vector<route_decision>> route_history;  // every decision, oldest first;
+                                                           // shared by copies of the model
   std::optional<route_decision> completing_decision;
   std::optional<quota_snapshot> quota;
   std::optional<retry_handoff> handoff;

@@ -136,7 +136,7 @@ void to_json(json& j, const file_snapshot& x) {
 void from_json(const json& j, file_snapshot& x) { read_tree(j, x); }
 
 void to_json(json& j, const write_set_snapshot& x) {
-  j = json{{"before", x.before}, {"after", x.after}};
+  j = json{{"before", x.before.get()}, {"after", x.after.get()}};
 }
 void from_json(const json& j, write_set_snapshot& x) { read_tree(j, x); }
 
@@ -149,7 +149,7 @@ void to_json(json& j, const task_state& x) {
            {"counters", x.counters},
            {"failure_budgets", x.failure_budgets},
            {"decisions", x.decisions},
-           {"route_history", x.route_history},
+           {"route_history", x.route_history.get()},
            {"write_sets", x.write_sets}};
   put_optional(j, "blocked", x.blocked);
   put_optional(j, "completing_decision", x.completing_decision);

@@ -144,6 +144,27 @@ struct optional_kind final : kind {
   }
 };
 
+// A shared value is read into a fresh value of its own.
+template <class T>
+struct shared_kind final : kind {
+  constexpr shared_kind() : kind(the_kind<typename kind_for<T>::type>.expected) {}
+  bool take(void* t, const scalar& v, task_reader& r) const override {
+    auto inner = fresh(t);
+    return inner.kind->take(inner.target, v, r);
+  }
+  bool open(void* t, bool array, task_reader& r, slot& pushed) const override {
+    auto inner = fresh(t);
+    return inner.kind->open(inner.target, array, r, pushed);
+  }
+
+private:
+  static slot fresh(void* t) {
+    auto& x = *static_cast<shared_value<T>*>(t);
+    x = shared_value<T>();
+    return slot_of(x.modify());
+  }
+};
+
 template <class T>
 struct vector_kind final : kind {
   constexpr vector_kind() : kind("an array") {}
@@ -257,6 +278,10 @@ struct kind_for<route_transition> {
 template <class T>
 struct kind_for<std::optional<T>> {
   using type = optional_kind<T>;
+};
+template <class T>
+struct kind_for<shared_value<T>> {
+  using type = shared_kind<T>;
 };
 template <class T>
 struct kind_for<std::vector<T>> {

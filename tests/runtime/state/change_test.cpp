@@ -156,6 +156,29 @@ TEST(state_change, write_set_snapshots_are_kept_per_attempt_and_phase) {
   EXPECT_EQ(s.tasks[task].write_sets["a01"].after.at(0), f);
 }
 
+// The model's copies (the store's, the state store actor's, the scheduler's
+// mirror) share the write sets and the route history; a change applied to
+// one copy leaves the others as they were.
+TEST(state_change, copies_share_write_sets_and_history_and_change_apart) {
+  auto s = with_task();
+  file_snapshot f{"/w/a", true, 3, 4, "h"};
+  ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("worker", route_transition::initial)}));
+  ASSERT_TRUE(apply_change(s, record_write_set{task, "a01", snapshot_phase::after, {f}}));
+  state_model copy = s;
+  const auto& mine = s.tasks[task];
+  auto& theirs = copy.tasks[task];
+  EXPECT_TRUE(theirs.route_history.shares_with(mine.route_history));
+  EXPECT_TRUE(theirs.write_sets["a01"].after.shares_with(mine.write_sets.at("a01").after));
+
+  ASSERT_TRUE(apply_change(copy, record_decision{task, test::sample_decision("worker", route_transition::failover)}));
+  file_snapshot g{"/w/a", true, 5, 6, "i"};
+  ASSERT_TRUE(apply_change(copy, record_write_set{task, "a01", snapshot_phase::after, {g}}));
+  EXPECT_EQ(mine.route_history.size(), 1u);
+  EXPECT_EQ(theirs.route_history.size(), 2u);
+  EXPECT_EQ(mine.write_sets.at("a01").after.at(0), f);
+  EXPECT_EQ(theirs.write_sets.at("a01").after.at(0), g);
+}
+
 TEST(state_change, orchestration_keeps_first_sight_baseline) {
   state_model s;
   ASSERT_TRUE(apply_change(s, observe_orchestration{"auth", {{"a", {"/arch/1"}}}}));

@@ -48,8 +48,8 @@ inline state_model sample_state() {
   t.handoff = retry_handoff{"h-1", "codex:gpt", "/state/runs/y/locator.json"};
   t.intervention = intervention_context{{"file-already-exists"}, "edit, do not create",
                                         {"/w/a.cpp"}, {"/w/a.cpp"}, 77, {}};
-  t.write_sets["a01"] = {{{"/w/a.cpp", false, 0, 0, ""}},
-                         {{"/w/a.cpp", true, 12, 99, std::string(64, 'a')}}};
+  t.write_sets["a01"] = {std::vector<file_snapshot>{{"/w/a.cpp", false, 0, 0, ""}},
+                         std::vector<file_snapshot>{{"/w/a.cpp", true, 12, 99, std::string(64, 'a')}}};
   s.tasks["auth/02+01_api"] = t;
   s.tasks["auth/01_db"].work_unit_id = "auth/01_db::plan-1::tag-y";
   s.attempt_counters[{"auth/02+01_api", 3, "worker"}] = 2;

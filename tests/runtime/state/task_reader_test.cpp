@@ -52,11 +52,12 @@ TEST(task_reader, absent_members_keep_their_defaults_and_unknown_ones_are_passed
             "");
   task_state want;
   want.work_unit_id = "w";
-  want.route_history.resize(1);
-  want.route_history[0].work_unit_id = "w";
-  want.route_history[0].stage = "worker";
-  want.route_history[0].selected_target = "a";
-  want.route_history[0].transition = route_transition::failover;
+  auto& history = want.route_history.modify();
+  history.resize(1);
+  history[0].work_unit_id = "w";
+  history[0].stage = "worker";
+  history[0].selected_target = "a";
+  history[0].transition = route_transition::failover;
   EXPECT_EQ(t, want);
 }
 
@@ -71,6 +72,26 @@ TEST(task_reader, a_member_written_twice_is_read_as_its_last_value) {
   EXPECT_EQ(t.counters, (std::map<std::string, int64_t>{{"n", 3}}));
   EXPECT_FALSE(t.blocked);
   EXPECT_EQ(t.failure_budgets.at("worker"), 4);
+}
+
+// The shared parts (route history, write-set lists) are read into a value
+// of their own: the last one written counts, and a copy made before the
+// reading keeps what it shared.
+TEST(task_reader, a_shared_member_is_read_into_a_value_of_its_own) {
+  task_state t;
+  t.route_history = {route_decision{}};
+  t.write_sets["a01"].before = std::vector<file_snapshot>{{"/w/old", true, 1, 2, "h"}};
+  task_state before = t;
+  auto& snap = t.write_sets["a01"];
+  ASSERT_EQ(read_text(R"({"before":[{"path":"/w/x","exists":false}],
+                          "before":[{"path":"/w/y","exists":false}]})",
+                      snap),
+            "");
+  ASSERT_EQ(snap.before.size(), 1u);
+  EXPECT_EQ(snap.before.at(0).path, "/w/y");
+  EXPECT_TRUE(snap.after.empty());
+  EXPECT_EQ(before.write_sets.at("a01").before.at(0).path, "/w/old");
+  EXPECT_EQ(before.route_history.size(), 1u);
 }
 
 TEST(task_reader, a_refusal_names_the_member_by_its_path) {
