@@ -214,5 +214,54 @@ TEST_F(notify, an_https_url_gets_the_json_once_its_certificate_is_trusted) {
   EXPECT_TRUE(contains(result_.err, "SSLServerVerification")) << result_.err;
 }
 
+// agent-dispatch starts itself once more with huge pages for its heap
+// (runtime/core/heap_tuning.hpp): the dispatcher's own start carries the
+// tunable, and what it starts (here a notify command, as keepers and agents)
+// sees GLIBC_TUNABLES as the user gave it. A user's own hugetlb is kept.
+TEST_F(notify, what_the_dispatcher_starts_sees_the_users_glibc_tunables) {
+  auto script = state_.write("env.sh",
+                             "#!/bin/sh\n"
+                             "{ echo \"own=${GLIBC_TUNABLES-unset}\"\n"
+                             "  echo \"saved=${AGENT_DISPATCH_SAVED_TUNABLES-unset}\"\n"
+                             // The tunables of the dispatcher's own start, one a
+                             // line: glibc may cut its copy of GLIBC_TUNABLES at
+                             // each colon as it reads it.
+                             "  printf 'dispatcher='\n"
+                             "  tr '\\0:' '\\n\\n' < /proc/$PPID/environ | sed -n "
+                             "'s/^\\(GLIBC_TUNABLES=\\)\\{0,1\\}\\(glibc\\.malloc\\.[a-z]*=[0-9]*\\)$/\\2 /p' "
+                             "| tr -d '\\n'\n"
+                             "} > \"$1\"\n");
+  ::chmod(script.c_str(), 0755);
+  auto seen = state_.path() / "env.txt";
+  std::string rules = R"({"rules": [{"id": "env", "events": ["run_finished"],
+     "command": [")" + script.string() + R"(", ")" + seen.string() + R"("]}]})";
+  struct expectation {
+    const char* given;  // nullptr: unset
+    const char* own;
+    const char* dispatcher;
+  };
+  for (const auto& e :
+       {expectation{nullptr, "unset", "glibc.malloc.hugetlb=1 "},
+        expectation{"glibc.malloc.check=0", "glibc.malloc.check=0",
+                    "glibc.malloc.check=0 glibc.malloc.hugetlb=1 "},
+        expectation{"glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0",
+                    "glibc.malloc.hugetlb=0 "}}) {
+    if (e.given)
+      ::setenv("GLIBC_TUNABLES", e.given, 1);
+    else
+      ::unsetenv("GLIBC_TUNABLES");
+    fs::remove(seen);
+    run_with(rules);
+    ::unsetenv("GLIBC_TUNABLES");
+    EXPECT_EQ(result_.exit_code, 2) << result_.err;
+    std::ifstream in(seen);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(),
+              std::string("own=") + e.own + "\nsaved=unset\ndispatcher=" + e.dispatcher)
+      << (e.given ? e.given : "unset");
+  }
+}
+
 } // namespace
 } // namespace ad::test

@@ -3,15 +3,55 @@
 // --help and --version exit 0.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <unistd.h>
 
 #include "runtime/core/exception_text.hpp"
+#include "runtime/core/heap_tuning.hpp"
 #include "tools/cli/cli_outline.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/number_option.hpp"
 
+namespace {
+
+// runtime/core/heap_tuning.hpp: the second start puts the user's
+// GLIBC_TUNABLES back before anything else; true when this is that start.
+bool undo_heap_tuning() {
+  auto undo = ad::runtime::heap_tuning_restore(std::getenv(ad::runtime::heap_tuning_saved_var));
+  if (!undo.second_start)
+    return false;
+  if (undo.tunables)
+    ::setenv("GLIBC_TUNABLES", undo.tunables->c_str(), 1);
+  else
+    ::unsetenv("GLIBC_TUNABLES");
+  ::unsetenv(ad::runtime::heap_tuning_saved_var);
+  return true;
+}
+
+// Starts this program again with huge pages for its heap; returns only
+// when it cannot (then it runs as it is, with the environment unchanged).
+void start_with_heap_tuning(char** argv) {
+  const char* given = std::getenv("GLIBC_TUNABLES");
+  auto env = ad::runtime::heap_tuning_start(given);
+  if (!env)
+    return;
+  std::string before = given ? given : "";
+  ::setenv("GLIBC_TUNABLES", env->tunables.c_str(), 1);
+  ::setenv(ad::runtime::heap_tuning_saved_var, env->saved.c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  if (given)
+    ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
+  else
+    ::unsetenv("GLIBC_TUNABLES");
+  ::unsetenv(ad::runtime::heap_tuning_saved_var);
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
+  bool heap_tuned = undo_heap_tuning();
   CLI::App app{"agent-dispatch: run fleets of AI coding agents over a repository's task folders"};
   app.set_version_flag("--version", AD_VERSION);
   app.require_subcommand(1);
@@ -37,6 +77,11 @@ int main(int argc, char** argv) {
     int code = app.exit(e, std::cout, std::cerr);
     return code == 0 ? 0 : ad::cli::exit_blocked;
   }
+  // After the parse: --help and bad usage need no second start.
+  if (chosen && !heap_tuned)
+    for (const auto* command : app.get_subcommands())
+      if (ad::runtime::heap_tuning_wanted(command->get_name()))
+        start_with_heap_tuning(argv);
   try {
     return chosen ? chosen() : ad::cli::exit_blocked;
   } catch (const std::exception& e) {

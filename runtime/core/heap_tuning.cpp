@@ -1,0 +1,58 @@
+#include "runtime/core/heap_tuning.hpp"
+
+#include <string_view>
+
+namespace ad::runtime {
+
+namespace {
+
+constexpr std::string_view hugetlb = "glibc.malloc.hugetlb=";
+
+// GLIBC_TUNABLES is a colon-separated list of name=value.
+bool sets_hugetlb(std::string_view tunables) {
+  std::size_t at = 0;
+  while (at <= tunables.size()) {
+    auto end = tunables.find(':', at);
+    if (end == std::string_view::npos)
+      end = tunables.size();
+    if (tunables.substr(at, end - at).starts_with(hugetlb))
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+} // namespace
+
+bool heap_tuning_wanted(std::string_view command) {
+  return command == "run" || command == "status" || command == "serve";
+}
+
+std::optional<heap_tuning_env> heap_tuning_start(const char* tunables) {
+  heap_tuning_env out;
+  std::string wanted = std::string(hugetlb) + "1";
+  if (tunables == nullptr) {
+    out.tunables = wanted;
+    out.saved = "-";
+    return out;
+  }
+  std::string_view given = tunables;
+  if (sets_hugetlb(given))
+    return std::nullopt;
+  out.tunables = given.empty() ? wanted : std::string(given) + ":" + wanted;
+  out.saved = "=" + std::string(given);
+  return out;
+}
+
+heap_tuning_undo heap_tuning_restore(const char* saved) {
+  heap_tuning_undo out;
+  if (saved == nullptr)
+    return out;
+  out.second_start = true;
+  std::string_view s = saved;
+  if (s.starts_with('='))
+    out.tunables = std::string(s.substr(1));
+  return out;
+}
+
+} // namespace ad::runtime

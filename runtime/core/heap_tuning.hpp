@@ -1,0 +1,48 @@
+#pragma once
+// Transparent huge pages for agent-dispatch's own heap.
+//
+// Reading a large state allocates a few hundred megabytes in small pieces,
+// and where the kernel gives huge pages only on advice ("madvise", Debian's
+// default) each 4 KiB page of them is faulted in on its own. glibc advises
+// huge pages for its heap under the tunable glibc.malloc.hugetlb=1, and it
+// reads its tunables only when a process starts. So agent-dispatch starts
+// itself once more with the tunable added (heap_tuning_start), and that
+// second start puts GLIBC_TUNABLES back as the user gave it
+// (heap_tuning_restore) before it does anything else: no keeper, agent or
+// notify command inherits the setting. A glibc.malloc.hugetlb the user set
+// (=0 turns this off) is left alone. tools/cli/main.cpp carries it out.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ad::runtime {
+
+// Whether `command` (a subcommand's name) gets the second start: those that
+// read the durable state (run, status, serve). The second start costs a
+// program load (about 16 ms here), which the quick commands do without.
+bool heap_tuning_wanted(std::string_view command);
+
+// Carries the user's GLIBC_TUNABLES into the second start: "=VALUE", or "-"
+// when it was unset.
+inline constexpr const char* heap_tuning_saved_var = "AGENT_DISPATCH_SAVED_TUNABLES";
+
+struct heap_tuning_env {
+  std::string tunables;  // GLIBC_TUNABLES of the second start
+  std::string saved;     // heap_tuning_saved_var of the second start
+};
+
+// The environment to start again with, given this start's GLIBC_TUNABLES
+// (nullptr: unset); nullopt when the user set glibc.malloc.hugetlb.
+std::optional<heap_tuning_env> heap_tuning_start(const char* tunables);
+
+struct heap_tuning_undo {
+  bool second_start = false;            // the saved variable was there
+  std::optional<std::string> tunables;  // GLIBC_TUNABLES to put back; nullopt: unset it
+};
+
+// What the second start puts back, given heap_tuning_saved_var (nullptr:
+// unset, so this is a first start and nothing is put back).
+heap_tuning_undo heap_tuning_restore(const char* saved);
+
+} // namespace ad::runtime

@@ -1,0 +1,61 @@
+#include "runtime/core/heap_tuning.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ad::runtime {
+namespace {
+
+// The second start gets the tunable added to what the user gave, and the
+// user's value (or its absence) travels with it to be put back.
+TEST(heap_tuning, the_second_start_adds_the_tunable_and_carries_the_users_value) {
+  auto unset = heap_tuning_start(nullptr);
+  ASSERT_TRUE(unset);
+  EXPECT_EQ(unset->tunables, "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(unset->saved, "-");
+
+  auto empty = heap_tuning_start("");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->tunables, "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(empty->saved, "=");
+
+  auto other = heap_tuning_start("glibc.malloc.check=3:glibc.malloc.hugetlbx=2");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->tunables, "glibc.malloc.check=3:glibc.malloc.hugetlbx=2:glibc.malloc.hugetlb=1");
+  EXPECT_EQ(other->saved, "=glibc.malloc.check=3:glibc.malloc.hugetlbx=2");
+}
+
+// A user's own choice of huge pages, anywhere in the list, is theirs.
+TEST(heap_tuning, a_users_own_hugetlb_setting_is_left_alone) {
+  EXPECT_FALSE(heap_tuning_start("glibc.malloc.hugetlb=0"));
+  EXPECT_FALSE(heap_tuning_start("glibc.malloc.check=3:glibc.malloc.hugetlb=2"));
+  EXPECT_FALSE(heap_tuning_start("glibc.malloc.hugetlb=1:glibc.malloc.check=3"));
+}
+
+// The commands that read the durable state; the quick ones start once.
+TEST(heap_tuning, the_commands_that_read_the_state_start_again) {
+  for (const char* command : {"run", "status", "serve"})
+    EXPECT_TRUE(heap_tuning_wanted(command)) << command;
+  for (const char* command : {"validate-plan", "policy", "doctor", "replay", "node", ""})
+    EXPECT_FALSE(heap_tuning_wanted(command)) << command;
+}
+
+TEST(heap_tuning, the_second_start_puts_back_what_the_first_had) {
+  EXPECT_FALSE(heap_tuning_restore(nullptr).second_start);
+
+  auto unset = heap_tuning_restore("-");
+  EXPECT_TRUE(unset.second_start);
+  EXPECT_FALSE(unset.tunables);
+
+  auto empty = heap_tuning_restore("=");
+  EXPECT_TRUE(empty.second_start);
+  EXPECT_EQ(empty.tunables, "");
+
+  auto start = heap_tuning_start("glibc.malloc.check=3");
+  ASSERT_TRUE(start);
+  auto back = heap_tuning_restore(start->saved.c_str());
+  EXPECT_TRUE(back.second_start);
+  EXPECT_EQ(back.tunables, "glibc.malloc.check=3");
+}
+
+} // namespace
+} // namespace ad::runtime
