@@ -37,15 +37,10 @@ void start_with_heap_tuning(char** argv) {
   auto env = ad::runtime::heap_tuning_start(given);
   if (!env)
     return;
-  std::string before = given ? given : "";
   ::setenv("GLIBC_TUNABLES", env->tunables.c_str(), 1);
   ::setenv(ad::runtime::heap_tuning_saved_var, env->saved.c_str(), 1);
   ::execv("/proc/self/exe", argv);
-  if (given)
-    ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
-  else
-    ::unsetenv("GLIBC_TUNABLES");
-  ::unsetenv(ad::runtime::heap_tuning_saved_var);
+  undo_heap_tuning();  // not started again: put the user's value back here
 }
 
 } // namespace
