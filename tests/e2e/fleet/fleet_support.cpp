@@ -286,15 +286,51 @@ std::vector<marked_process> scan_marked_processes(const fs::path& registry) {
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     while (!cmdline.empty() && cmdline.back() == ' ')
       cmdline.pop_back();
-    out.push_back({std::stoi(name), std::move(marker), std::move(cmdline)});
+    // stat is "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    pid_t parent = 0;
+    auto stat = read_text(entry.path() / "stat");
+    if (auto close = stat.rfind(')'); close != std::string::npos) {
+      std::istringstream fields(stat.substr(close + 1));
+      std::string state;
+      fields >> state >> parent;
+    }
+    out.push_back({std::stoi(name), parent, std::move(marker), std::move(cmdline)});
   }
+  return out;
+}
+
+std::vector<marked_process> agents_of(std::vector<marked_process> processes) {
+  // Each launch gets its own marker (attempt identity plus a random suffix),
+  // so processes sharing a marker are one agent with what it started: its
+  // children, and the LeakSanitizer tracer a sanitized agent clones at its
+  // exit. The agent is the one whose parent is outside the group; pids wrap,
+  // so the lowest pid may be a child. When the agent is gone and only its
+  // children are left, the lowest of them stands for it.
+  std::map<std::string, std::vector<const marked_process*>> groups;
+  for (const auto& p : processes)
+    groups[p.marker].push_back(&p);
+  std::vector<marked_process> out;
+  for (const auto& [marker, group] : groups) {
+    std::set<pid_t> pids;
+    for (const auto* p : group)
+      pids.insert(p->pid);
+    const marked_process* agent = nullptr;
+    for (const auto* p : group)
+      if (!pids.count(p->ppid) && (!agent || p->pid < agent->pid))
+        agent = p;
+    if (!agent) // a cycle cannot happen; read races can leave no root
+      agent = *std::min_element(group.begin(), group.end(),
+                                [](const auto* a, const auto* b) { return a->pid < b->pid; });
+    out.push_back(*agent);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
   return out;
 }
 
 std::vector<live_agent> scan_live_agents(const fs::path& registry) {
   static const std::regex marker_task{R"(^w[0-9a-f]+__(.+)__p\d+__[a-z]+__a\d+__)"};
   std::vector<live_agent> out;
-  for (auto& p : scan_marked_processes(registry)) {
+  for (auto& p : agents_of(scan_marked_processes(registry))) {
     live_agent a;
     a.pid = p.pid;
     a.marker = std::move(p.marker);
@@ -302,15 +338,7 @@ std::vector<live_agent> scan_live_agents(const fs::path& registry) {
     a.task_key = std::regex_search(a.marker, m, marker_task) ? m[1].str() : a.marker;
     out.push_back(std::move(a));
   }
-  // Each launch gets its own marker (attempt identity plus a random suffix),
-  // so processes sharing a marker are one agent: its children, and the
-  // LeakSanitizer tracer that a sanitized agent clones at exit.
-  std::vector<live_agent> agents;
-  std::set<std::string> seen;
-  for (const auto& a : out)
-    if (seen.insert(a.marker).second)
-      agents.push_back(a);
-  return agents;
+  return out;
 }
 
 std::vector<std::string> duplicate_live_agents(const std::vector<live_agent>& agents) {

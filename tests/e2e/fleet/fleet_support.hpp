@@ -79,10 +79,15 @@ struct live_agent {
 // AGENT_SIM_REGISTRY=<registry>: agents and every process they started.
 struct marked_process {
   pid_t pid = 0;
+  pid_t ppid = 0; // its parent, from /proc/PID/stat
   std::string marker;
   std::string cmdline; // arguments joined by spaces
 };
 std::vector<marked_process> scan_marked_processes(const std::filesystem::path& registry);
+// One process per marker, ordered by pid: the agent itself, the one whose
+// parent is not in its marker's group (its children and a sanitizer's tracer
+// share its marker and may have lower pids once pids wrap).
+std::vector<marked_process> agents_of(std::vector<marked_process> processes);
 
 // Live processes whose environment holds AGENT_DISPATCH_EXECUTION_ID and
 // AGENT_SIM_REGISTRY=<registry>. Zombies have no readable environment and
