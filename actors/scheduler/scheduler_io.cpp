@@ -5,7 +5,7 @@
 #include "actors/scheduler/quota_prober.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/review_observe.hpp"
-#include "runtime/workspace/workspace_scanner.hpp"
+#include "runtime/workspace/early_scan.hpp"
 #include "runtime/worklog/work_log.hpp"
 #include "runtime/worklog/work_log_archive.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -22,15 +22,15 @@ std::optional<std::string> group_option(const run_context& ctx) {
 
 class file_scheduler_io final : public scheduler_io {
 public:
-  explicit file_scheduler_io(const run_context& ctx)
-      : ctx_(ctx), scanner_(ctx.workspace, group_option(ctx)) {}
+  file_scheduler_io(const run_context& ctx, std::unique_ptr<runtime::early_scan> scan)
+      : ctx_(ctx), scan_(std::move(scan)) {}
 
   runtime::result<runtime::scan_reading> refresh_scan(
     const std::vector<std::string>& also) override {
-    auto refreshed = scanner_.refresh({also.begin(), also.end()});
+    auto refreshed = scan_->refresh({also.begin(), also.end()});
     if (!refreshed)
       return refreshed.error();
-    return scanner_.reading(*refreshed);
+    return scan_->scanner().reading(*refreshed);
   }
 
   std::vector<std::string> archived_task_folders(const std::string& task) const override {
@@ -86,13 +86,16 @@ public:
 
 private:
   const run_context& ctx_;
-  runtime::workspace_scanner scanner_;
+  std::unique_ptr<runtime::early_scan> scan_;
 };
 
 } // namespace
 
-std::unique_ptr<scheduler_io> make_file_scheduler_io(const run_context& ctx) {
-  return std::make_unique<file_scheduler_io>(ctx);
+std::unique_ptr<scheduler_io> make_file_scheduler_io(const run_context& ctx,
+                                                     std::unique_ptr<runtime::early_scan> scan) {
+  if (!scan)
+    scan = std::make_unique<runtime::early_scan>(ctx.workspace, group_option(ctx));
+  return std::make_unique<file_scheduler_io>(ctx, std::move(scan));
 }
 
 } // namespace ad::actors

@@ -19,6 +19,7 @@
 #include "messages/quota.hpp"
 #include "messages/scheduler.hpp"
 #include "runtime/run/scheduler_machine.hpp"
+#include "runtime/workspace/early_scan.hpp"
 
 namespace ad::actors {
 
@@ -52,7 +53,10 @@ public:
 };
 
 // The files, /proc and real task actors of `ctx` (its workspace, task group,
-// state root and clock); ctx must outlive it.
-std::unique_ptr<scheduler_io> make_file_scheduler_io(const run_context& ctx);
+// state root and clock); ctx must outlive it. `scan`: the scan of ctx's
+// workspace and task group, begun earlier (`run` begins it before it reads
+// the state: runtime/workspace/early_scan.hpp); null: one begins now.
+std::unique_ptr<scheduler_io> make_file_scheduler_io(
+  const run_context& ctx, std::unique_ptr<runtime::early_scan> scan = nullptr);
 
 } // namespace ad::actors

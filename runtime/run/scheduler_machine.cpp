@@ -180,13 +180,13 @@ std::vector<scheduler_command> scheduler_machine::step(millis now, scheduler_eve
         else if (phase_ == P::reading_elsewhere)
           elsewhere_read(now, e.readings, out);
       },
-      [&](const sched_ev::scan_read& e) {
+      [&](sched_ev::scan_read& e) {
         if (phase_ != P::scanning)
           return;
-        scan_.apply(e.reading);
         pass_.in.full = e.reading.full;
         pass_.in.touched.insert(pass_.in.touched.end(), e.reading.changed.begin(),
                                 e.reading.changed.end());
+        scan_.apply(std::move(e.reading));
         scanned(now, out);
       },
       [&](const sched_ev::scan_failed& e) {

@@ -15,7 +15,7 @@ std::vector<std::filesystem::path> matching_folders(const std::vector<completed_
   return {found.begin(), found.end()};
 }
 
-void scan_copy::apply(const scan_reading& r) {
+void scan_copy::apply(scan_reading r) {
   if (r.full) {
     tasks_.clear();
     completed_.clear();
@@ -23,13 +23,15 @@ void scan_copy::apply(const scan_reading& r) {
     for (const auto& name : r.changed)
       tasks_.erase(name);
   }
-  for (const auto& t : r.tasks)
-    tasks_.insert_or_assign(t.name, t);
-  for (const auto& [group, folders] : r.completed) {
+  for (auto& t : r.tasks) {
+    auto name = t.name;
+    tasks_.insert_or_assign(std::move(name), std::move(t));
+  }
+  for (auto& [group, folders] : r.completed) {
     if (folders.empty())
       completed_.erase(group);
     else
-      completed_.insert_or_assign(group, folders);
+      completed_.insert_or_assign(group, std::move(folders));
   }
 }
 

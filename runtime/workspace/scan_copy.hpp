@@ -47,8 +47,9 @@ public:
   explicit scan_copy(std::filesystem::path task_root = {}) : root_(std::move(task_root)) {}
 
   // A full reading replaces everything; another replaces the changed tasks
-  // (a changed name without a task is gone) and the groups it names.
-  void apply(const scan_reading& r);
+  // (a changed name without a task is gone) and the groups it names. Taken
+  // by value: a reading moved in gives up its tasks without a copy.
+  void apply(scan_reading r);
 
   const std::filesystem::path& task_root() const override { return root_; }
   const std::map<std::string, scanned_task>& tasks() const override { return tasks_; }

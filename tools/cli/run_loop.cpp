@@ -18,6 +18,7 @@
 #include "actors/output/signal_watcher.hpp"
 #include "actors/process/process_actor.hpp"
 #include "actors/scheduler/scheduler_actor.hpp"
+#include "actors/scheduler/scheduler_io.hpp"
 #include "actors/state/spawn.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/types.hpp"
@@ -34,6 +35,7 @@
 #include "runtime/state/durable_store.hpp"
 #include "runtime/state/lock.hpp"
 #include "runtime/state/root.hpp"
+#include "runtime/workspace/early_scan.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/retry_command.hpp"
 #include "tools/cli/run_dashboard.hpp"
@@ -161,6 +163,13 @@ int run_loop(const run_loop_options& opt) {
   if (auto st = runtime::setup_logging(root, {opt.verbosity}); !st.is_ok())
     std::cerr << "warning: " << st.message() << "\n";
   spdlog::info("run: workspace {} state root {} pid {}", identity->path, root.string(), getpid());
+  // The workspace's first scan runs while the state is read: neither needs
+  // the other, and at thousands of tasks each takes a good part of a
+  // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.
+  auto first_scan = std::make_shared<std::unique_ptr<runtime::early_scan>>(
+    std::make_unique<runtime::early_scan>(
+      identity->path, opt.task_group.empty() ? std::nullopt
+                                             : std::optional<std::string>(opt.task_group)));
   auto store = runtime::durable_store::open(root, *identity, runtime::posix_file_layer());
   if (!store.is_ok()) {
     std::cerr << "run: state error: " << store.error().message() << "\n";
@@ -304,6 +313,9 @@ int run_loop(const run_loop_options& opt) {
   ctx->store = state.store;
   ctx->supervisor = supervisor;
   ctx->trace = trace;
+  ctx->scheduler_io_factory = [first_scan](const actors::run_context& c) {
+    return actors::make_file_scheduler_io(c, std::move(*first_scan));
+  };
 
   actors::output_config out_cfg;
   out_cfg.format = actors::choose_output_format(
