@@ -1,6 +1,7 @@
 #include "tools/cli/status_reading.hpp"
 
 #include <filesystem>
+#include <future>
 #include <optional>
 
 #include "runtime/observe/state_reader.hpp"
@@ -19,27 +20,36 @@ runtime::result<status_reading> read_status(const status_request& request,
   std::optional<std::string> group;
   if (!request.task_group.empty())
     group = request.task_group;
-  auto scan = runtime::scan_workspace(workspace, group);
-  if (!scan)
-    return scan.error();
-  auto identity = runtime::identify_workspace(scan->workspace);
+  // The workspace is scanned while the state is read: neither needs the
+  // other, and at thousands of tasks each is a good part of the time. The
+  // scan's error comes first, as if it had run first.
+  auto scanning = std::async(std::launch::async,
+                             [&] { return runtime::scan_workspace(workspace, group); });
+  auto failed = [&](runtime::status st) -> runtime::status {
+    auto scan = scanning.get();
+    return scan ? st : scan.error();
+  };
+  auto identity = runtime::identify_workspace(workspace);
   if (!identity)
-    return identity.error();
+    return failed(identity.error());
   // The one check of the state root (runtime/state/root.hpp): a damaged
   // root is an error, never shown as a new workspace's empty state.
   auto opened = runtime::open_state_root(*identity, runtime::state_env::from_process());
   if (!opened)
-    return opened.error();
+    return failed(opened.error());
   const fs::path& root = opened->path;
   std::optional<fs::path> policy_file;
   if (!request.policy.empty())
     policy_file = request.policy;
-  auto pol = runtime::load_policy(policy_file, scan->workspace);
+  auto pol = runtime::load_policy(policy_file, identity->path);
   if (!pol)
-    return pol.error();
+    return failed(pol.error());
   auto state = runtime::read_state_unlocked(*opened, identity->path, identity->id);
   if (!state)
-    return state.error();
+    return failed(state.error());
+  auto scan = scanning.get();
+  if (!scan)
+    return scan.error();
 
   runtime::status_input in;
   in.scan = &*scan;
