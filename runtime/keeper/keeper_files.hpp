@@ -3,6 +3,7 @@
 // in its attempt folder, shared by the keeper and by every dispatcher that
 // follows it. Names only: no state, no I/O, nothing that can fail.
 
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
@@ -22,5 +23,18 @@ inline constexpr std::string_view keeper_marker_variable = "AGENT_DISPATCH_EXECU
 // index beside them ("stream.log.tail.index").
 std::filesystem::path spool_segment_path(const std::filesystem::path& log, int age);
 std::filesystem::path spool_index_path(const std::filesystem::path& log);
+
+// What a change to the file `name` in an attempt folder (an inotify event's
+// name) means to the reader that follows the keeper there
+// (runtime/process/reactor_kept.cpp):
+// - spool: the agent's output grew or rotated (stream.log, its tail
+//   segments and their index), or the keeper recorded its end (exit.json);
+// - record: the keeper's record appeared (keeper.json, renamed into place);
+// - none: nothing that reader reads: the dispatcher's own files there
+//   (locator.json, heartbeat.log, normalized-output.log), the keeper's notes
+//   (keeper.log) and the temporary files of an atomic write. Waking for
+//   them would only repeat a read that finds nothing new.
+enum class kept_file_change : uint8_t { none, spool, record };
+kept_file_change classify_kept_file(std::string_view name);
 
 } // namespace ad::runtime

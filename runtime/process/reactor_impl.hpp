@@ -155,7 +155,9 @@ struct process_reactor::impl {
   void resume(child_record& c, int64_t now);
   // --- kept children --------------------------------------------------------
   void start_kept(child_record& c, int64_t now);
-  void poll_kept(child_record& c, int64_t now);
+  // Reads what the keeper appended to its spool; also looks for its record
+  // (keeper.json) while there is none, unless told that nothing named it.
+  void poll_kept(child_record& c, int64_t now, bool look_for_record = true);
   void read_notifications(int64_t now);
   process_exit kept_exit(child_record& c);
   void kill_kept_agent(child_record& c);

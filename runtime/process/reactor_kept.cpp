@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <utility>
 
 #include "runtime/keeper/containment.hpp"
+#include "runtime/keeper/keeper_files.hpp"
 #include "runtime/keeper/keeper_liveness.hpp"
 #include "runtime/process/liveness.hpp"
 
@@ -40,11 +43,11 @@ void process_reactor::impl::start_kept(child_record& c, int64_t now) {
   poll_kept(c, now);
 }
 
-void process_reactor::impl::poll_kept(child_record& c, int64_t now) {
+void process_reactor::impl::poll_kept(child_record& c, int64_t now, bool look_for_record) {
   if (!c.kept || c.paused || c.kept->drained)
     return;
   auto& k = *c.kept;
-  if (!k.have_record) {
+  if (!k.have_record && look_for_record) {
     if (auto rec = read_keeper_record(k.attempt_dir); rec.is_ok()) {
       k.record = std::move(*rec);
       k.have_record = true;
@@ -93,23 +96,31 @@ void process_reactor::impl::poll_kept(child_record& c, int64_t now) {
 
 void process_reactor::impl::read_notifications(int64_t now) {
   alignas(inotify_event) char events[4096];
-  std::vector<child_id> touched;
+  // Per child touched: whether an event named the keeper's record. Events
+  // for files the follower does not read (the dispatcher's own locator and
+  // logs beside the spool) wake nothing: the periodic poll stays the net.
+  std::map<child_id, bool> touched;
   for (;;) {
     ssize_t n = ::read(infd, events, sizeof events);
     if (n <= 0)
       break;
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const inotify_event*>(events + at);
-      if (auto it = watched_dirs.find(e->wd); it != watched_dirs.end())
-        touched.push_back(it->second);
       at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      auto it = watched_dirs.find(e->wd);
+      if (it == watched_dirs.end())
+        continue;
+      // The name is padded with NULs; an event without one is the folder's own.
+      std::string_view name(e->name, e->len == 0 ? 0 : ::strnlen(e->name, e->len));
+      auto change = e->len == 0 ? kept_file_change::spool : classify_kept_file(name);
+      if (change == kept_file_change::none)
+        continue;
+      touched[it->second] |= change == kept_file_change::record;
     }
   }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (child_id id : touched)
+  for (const auto& [id, record] : touched)
     if (auto it = children.find(id); it != children.end())
-      poll_kept(*it->second, now);
+      poll_kept(*it->second, now, record);
 }
 
 void process_reactor::impl::kill_kept_agent(child_record& c) {

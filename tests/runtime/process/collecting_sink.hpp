@@ -1,6 +1,6 @@
 #pragma once
 // A process_event_sink for tests: records every event of one child under a
-// mutex and lets the test thread wait for the exit or for a line.
+// mutex and lets the test thread wait for the exit, a line or the agent.
 
 #include <chrono>
 #include <condition_variable>
@@ -25,6 +25,11 @@ public:
     ticks_.push_back(tick);
     cv_.notify_all();
   }
+  void on_agent(const process_agent& agent) override {
+    std::lock_guard<std::mutex> g(mu_);
+    agent_ = agent;
+    cv_.notify_all();
+  }
   void on_exit(const process_exit& exit) override {
     std::lock_guard<std::mutex> g(mu_);
     ++exit_count_;
@@ -38,6 +43,14 @@ public:
     std::unique_lock<std::mutex> g(mu_);
     cv_.wait_for(g, timeout, [&] { return exit_.has_value(); });
     return exit_;
+  }
+
+  // The agent a keeper reported starting, or nullopt after the timeout.
+  std::optional<process_agent> wait_agent(std::chrono::milliseconds timeout =
+                                            std::chrono::seconds(20)) {
+    std::unique_lock<std::mutex> g(mu_);
+    cv_.wait_for(g, timeout, [&] { return agent_.has_value(); });
+    return agent_;
   }
 
   // True once a line with this text arrived on the stream.
@@ -78,6 +91,7 @@ private:
   std::condition_variable cv_;
   std::vector<process_line> lines_;
   std::vector<process_silence> ticks_;
+  std::optional<process_agent> agent_;
   std::optional<process_exit> exit_;
   int exit_count_ = 0;
 };

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -38,15 +40,20 @@ bool alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 class reactor_kept : public ::testing::Test {
 protected:
   void SetUp() override {
+    start_reactor(50);
+    attempt_ = dir_.path() / "attempt";
+    fs::create_directories(attempt_);
+  }
+
+  void start_reactor(int64_t kept_poll_ms) {
+    reactor_.reset();
     reactor_options opt;
     opt.default_grace_ms = 1000;
-    opt.kept_poll_ms = 50;
+    opt.kept_poll_ms = kept_poll_ms;
     opt.keeper_margin_ms = 1000;
     auto r = process_reactor::start(opt);
     ASSERT_TRUE(r.is_ok()) << r.error().to_string();
     reactor_ = std::move(r.value());
-    attempt_ = dir_.path() / "attempt";
-    fs::create_directories(attempt_);
   }
 
   spawn_outcome run_kept(const std::string& script, std::shared_ptr<collecting_sink> sink,
@@ -132,6 +139,42 @@ TEST_F(reactor_kept, the_agents_lines_come_from_the_spool_and_its_exit_from_the_
   ASSERT_TRUE(keeper.is_ok());
   EXPECT_EQ(keeper->keeper_pid, out.pid);
   EXPECT_NE(keeper->agent_pid, out.pid);
+}
+
+// Between its periodic polls the reactor learns of the keeper's record and
+// of the agent's lines through inotify alone; the dispatcher's own files
+// beside them (the locator, its logs), written all along, do not hide them.
+TEST_F(reactor_kept, the_keepers_record_and_lines_arrive_between_periodic_polls) {
+  start_reactor(600'000);
+  auto sink = std::make_shared<collecting_sink>();
+  auto out = run_kept("sleep 0.3; echo first; sleep 0.3; echo second >&2; exec sleep 60", sink);
+  ASSERT_EQ(out.kind, spawn_result_kind::started);
+  auto append = [](const fs::path& file, const std::string& text) {
+    std::ofstream(file, std::ios::app) << text;
+  };
+  std::atomic<bool> stop{false};
+  std::thread scribbler([&] {
+    for (int i = 0; !stop && i < 400; ++i) {
+      (void) write_file_atomic(attempt_ / "locator.json", "{\"n\": " + std::to_string(i) + "}",
+                               durability::buffered);
+      append(attempt_ / "heartbeat.log", "beat\n");
+      append(attempt_ / "normalized-output.log", "shown\n");
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  auto agent = sink->wait_agent(5s);
+  bool first = sink->wait_line("first", 5s);
+  bool second = sink->wait_line("second", 5s);
+  stop = true;
+  scribbler.join();
+  ASSERT_TRUE(agent.has_value());
+  auto rec = read_keeper_record(attempt_);
+  ASSERT_TRUE(rec.is_ok());
+  EXPECT_EQ(agent->pid, rec->agent_pid);
+  EXPECT_TRUE(first);
+  EXPECT_TRUE(second);
+  ASSERT_TRUE(reactor_->terminate(out.id).is_ok());
+  ASSERT_TRUE(sink->wait_exit().has_value());
 }
 
 TEST_F(reactor_kept, a_keeper_started_elsewhere_is_adopted_and_followed_to_its_agents_end) {
