@@ -234,10 +234,9 @@ TEST_F(durable_store_test, a_journal_entry_with_a_fractional_number_is_corruptio
     << s.error().message();
 }
 
-// The journal is parsed while the snapshot is read; what is wrong is still
-// reported as a reading of one file after the other finds it: the snapshot's
-// damage before the journal's, and an entry the snapshot already holds is
-// never looked into.
+// What is wrong is reported as a reading of one file after the other finds
+// it: the snapshot's damage before the journal's, and an entry the snapshot
+// already holds is never looked into.
 TEST_F(durable_store_test, a_damaged_snapshot_is_reported_before_a_damaged_journal) {
   { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); ASSERT_TRUE(s->compact()); }
   ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, "{\"format\":1,"));
