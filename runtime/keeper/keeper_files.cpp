@@ -1,5 +1,8 @@
 #include "runtime/keeper/keeper_files.hpp"
 
+#include <array>
+#include <string>
+
 namespace ad::runtime {
 
 std::filesystem::path spool_segment_path(const std::filesystem::path& log, int age) {
@@ -15,10 +18,15 @@ kept_file_change classify_kept_file(std::string_view name) {
     return kept_file_change::record;
   if (name == keeper_exit_file || name == keeper_stream_file)
     return kept_file_change::spool;
-  const std::filesystem::path log(keeper_stream_file);
-  for (const auto& segment :
-       {spool_segment_path(log, 0), spool_segment_path(log, 1), spool_index_path(log)})
-    if (name == segment.native())
+  // Named once: the reactor asks for every event in every attempt folder.
+  static const std::array<std::string, 3> segments = [] {
+    const std::filesystem::path log(keeper_stream_file);
+    return std::array<std::string, 3>{spool_segment_path(log, 0).string(),
+                                      spool_segment_path(log, 1).string(),
+                                      spool_index_path(log).string()};
+  }();
+  for (const auto& segment : segments)
+    if (name == segment)
       return kept_file_change::spool;
   return kept_file_change::none;
 }

@@ -111,7 +111,7 @@ void process_reactor::impl::read_notifications(int64_t now) {
       if (it == watched_dirs.end())
         continue;
       // The name is padded with NULs; an event without one is the folder's own.
-      std::string_view name(e->name, e->len == 0 ? 0 : ::strnlen(e->name, e->len));
+      std::string_view name(e->name, ::strnlen(e->name, e->len));
       auto change = e->len == 0 ? kept_file_change::spool : classify_kept_file(name);
       if (change == kept_file_change::none)
         continue;
