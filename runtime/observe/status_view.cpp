@@ -69,6 +69,7 @@ status_report build_status_report(const status_input& in, const clock& clk) {
 
   dry_run_input dry;
   dry.scan = in.scan;
+  dry.folders = in.folders;
   dry.group = in.group;
   std::map<std::string, std::vector<status_attempt>> live;
   for (const auto& task : in.scan->tasks) {

@@ -93,6 +93,7 @@ struct status_report {
 
 struct status_input {
   const workspace_scan* scan = nullptr;
+  const dry_run_folders* folders = nullptr;  // read from `scan` ahead; read here when null
   const unlocked_state* state = nullptr;
   const policy* pol = nullptr;
   run_location where;

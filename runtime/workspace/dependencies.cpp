@@ -158,27 +158,15 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
 
 namespace {
 
+bool has_predecessors(const scanned_task& task) {
+  return !task.deps.empty() && task.name.find('/') != std::string::npos;
+}
+
 template <class Candidates>
-dependency_report resolve_with(Candidates candidates_of, const scanned_task& task,
-                               const std::set<std::string>& running_tasks) {
+dependency_report settle_with(Candidates candidates_of, const scanned_task& task) {
   dependency_report report;
-  if (task.deps.empty() || task.name.find('/') == std::string::npos)
+  if (!has_predecessors(task))
     return report;
-  // A predecessor still running keeps the dependent waiting.
-  for (const auto& pred : task.deps) {
-    for (const auto& name : running_tasks) {
-      if (!name.starts_with(task.group + "/"))
-        continue;
-      if (names_predecessor(std::string_view(name).substr(task.group.size() + 1), pred)) {
-        report.running.push_back(pred);
-        break;
-      }
-    }
-  }
-  if (!report.running.empty()) {
-    report.state = dependency_status::running;
-    return report;
-  }
   for (const auto& pred : task.deps) {
     auto candidates = candidates_of(task.group, pred);
     if (candidates.empty()) {
@@ -196,7 +184,45 @@ dependency_report resolve_with(Candidates candidates_of, const scanned_task& tas
   return report;
 }
 
+template <class Candidates>
+dependency_report resolve_with(Candidates candidates_of, const scanned_task& task,
+                               const std::set<std::string>& running_tasks) {
+  if (auto running = running_predecessors(task, running_tasks))
+    return std::move(*running);
+  return settle_with(candidates_of, task);
+}
+
 } // namespace
+
+std::optional<dependency_report> running_predecessors(const scanned_task& task,
+                                                      const std::set<std::string>& running_tasks) {
+  if (!has_predecessors(task))
+    return std::nullopt;
+  // A predecessor still running keeps the dependent waiting.
+  dependency_report report;
+  for (const auto& pred : task.deps) {
+    for (const auto& name : running_tasks) {
+      if (!name.starts_with(task.group + "/"))
+        continue;
+      if (names_predecessor(std::string_view(name).substr(task.group.size() + 1), pred)) {
+        report.running.push_back(pred);
+        break;
+      }
+    }
+  }
+  if (report.running.empty())
+    return std::nullopt;
+  report.state = dependency_status::running;
+  return report;
+}
+
+dependency_report settled_dependencies(completed_index& completed, const scanned_task& task) {
+  return settle_with(
+    [&](std::string_view group, std::string_view pred) {
+      return completed.candidates(group, pred);
+    },
+    task);
+}
 
 dependency_report resolve_dependencies(const fs::path& task_root, const scanned_task& task,
                                        const std::set<std::string>& running_tasks) {

@@ -99,4 +99,14 @@ dependency_report resolve_dependencies(const std::filesystem::path& task_root,
 dependency_report resolve_dependencies(completed_index& completed, const scanned_task& task,
                                        const std::set<std::string>& running_tasks = {});
 
+// resolve_dependencies in its two steps, for a caller that reads the folders
+// before it knows what runs (status reads them while it reads the state):
+// the predecessors of `task` among `running_tasks` (a `running` report, or
+// std::nullopt when none of them runs), and the predecessors as the folders
+// show them whatever runs. resolve_dependencies is the first when it has a
+// value, else the second.
+std::optional<dependency_report> running_predecessors(const scanned_task& task,
+                                                      const std::set<std::string>& running_tasks);
+dependency_report settled_dependencies(completed_index& completed, const scanned_task& task);
+
 } // namespace ad::runtime

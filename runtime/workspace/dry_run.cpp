@@ -67,6 +67,21 @@ std::string_view to_string(dispatch_status status) {
   return "?";
 }
 
+dry_run_folders read_dry_run_folders(const workspace_scan& scan,
+                                     const std::optional<std::string>& group) {
+  dry_run_folders folders;
+  completed_index completed(scan.task_root, scan.tasks);
+  folders.dependencies.reserve(scan.tasks.size());
+  for (const auto& task : scan.tasks)
+    folders.dependencies.push_back(settled_dependencies(completed, task));
+  // Completed tasks of the groups in scope.
+  std::vector<std::string> groups = scan.groups;
+  if (group && std::find(groups.begin(), groups.end(), *group) == groups.end())
+    groups.push_back(*group);
+  folders.archived = archived_tasks(scan, groups);
+  return folders;
+}
+
 dry_run_report plan_dry_run(const dry_run_input& input) {
   dry_run_report report;
   if (input.scan == nullptr)
@@ -91,9 +106,15 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
   };
   std::vector<candidate> ready;
 
-  completed_index completed(scan.task_root, scan.tasks);
-  report.tasks.reserve(scan.tasks.size());
-  for (const auto& task : scan.tasks) {
+  dry_run_folders read_here;
+  const dry_run_folders* folders = input.folders;
+  if (folders == nullptr || folders->dependencies.size() != scan.tasks.size()) {
+    read_here = read_dry_run_folders(scan, input.group);
+    folders = &read_here;
+  }
+  report.tasks.reserve(scan.tasks.size() + folders->archived.size());
+  for (std::size_t i = 0; i < scan.tasks.size(); ++i) {
+    const auto& task = scan.tasks[i];
     auto progress = progress_of(task.name);
     dry_run_task out;
     out.name = task.name;
@@ -102,7 +123,8 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
     out.write_set = task.write_set.paths;
     for (const auto& e : task.errors)
       out.errors.push_back(e.message);
-    out.dependency = resolve_dependencies(completed, task, running_names);
+    auto running = running_predecessors(task, running_names);
+    out.dependency = running ? std::move(*running) : folders->dependencies[i];
     auto stage = derive_stage(task, progress);
     out.stage = std::string(to_string(stage));
 
@@ -184,12 +206,7 @@ dry_run_report plan_dry_run(const dry_run_input& input) {
     out.reason = action_text(c.stage, task);
   }
 
-  // Completed tasks of the groups in scope.
-  std::vector<std::string> groups = scan.groups;
-  if (input.group && std::find(groups.begin(), groups.end(), *input.group) == groups.end())
-    groups.push_back(*input.group);
-  for (auto& t : archived_tasks(scan, groups))
-    report.tasks.push_back(std::move(t));
+  report.tasks.insert(report.tasks.end(), folders->archived.begin(), folders->archived.end());
 
   auto& s = report.summary;
   s.tasks = report.tasks.size();

@@ -16,8 +16,10 @@ bool each_subfolder(const fs::path& dir, F&& on) {
   if (ec)
     return false;
   for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    // The entry's type as the listing gave it: a stat only for a link (which
+    // is followed) or a file system that does not say.
     std::error_code kind;
-    if (fs::is_directory(it->path(), kind))
+    if (it->is_directory(kind))
       on(it->path());
   }
   return true;

@@ -20,11 +20,21 @@ runtime::result<status_reading> read_status(const status_request& request,
   std::optional<std::string> group;
   if (!request.task_group.empty())
     group = request.task_group;
-  // The workspace is scanned while the state is read: neither needs the
-  // other, and at thousands of tasks each is a good part of the time. The
-  // scan's error comes first, as if it had run first.
-  auto scanning = std::async(std::launch::async,
-                             [&] { return runtime::scan_workspace(workspace, group); });
+  // The workspace is scanned, and the folders the dry run reads beside the
+  // scan are read, while the state is read: neither needs the other, and at
+  // thousands of tasks each is a good part of the time. The scan's error
+  // comes first, as if it had run first.
+  struct scanned {
+    runtime::workspace_scan scan;
+    runtime::dry_run_folders folders;
+  };
+  auto scanning = std::async(std::launch::async, [&]() -> runtime::result<scanned> {
+    auto scan = runtime::scan_workspace(workspace, group);
+    if (!scan)
+      return scan.error();
+    auto folders = runtime::read_dry_run_folders(*scan, group);
+    return scanned{std::move(*scan), std::move(folders)};
+  });
   auto failed = [&](runtime::status st) -> runtime::status {
     auto scan = scanning.get();
     return scan ? st : scan.error();
@@ -52,7 +62,8 @@ runtime::result<status_reading> read_status(const status_request& request,
     return scan.error();
 
   runtime::status_input in;
-  in.scan = &*scan;
+  in.scan = &scan->scan;
+  in.folders = &scan->folders;
   in.state = &*state;
   in.pol = &pol->value;
   in.where.workspace = identity->path;

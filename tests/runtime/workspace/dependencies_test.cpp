@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "tests/runtime/workspace/fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -175,6 +177,36 @@ TEST(dependencies, the_index_takes_the_scans_word_on_the_folders_it_read) {
   EXPECT_EQ(index.candidates("g", "01"),
             std::vector<fs::path>{fresh->task_root / "g/01_first/complete.log"});
   EXPECT_TRUE(index.candidates("g", "02").empty());
+}
+
+// resolve_dependencies in its two steps: the running check, then the
+// folders, answer as the one call does, whether or not a predecessor runs.
+TEST(dependencies, the_running_check_and_the_folders_answer_as_the_whole) {
+  auto ws = fs::canonical(fixture("basic"));
+  auto scan = scan_workspace(ws);
+  ASSERT_TRUE(scan.is_ok());
+  const std::vector<std::set<std::string>> running_sets = {
+    {}, {"alpha/02+01_ready"}, {"beta/02_x"}, {"alpha/04_dup_a", "alpha/02+01_ready"}};
+  std::size_t running_seen = 0;
+  for (const auto& running : running_sets) {
+    completed_index whole(scan->task_root, scan->tasks);
+    completed_index folders(scan->task_root, scan->tasks);
+    for (const auto& task : scan->tasks) {
+      auto expected = resolve_dependencies(whole, task, running);
+      auto first = running_predecessors(task, running);
+      auto got = first ? *first : settled_dependencies(folders, task);
+      EXPECT_EQ(got.state, expected.state) << task.name;
+      EXPECT_EQ(got.label(), expected.label()) << task.name;
+      EXPECT_EQ(got.reason(), expected.reason()) << task.name;
+      if (first) {
+        ++running_seen;
+        EXPECT_EQ(first->state, dependency_status::running) << task.name;
+      }
+    }
+  }
+  EXPECT_GE(running_seen, 2u) << "the fixture has a dependent of a running task";
+  // No predecessors: never running, whatever runs.
+  EXPECT_FALSE(running_predecessors(subtask("stages", "01_worker"), {"stages/00_x"}));
 }
 
 } // namespace

@@ -174,6 +174,58 @@ TEST(dry_run, exit_codes) {
   EXPECT_EQ(nothing.summary.exit_code, 2);
 }
 
+// The folders read ahead (as status reads them while it reads the state)
+// give the plan made with them; the running check still comes from the
+// progress given later.
+TEST_F(fixture_dry_run, folders_read_ahead_give_the_same_plan) {
+  auto ahead = read_dry_run_folders(scan_, input_.group);
+  EXPECT_EQ(ahead.dependencies.size(), scan_.tasks.size());
+  EXPECT_EQ(ahead.archived.size(), 2u);
+  auto check = [&](const char* what) {
+    auto read_here = render_dry_run_json_lines(plan_dry_run(input_));
+    dry_run_input with = input_;
+    with.folders = &ahead;
+    EXPECT_EQ(render_dry_run_json_lines(plan_dry_run(with)), read_here) << what;
+  };
+  check("fresh");
+  task_progress live;
+  live.active_stage = "worker";
+  live.activity = task_activity::live;
+  input_.progress["alpha/02+01_ready"] = live;
+  check("a predecessor running");
+  dry_run_input with = input_;
+  with.folders = &ahead;
+  EXPECT_EQ(find(plan_dry_run(with), "alpha/03+02_waits").dependency.state,
+            dependency_status::running);
+}
+
+// What was read ahead is what the plan shows, even when the folders change
+// after it; folders read from another scan are not taken for this one's.
+TEST(dry_run, the_plan_takes_the_folders_read_ahead) {
+  test::temp_dir dir;
+  dir.write("agent-task/archive/2026/01/g/01_a/complete.log", "x");
+  dir.write("agent-task/g/02+01_b/PLAN-local-G01.md", "no header");
+  auto scan = scan_workspace(dir.path());
+  ASSERT_TRUE(scan.is_ok());
+  ASSERT_EQ(scan->tasks.size(), 1u);
+  auto ahead = read_dry_run_folders(*scan, std::nullopt);
+  ASSERT_EQ(ahead.archived.size(), 1u);
+  EXPECT_EQ(ahead.dependencies.at(0).state, dependency_status::satisfied);
+
+  fs::remove(dir.path() / "agent-task/archive/2026/01/g/01_a/complete.log");
+  dry_run_input input;
+  input.scan = &*scan;
+  EXPECT_EQ(plan_dry_run(input).summary.complete, 0u) << "read now: no completed task";
+  input.folders = &ahead;
+  auto r = plan_dry_run(input);
+  EXPECT_EQ(r.summary.complete, 1u);
+  EXPECT_EQ(find(r, "g/02+01_b").dependency.state, dependency_status::satisfied);
+
+  dry_run_folders other;  // read from a scan without this task
+  input.folders = &other;
+  EXPECT_EQ(find(plan_dry_run(input), "g/02+01_b").dependency.state, dependency_status::missing);
+}
+
 TEST_F(fixture_dry_run, renders_text_and_json_lines) {
   auto r = plan_dry_run(input_);
   auto text = render_dry_run_text(r);
