@@ -2,7 +2,8 @@
 # The run-loop and restart benchmarks as a person runs them, at a size that
 # takes seconds: each exits 0 when every task ends archived, prints its
 # figures, and leaves nothing in its temporary folder (TMPDIR points at a
-# folder of this test's own, which must be empty afterwards).
+# folder of this test's own, which must be empty afterwards). The
+# alternating timer too: its means, its refusals, nothing left behind.
 #
 # Usage: tests/e2e/bench_scripts_test.sh BUILD_DIR
 set -euo pipefail
@@ -34,4 +35,22 @@ cat "$tmp/restart.log"
 [ "$rc" -eq 0 ] || fail "restart_bench.sh exited $rc"
 grep -q 'first admission' "$tmp/restart.log" || fail "restart_bench.sh printed no first admission"
 [ -z "$(left_in_tmp)" ] || fail "restart_bench.sh left $(left_in_tmp) behind"
-echo "bench scripts: both exited 0 and left nothing behind"
+alt="$here/bench/run/alternate.sh"
+rc=0
+TMPDIR="$tmp/bench-tmp" bash "$alt" 2 "true" "sleep 0.2" >"$tmp/alt.log" 2>&1 || rc=$?
+cat "$tmp/alt.log"
+[ "$rc" -eq 0 ] || fail "alternate.sh exited $rc"
+awk '$1 == "A" && $2 < 0.2 { a = 1 } $1 == "B" && $2 >= 0.2 { b = 1 } END { exit !(a && b) }' \
+  "$tmp/alt.log" || fail "alternate.sh's means do not tell a 0.2 s command from an instant one"
+grep -q '^load before ' "$tmp/alt.log" || fail "alternate.sh printed no load average"
+[ -z "$(left_in_tmp)" ] || fail "alternate.sh left $(left_in_tmp) behind"
+rc=0
+bash "$alt" 2 "true" >"$tmp/alt-usage.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'usage: alternate.sh N' "$tmp/alt-usage.log" ||
+  fail "alternate.sh with one command: exit $rc, $(cat "$tmp/alt-usage.log")"
+rc=0
+TMPDIR="$tmp/bench-tmp" bash "$alt" 1 "true" "exit 3" >"$tmp/alt-fail.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'command B failed on run 1: exit 3' "$tmp/alt-fail.log" ||
+  fail "alternate.sh with a failing command: exit $rc, $(cat "$tmp/alt-fail.log")"
+[ -z "$(left_in_tmp)" ] || fail "alternate.sh left $(left_in_tmp) behind after a failure"
+echo "bench scripts: all exited as they should and left nothing behind"
