@@ -228,7 +228,8 @@ status apply_change(state_model& state, const state_change& change);
 std::string change_name(const state_change& change);
 
 // JSON mapping of changes. change_to_json never throws; change_from_json
-// returns corruption() naming `source` on an unknown op or a bad field.
+// returns corruption() naming `source` on an unknown op or a bad field
+// (read by change_reader.cpp, as the journal's entries are).
 json change_to_json(const state_change& change);
 result<state_change> change_from_json(const json& j, std::string_view source);
 

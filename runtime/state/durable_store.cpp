@@ -4,6 +4,7 @@
 
 #include "runtime/core/exception_text.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/state/change_reader.hpp"
 #include "runtime/state/journal.hpp"
 #include "runtime/state/model_json.hpp"
 #include "runtime/state/task_reader.hpp"
@@ -326,31 +327,18 @@ status durable_store::load() {
     if (rec.type != journal_record_type::entry)
       return status::corruption("state journal " + where + ": unexpected header record. "
                                 + what_to_do);
-    auto entry = parse_json(rec.payload, where);
+    auto entry = read_journal_entry(rec.payload, where, last_seq_);
     if (!entry)
       return status::corruption(entry.error().message() + ". " + what_to_do);
-    uint64_t seq = 0;
-    const json* changes = nullptr;
-    if (entry->is_object() && entry->contains("seq") && (*entry)["seq"].is_number_unsigned()
-        && entry->contains("changes") && (*entry)["changes"].is_array()) {
-      seq = (*entry)["seq"].get<uint64_t>();
-      changes = &(*entry)["changes"];
-    } else {
-      return status::corruption("state journal " + where + ": entry lacks seq or changes. "
-                                + what_to_do);
-    }
+    uint64_t seq = entry->seq;
     if (seq <= last_seq_)
       continue;  // already folded into the snapshot
     if (seq != last_seq_ + 1)
       return status::corruption("state journal " + where + ": entry " + std::to_string(seq)
                                 + " follows entry " + std::to_string(last_seq_) + ". "
                                 + what_to_do);
-    for (const auto& cj : *changes) {
-      auto change = change_from_json(cj, where);
-      if (!change)
-        return status::corruption(change.error().message() + ". " + what_to_do);
-      (void) apply_change(state_, *change);  // rejected changes are rejected again: deterministic
-    }
+    for (const auto& change : entry->changes)
+      (void) apply_change(state_, change);  // rejected changes are rejected again: deterministic
     last_seq_ = seq;
     ++report_.replayed_entries;
   }

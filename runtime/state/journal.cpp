@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
 
 #include "runtime/state/root.hpp"
 
@@ -47,11 +52,55 @@ uint32_t payload_crc(char type, std::string_view payload) {
 
 } // namespace
 
-uint32_t crc32c(std::string_view data, uint32_t seed) {
-  uint32_t c = ~seed;
+namespace {
+
+uint32_t crc32c_by_table(std::string_view data, uint32_t c) {
   for (unsigned char b : data)
     c = crc_table[(c ^ b) & 0xff] ^ (c >> 8);
-  return ~c;
+  return c;
+}
+
+#if defined(__x86_64__)
+// SSE 4.2's crc32 instruction computes the same Castagnoli CRC, eight bytes
+// at a time: the journal's checksums are most of the time its scan takes
+// on a restart or in `status` when read a byte at a time.
+__attribute__((target("sse4.2"))) uint32_t crc32c_by_instruction(std::string_view data,
+                                                                  uint32_t c) {
+  const char* p = data.data();
+  std::size_t n = data.size();
+  uint64_t wide = c;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    wide = _mm_crc32_u64(wide, word);
+  }
+  c = static_cast<uint32_t>(wide);
+  for (; n > 0; ++p, --n)
+    c = _mm_crc32_u8(c, static_cast<unsigned char>(*p));
+  return c;
+}
+
+bool has_crc_instruction() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2") != 0;
+  }();
+  return has;
+}
+#endif
+
+} // namespace
+
+uint32_t crc32c(std::string_view data, uint32_t seed) {
+#if defined(__x86_64__)
+  if (has_crc_instruction())
+    return ~crc32c_by_instruction(data, ~seed);
+#endif
+  return ~crc32c_by_table(data, ~seed);
+}
+
+uint32_t crc32c_portable(std::string_view data, uint32_t seed) {
+  return ~crc32c_by_table(data, ~seed);
 }
 
 void append_record(std::string& out, journal_record_type type, std::string_view payload) {

@@ -30,7 +30,11 @@ enum class journal_record_type : uint8_t { header = 1, entry = 2 };
 inline constexpr size_t journal_record_header_size = 13;
 inline constexpr uint32_t journal_max_payload = 256u << 20;
 
+// CRC-32C (Castagnoli), with the processor's instruction where it has one;
+// crc32c_portable computes it a byte at a time from a table, whatever the
+// processor (tests compare the two).
 uint32_t crc32c(std::string_view data, uint32_t seed = 0);
+uint32_t crc32c_portable(std::string_view data, uint32_t seed = 0);
 
 std::string encode_record(journal_record_type type, std::string_view payload);
 // Appends one record to out (avoids a copy per record in group commits).

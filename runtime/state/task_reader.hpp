@@ -48,6 +48,8 @@ public:
   explicit task_reader(intervention_context& out);
   explicit task_reader(file_snapshot& out);
   explicit task_reader(write_set_snapshot& out);
+  // Any value a kind of task_json.hpp reads (the journal's changes).
+  explicit task_reader(slot root);
 
   // The SAX interface of nlohmann::json::sax_parse. Each returns false on a
   // refusal (and the parse stops).
@@ -77,7 +79,7 @@ public:
     slot value;
     std::string name;       // the member this container is, for messages
     std::size_t index = 0;  // elements so far, in an array
-    uint32_t seen = 0;      // the fields met, in a struct
+    uint64_t seen = 0;      // the fields met, in a struct
     bool array = false;
   };
   bool refuse(std::string what);
@@ -86,7 +88,6 @@ public:
   frame& top() { return frames_.back(); }
 
 private:
-  explicit task_reader(slot root);
   bool value_begins();  // an array's element: its slot
   bool value_ended();
   bool scalar_value(const task_json::scalar& v);
@@ -104,5 +105,9 @@ private:
 // turn it into corruption()).
 template <class T>
 void read_tree(const json& tree, T& out);
+
+// Sends `tree`'s events to `r` as the parser would have sent them for its
+// text; false when the reader refused.
+bool replay_tree(const json& tree, task_reader& r);
 
 } // namespace ad::runtime

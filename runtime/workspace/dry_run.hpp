@@ -73,7 +73,8 @@ struct dry_run_input {
   std::map<std::string, held_claim> claims;         // by owner task name
   int max_parallel = 0;                             // 0 = unlimited
   // read_dry_run_folders(*scan, group), read ahead by the caller; read by
-  // plan_dry_run when null (or not read from this scan).
+  // plan_dry_run when null or read from a scan with another number of
+  // tasks (the only check made: pass the folders of this scan).
   const dry_run_folders* folders = nullptr;
 };
 

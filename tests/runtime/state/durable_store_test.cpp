@@ -228,8 +228,8 @@ TEST_F(durable_store_test, a_journal_entry_with_a_fractional_number_is_corruptio
   EXPECT_TRUE(s.error().is_corruption());
   EXPECT_NE(s.error().message().find(journal_file_name + std::string(" at byte offset ")
                                      + std::to_string(offset)
-                                     + ": malformed state change: holds 1e+300 where an "
-                                       "integer belongs"),
+                                     + ": malformed state change: changes[0].value: holds "
+                                       "1e+300 where an integer belongs"),
             std::string::npos)
     << s.error().message();
 }
