@@ -133,7 +133,12 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
         entries.back().completed = known->second;
     });
     for (const auto& month : months_)
-      list_folders(month / group, keep_visible, add);
+      list_folders(month / group, keep_visible, [&](const std::string& name, fs::path log) {
+        auto known = archived_logs_.find(log.native());
+        add(name, std::move(log));
+        if (known != archived_logs_.end())
+          entries.back().completed = known->second;
+      });
     it = groups_.emplace(std::string(group), std::move(entries)).first;
   }
   // A folder's complete.log is looked for only once the folder matches: a

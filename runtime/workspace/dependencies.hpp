@@ -76,6 +76,12 @@ public:
   // counts once); a single match keeps the path it was listed by.
   std::vector<std::filesystem::path> candidates(std::string_view group,
                                                 std::string_view predecessor);
+  // Whether archived folders hold complete.log, already looked up (by the
+  // path of the log as its month's listing names it, true when it exists):
+  // such a folder needs no look of its own when it matches.
+  void know_archived_logs(std::unordered_map<std::string, bool> logs) {
+    archived_logs_ = std::move(logs);
+  }
 
 private:
   struct completed_entry {
@@ -87,6 +93,7 @@ private:
   std::vector<std::filesystem::path> months_; // archive/<YYYY>/<MM>, listed once
   bool months_read_ = false;
   std::unordered_map<std::string_view, bool> scanned_; // task name -> holds complete.log
+  std::unordered_map<std::string, bool> archived_logs_; // log path -> exists
   std::map<std::string, std::vector<completed_entry>, std::less<>> groups_;
 };
 

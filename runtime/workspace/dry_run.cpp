@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "runtime/core/text.hpp"
 #include "runtime/workspace/claim_index.hpp"
@@ -13,9 +14,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Archived folders with complete.log for the groups in scope.
+// Archived folders with complete.log for the groups in scope; `logs` learns
+// whether each archived folder's complete.log exists, by the log's path.
 std::vector<dry_run_task> archived_tasks(const workspace_scan& scan,
-                                         const std::vector<std::string>& groups) {
+                                         const std::vector<std::string>& groups,
+                                         std::unordered_map<std::string, bool>& logs) {
   std::vector<dry_run_task> out;
   auto archive = scan.task_root / "archive";
   for (const auto& year : subfolders(archive)) {
@@ -23,7 +26,10 @@ std::vector<dry_run_task> archived_tasks(const workspace_scan& scan,
       for (const auto& group : groups) {
         for (const auto& folder : subfolders(month / group)) {
           std::error_code ec;
-          if (!fs::exists(folder / "complete.log", ec))
+          auto log = folder / "complete.log";
+          bool exists = fs::exists(log, ec);
+          logs.emplace(log.native(), exists);
+          if (!exists)
             continue;
           dry_run_task t;
           t.name = group + "/" + folder.filename().string();
@@ -70,15 +76,18 @@ std::string_view to_string(dispatch_status status) {
 dry_run_folders read_dry_run_folders(const workspace_scan& scan,
                                      const std::optional<std::string>& group) {
   dry_run_folders folders;
-  completed_index completed(scan.task_root, scan.tasks);
-  folders.dependencies.reserve(scan.tasks.size());
-  for (const auto& task : scan.tasks)
-    folders.dependencies.push_back(settled_dependencies(completed, task));
-  // Completed tasks of the groups in scope.
+  // Completed tasks of the groups in scope, first: the predecessors'
+  // lookups take what their listing learned of each complete.log.
   std::vector<std::string> groups = scan.groups;
   if (group && std::find(groups.begin(), groups.end(), *group) == groups.end())
     groups.push_back(*group);
-  folders.archived = archived_tasks(scan, groups);
+  std::unordered_map<std::string, bool> logs;
+  folders.archived = archived_tasks(scan, groups, logs);
+  completed_index completed(scan.task_root, scan.tasks);
+  completed.know_archived_logs(std::move(logs));
+  folders.dependencies.reserve(scan.tasks.size());
+  for (const auto& task : scan.tasks)
+    folders.dependencies.push_back(settled_dependencies(completed, task));
   return folders;
 }
 

@@ -179,6 +179,34 @@ TEST(dependencies, the_index_takes_the_scans_word_on_the_folders_it_read) {
   EXPECT_TRUE(index.candidates("g", "02").empty());
 }
 
+// Told what the archive's listing learned of each complete.log (as the dry
+// run's reading of the archived tasks tells it), the index takes that word
+// for an archived folder instead of looking again: a log removed since still
+// counts, one written since into a folder known without one does not, and a
+// folder it was not told about is looked at as before.
+TEST(dependencies, the_index_takes_the_archives_word_on_its_logs) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path()) / "agent-task";
+  dir.write("agent-task/archive/2026/12/g/01_first/complete.log", "done");
+  dir.write("agent-task/archive/2026/12/g/02_second/notes.md", "no log");
+  dir.write("agent-task/archive/2026/12/g/03_third/complete.log", "done");
+  fs::create_directories(root / "g");
+  auto month = root / "archive" / "2026" / "12" / "g";
+  completed_index index(root);
+  index.know_archived_logs({{(month / "01_first" / "complete.log").native(), true},
+                            {(month / "02_second" / "complete.log").native(), false}});
+  fs::remove(month / "01_first" / "complete.log");
+  dir.write("agent-task/archive/2026/12/g/02_second/complete.log", "done");
+  EXPECT_EQ(index.candidates("g", "01"),
+            std::vector<fs::path>{month / "01_first" / "complete.log"});
+  EXPECT_TRUE(index.candidates("g", "02").empty());
+  EXPECT_EQ(index.candidates("g", "03"),
+            std::vector<fs::path>{month / "03_third" / "complete.log"});
+  fs::remove(month / "03_third" / "complete.log");
+  completed_index untold(root);
+  EXPECT_TRUE(untold.candidates("g", "03").empty());
+}
+
 // resolve_dependencies in its two steps: the running check, then the
 // folders, answer as the one call does, whether or not a predecessor runs.
 TEST(dependencies, the_running_check_and_the_folders_answer_as_the_whole) {
