@@ -132,18 +132,23 @@ result<fs::path> resolve(const fs::path& path, const fs::path& base, fs::file_ty
 } // namespace
 
 int path_walk_memo::lstat(const std::string& path, unsigned& mode) {
-  for (const auto& a : answers_)
-    if (a.path == path) {
-      mode = a.mode;
-      return a.error;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = answers_.find(path); it != answers_.end()) {
+      mode = it->second.mode;
+      return it->second.error;
     }
+  }
+  // Looked up outside the lock: two threads asking at once both look.
   struct stat st {};
   int error = ::lstat(path.c_str(), &st) == 0 ? 0 : errno;
   mode = error == 0 ? st.st_mode : 0;
   // A link is read and followed by the walk each time; a refusal other than
   // "missing" is not remembered either.
-  if ((error == 0 && !S_ISLNK(mode)) || error == ENOENT || error == ENOTDIR)
-    answers_.push_back({path, error, mode});
+  if ((error == 0 && !S_ISLNK(mode)) || error == ENOENT || error == ENOTDIR) {
+    std::lock_guard lock(mutex_);
+    answers_.emplace(path, answer{error, mode});
+  }
   return error;
 }
 

@@ -9,7 +9,9 @@
 // the file system refuses.
 
 #include <filesystem>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/status.hpp"
@@ -24,8 +26,10 @@ result<std::filesystem::path> resolve_path(const std::filesystem::path& path,
 
 // What the walks of one moment found at the components they looked at
 // (anything but a symbolic link: a folder, a file, nothing), so that paths
-// resolved together, a plan's write set, look at the folders they share
-// once. For one batch of paths: it never learns that a component changed.
+// resolved together look at the folders they share once: a plan's write
+// set, or every plan a scan reads (their files share the workspace's
+// folders). For one batch of paths: it never learns that a component
+// changed. Safe to share between threads.
 class path_walk_memo {
 public:
   // The lstat answer for `path` as 0 or an errno, with its mode.
@@ -33,11 +37,11 @@ public:
 
 private:
   struct answer {
-    std::string path;
     int error = 0;
     unsigned mode = 0;
   };
-  std::vector<answer> answers_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, answer> answers_;
 };
 
 // resolve_path, and what lies at the answer: its type after symlinks, or

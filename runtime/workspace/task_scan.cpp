@@ -279,7 +279,8 @@ std::string scanned_task::work_unit_id() const {
 }
 
 std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs::path& directory,
-                                             std::vector<std::string>& warnings) {
+                                             std::vector<std::string>& warnings,
+                                             path_walk_memo* walks) {
   open_folder folder(directory);
   auto entries = list_folder(directory, folder, warnings);
   if (!entries)
@@ -410,7 +411,7 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
   } else if (write_set_source) {
     task.write_set = plan_text && write_set_source == task.plan
                        ? inspect_write_set_in(*plan_text, workspace,
-                                              task.plan->filename().string())
+                                              task.plan->filename().string(), walks)
                        : inspect_write_set_file(*write_set_source, workspace);
     task.write_set_known = task.write_set.valid();
     for (const auto& d : task.write_set.diagnostics)
@@ -464,10 +465,12 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
 std::vector<folder_reading> read_task_folders(const fs::path& workspace,
                                               const std::vector<fs::path>& directories) {
   std::vector<folder_reading> out(directories.size());
+  path_walk_memo walks;
   parallel_for(directories.size(),
                directories.size() >= parallel_read_folders ? useful_threads() : 1,
                [&](std::size_t i) {
-                 if (auto task = read_task_folder(workspace, directories[i], out[i].warnings))
+                 if (auto task = read_task_folder(workspace, directories[i], out[i].warnings,
+                                                  &walks))
                    out[i].task = std::make_unique<scanned_task>(std::move(*task));
                });
   return out;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "runtime/core/status.hpp"
+#include "runtime/workspace/path_resolve.hpp"
 #include "runtime/workspace/plan_header.hpp"
 #include "runtime/workspace/review_verdict.hpp"
 #include "runtime/workspace/task_name.hpp"
@@ -109,16 +110,20 @@ result<workspace_scan> scan_workspace(const std::filesystem::path& workspace,
 // Reads one known folder (a group or a subtask folder) as a task; std::nullopt
 // when it holds nothing that makes it a task. Warnings are appended to
 // `warnings`. `workspace` is the resolved workspace root (resolve_path), as
-// scan_workspace and the workspace scanner hold it.
+// scan_workspace and the workspace scanner hold it. `walks`: the memo of
+// write-set path walks shared by the folders read at one moment (the plan's
+// own when null).
 std::optional<scanned_task> read_task_folder(const std::filesystem::path& workspace,
                                              const std::filesystem::path& directory,
-                                             std::vector<std::string>& warnings);
+                                             std::vector<std::string>& warnings,
+                                             path_walk_memo* walks = nullptr);
 
 // read_task_folder for each of `directories`, the folders read on several
 // threads once there are enough of them to pay for starting threads (each is
-// a few small files and stats, mostly a wait on the kernel). Answers in the
-// order of `directories`: the task (null where the folder makes none) and
-// that folder's warnings.
+// a few small files and stats, mostly a wait on the kernel), with one memo
+// of the write sets' path walks (a workspace's plans name files in the same
+// folders). Answers in the order of `directories`: the task (null where the
+// folder makes none) and that folder's warnings.
 struct folder_reading {
   std::unique_ptr<scanned_task> task;
   std::vector<std::string> warnings;

@@ -162,7 +162,7 @@ namespace {
 
 write_set_report inspect_with(std::string_view plan_text,
                               const result<fs::path>& workspace_resolved,
-                              std::string_view plan_label) {
+                              std::string_view plan_label, path_walk_memo* shared_walks) {
   write_set_report report;
   auto add = [&](write_set_problem p, std::size_t line, std::string_view claim,
                  std::string message) {
@@ -193,7 +193,8 @@ write_set_report inspect_with(std::string_view plan_text,
   const fs::path& workspace = *workspace_resolved;
 
   std::set<std::string> paths;
-  path_walk_memo walks; // a plan's files mostly share their folders
+  path_walk_memo own_walks; // a plan's files mostly share their folders
+  path_walk_memo& walks = shared_walks ? *shared_walks : own_walks;
   for (const auto& row : sections.front().body) {
     auto line = trim(row.text);
     if (!line.starts_with("|"))
@@ -291,13 +292,14 @@ write_set_report inspect_with(std::string_view plan_text,
 
 write_set_report inspect_write_set(std::string_view plan_text, const fs::path& workspace,
                                    std::string_view plan_label) {
-  return inspect_with(plan_text, resolve_path(workspace, fs::current_path()), plan_label);
+  return inspect_with(plan_text, resolve_path(workspace, fs::current_path()), plan_label,
+                      nullptr);
 }
 
 write_set_report inspect_write_set_in(std::string_view plan_text,
                                       const fs::path& resolved_workspace,
-                                      std::string_view plan_label) {
-  return inspect_with(plan_text, result<fs::path>(resolved_workspace), plan_label);
+                                      std::string_view plan_label, path_walk_memo* walks) {
+  return inspect_with(plan_text, result<fs::path>(resolved_workspace), plan_label, walks);
 }
 
 } // namespace ad::runtime

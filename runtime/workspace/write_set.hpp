@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/workspace/path_resolve.hpp"
+
 namespace ad::runtime {
 
 // What was wrong with a claim or with the section.
@@ -67,10 +69,13 @@ write_set_report inspect_write_set(std::string_view plan_text,
                                    const std::filesystem::path& workspace,
                                    std::string_view plan_label);
 // The same with `workspace` resolved already (resolve_path), as a
-// workspace scan holds it: nothing is looked up for it again.
+// workspace scan holds it: nothing is looked up for it again. `walks`: the
+// memo of the paths' walks, shared by the plans a scan reads at one moment
+// (a memo of this plan's own when null).
 write_set_report inspect_write_set_in(std::string_view plan_text,
                                       const std::filesystem::path& resolved_workspace,
-                                      std::string_view plan_label);
+                                      std::string_view plan_label,
+                                      path_walk_memo* walks = nullptr);
 
 // True for a claim the placeholder rule rejects: <, >, {, }, "...", or a
 // tbd/todo/placeholder word bounded by start/end or one of / _ . -

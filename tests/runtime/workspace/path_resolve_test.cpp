@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.hpp"
@@ -107,6 +109,39 @@ TEST(path_resolve, a_walk_memo_answers_as_the_walks_do) {
   EXPECT_EQ(resolve_typed_path("src/a.cpp", ws, &memo)->type, fs::file_type::regular);
   EXPECT_EQ(resolve_typed_path("src/a.cpp", ws)->type, fs::file_type::not_found);
   EXPECT_EQ(resolve_typed_path("srclink/b.cpp", ws, &memo)->path, ws / "lib/b.cpp");
+}
+
+// One memo shared by threads walking at once (as a scan's folder readers
+// share it) answers each as the walks alone do.
+TEST(path_resolve, a_walk_memo_shared_by_threads_answers_as_the_walks_do) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path());
+  for (int g = 0; g < 8; ++g)
+    for (int f = 0; f < 8; f += 2)
+      dir.write("ws/src/g" + std::to_string(g) + "/f" + std::to_string(f) + ".cpp", "x");
+  auto ws = root / "ws";
+  std::vector<std::string> claims;
+  for (int g = 0; g < 10; ++g)
+    for (int f = 0; f < 8; ++f)
+      claims.push_back("src/g" + std::to_string(g) + "/f" + std::to_string(f) + ".cpp");
+  path_walk_memo memo;
+  std::vector<result<typed_path>> shared(claims.size(), status::internal("not walked"));
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (std::size_t i = t; i < claims.size(); i += 2)  // each claim by two threads
+          shared[i] = resolve_typed_path(claims[i], ws, &memo);
+      });
+    for (auto& t : threads)
+      t.join();
+  }
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    auto alone = resolve_typed_path(claims[i], ws);
+    ASSERT_TRUE(alone.is_ok() && shared[i].is_ok()) << claims[i];
+    EXPECT_EQ(shared[i]->path, alone->path) << claims[i];
+    EXPECT_EQ(shared[i]->type, alone->type) << claims[i];
+  }
 }
 
 } // namespace

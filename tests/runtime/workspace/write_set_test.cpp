@@ -163,6 +163,26 @@ TEST_F(write_set_rules, non_utf8_bytes_never_crash) {
   EXPECT_EQ(r.paths.size(), 2u);
 }
 
+// Plans read at one moment (a scan's) share the walks of their paths: what
+// the first plan's walk found at a path stands for the second plan, which
+// does not look again; alone, the second plan sees the folder made since.
+TEST(write_set, plans_given_one_memo_share_their_walks) {
+  test::temp_dir dir;
+  dir.write("ws/src/keep.txt", "x");
+  auto ws = fs::canonical(dir.path() / "ws");
+  auto plan = plan_with_rows("| `src/new` | add |");
+  path_walk_memo walks;
+  auto first = inspect_write_set_in(plan, ws, "PLAN-a.md", &walks);
+  ASSERT_TRUE(first.valid());
+  fs::create_directory(ws / "src/new");
+  auto second = inspect_write_set_in(plan, ws, "PLAN-b.md", &walks);
+  EXPECT_TRUE(second.valid());
+  EXPECT_EQ(second.paths, first.paths);
+  auto alone = inspect_write_set_in(plan, ws, "PLAN-b.md");
+  ASSERT_FALSE(alone.valid());
+  EXPECT_EQ(alone.diagnostics.front().problem, write_set_problem::directory);
+}
+
 TEST(write_set, fixture_plan_claims_paths_inside_the_fixture_workspace) {
   auto ws = fixture("basic");
   auto r = inspect_write_set_file(ws / "agent-task/alpha/02+01_ready/PLAN-local-G05.md", ws);
