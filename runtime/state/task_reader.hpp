@@ -74,7 +74,7 @@ public:
   // a number"); empty while nothing was.
   const std::string& failure() const { return failure_; }
 
-  // Used by the kinds (task_reader.cpp).
+  // Used by the kinds (task_json.hpp).
   struct frame {
     slot value;
     std::string name;       // the member this container is, for messages
