@@ -1,6 +1,8 @@
 #include "runtime/core/heap_tuning.hpp"
 
+#include <mutex>
 #include <string_view>
+#include <vector>
 
 namespace ad::runtime {
 
@@ -53,6 +55,14 @@ heap_tuning_undo heap_tuning_restore(const char* saved) {
   if (s.starts_with('='))
     out.tunables = std::string(s.substr(1));
   return out;
+}
+
+void keep_until_exit(std::shared_ptr<const void> value) {
+  // Made once and never deleted: the point is to free nothing at exit.
+  static auto* kept = new std::vector<std::shared_ptr<const void>>;
+  static std::mutex guard;
+  std::lock_guard lock(guard);
+  kept->push_back(std::move(value));
 }
 
 } // namespace ad::runtime

@@ -12,6 +12,7 @@
 // notify command inherits the setting. A glibc.malloc.hugetlb the user set
 // (=0 turns this off) is left alone. tools/cli/main.cpp carries it out.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,5 +45,13 @@ struct heap_tuning_undo {
 // What the second start puts back, given heap_tuning_saved_var (nullptr:
 // unset, so this is a first start and nothing is put back).
 heap_tuning_undo heap_tuning_restore(const char* saved);
+
+// Keeps `value` alive until the process ends and never frees it. For a
+// one-shot command's large readings (`status` over a state of thousands of
+// tasks): freeing them piece by piece only delays its exit, and the process
+// ends right after. What is kept stays reachable from a static pointer, so a
+// leak checker at exit does not report it. Not for anything that runs on
+// (serve, run): what it keeps is never given back.
+void keep_until_exit(std::shared_ptr<const void> value);
 
 } // namespace ad::runtime

@@ -32,7 +32,8 @@ int fail(const std::string& what) {
 
 int run_status(const status_options& opt) {
   runtime::system_clock clk;
-  auto reading = read_status({opt.workspace, opt.policy, opt.task_group}, clk);
+  auto reading = read_status({opt.workspace, opt.policy, opt.task_group}, clk,
+                             after_reading::keep_until_exit);
   if (!reading)
     return fail(reading.error().message());
   if (opt.json)

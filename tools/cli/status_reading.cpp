@@ -2,8 +2,10 @@
 
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <optional>
 
+#include "runtime/core/heap_tuning.hpp"
 #include "runtime/observe/state_reader.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/state/root.hpp"
@@ -14,7 +16,7 @@ namespace ad::cli {
 namespace fs = std::filesystem;
 
 runtime::result<status_reading> read_status(const status_request& request,
-                                            const runtime::clock& clk) {
+                                            const runtime::clock& clk, after_reading sources) {
   std::error_code ec;
   fs::path workspace = runtime::chosen_workspace(request.workspace, fs::current_path(ec));
   std::optional<std::string> group;
@@ -60,11 +62,18 @@ runtime::result<status_reading> read_status(const status_request& request,
   auto scan = scanning.get();
   if (!scan)
     return scan.error();
+  struct read {
+    runtime::unlocked_state state;
+    scanned scan;
+  };
+  auto from = std::make_shared<read>(read{std::move(*state), std::move(*scan)});
+  if (sources == after_reading::keep_until_exit)
+    runtime::keep_until_exit(from);
 
   runtime::status_input in;
-  in.scan = &scan->scan;
-  in.folders = &scan->folders;
-  in.state = &*state;
+  in.scan = &from->scan.scan;
+  in.folders = &from->scan.folders;
+  in.state = &from->state;
   in.pol = &pol->value;
   in.where.workspace = identity->path;
   in.where.workspace_id = identity->id;

@@ -26,7 +26,14 @@ struct status_reading {
   std::string state_root;
 };
 
+// What becomes of the state and the scan the report was built from: freed
+// before read_status returns (serve, which reads again and again), or left
+// to the process's end (status, which exits right after printing; freeing
+// a 10,000-task state piece by piece takes longer than printing it).
+enum class after_reading { free, keep_until_exit };
+
 runtime::result<status_reading> read_status(const status_request& request,
-                                            const runtime::clock& clk);
+                                            const runtime::clock& clk,
+                                            after_reading sources = after_reading::free);
 
 } // namespace ad::cli

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace ad::runtime {
 namespace {
 
@@ -55,6 +57,30 @@ TEST(heap_tuning, the_second_start_puts_back_what_the_first_had) {
   auto back = heap_tuning_restore(start->saved.c_str());
   EXPECT_TRUE(back.second_start);
   EXPECT_EQ(back.tunables, "glibc.malloc.check=3");
+}
+
+// What is kept outlives every other holder: it is never freed.
+TEST(heap_tuning, a_value_kept_until_exit_outlives_its_last_holder) {
+  struct counted {
+    explicit counted(int* d) : destroyed(d) {}
+    ~counted() { ++*destroyed; }
+    int* destroyed;
+  };
+  static int destroyed = 0;
+  auto value = std::make_shared<counted>(&destroyed);
+  std::weak_ptr<counted> watch = value;
+  keep_until_exit(value);
+  value.reset();
+  EXPECT_FALSE(watch.expired());
+  EXPECT_EQ(destroyed, 0);
+
+  // Without it, the last holder frees the value.
+  destroyed = 0;
+  auto other = std::make_shared<counted>(&destroyed);
+  std::weak_ptr<counted> other_watch = other;
+  other.reset();
+  EXPECT_TRUE(other_watch.expired());
+  EXPECT_EQ(destroyed, 1);
 }
 
 } // namespace
