@@ -1,8 +1,10 @@
 #include "runtime/agents/cli_probe.hpp"
 
 #include <cstdlib>
+#include <future>
 #include <unistd.h>
 
+#include "runtime/core/parallel.hpp"
 #include "runtime/process/run_captured.hpp"
 
 namespace ad::runtime {
@@ -109,11 +111,19 @@ cli_probe_result probe_cli(adapter_kind kind, const std::string& executable,
   run_options.env_additions = options.env_additions;
   run_options.timeout = options.timeout;
   run_options.max_bytes = 256 * 1024;
+  // pi's --help is asked beside its --version: each start of a node CLI
+  // takes a good part of a second.
+  std::future<captured_run> help;
+  if (kind == adapter_kind::pi)
+    help = start_beside(
+      [argv = std::vector<std::string>{out.resolved.string(), "--help"}, run_options] {
+        return run_captured(argv, run_options);
+      });
   auto version = run_captured({out.resolved.string(), "--version"}, run_options);
   std::string help_text;
-  if (kind == adapter_kind::pi) {
-    auto help = run_captured({out.resolved.string(), "--help"}, run_options);
-    help_text = help.stdout_text + help.stderr_text;
+  if (help.valid()) {
+    auto h = help.get();
+    help_text = h.stdout_text + h.stderr_text;
   }
   // pi prints its version on stderr when stdin is not a terminal.
   out.caps = capabilities_from_output(
@@ -127,6 +137,23 @@ cli_probe_result probe_cli(adapter_kind kind, const std::string& executable,
     out.problems.push_back(out.resolved.string() + " " + why
                            + (said.empty() ? std::string() : ": " + said));
   }
+  return out;
+}
+
+std::map<std::pair<adapter_kind, std::string>, cli_probe_result>
+probe_clis(const std::vector<std::pair<adapter_kind, std::string>>& wanted,
+           const probe_options& options) {
+  std::map<std::pair<adapter_kind, std::string>, std::future<cli_probe_result>> running;
+  for (const auto& key : wanted) {
+    if (running.contains(key))
+      continue;
+    running.emplace(key, start_beside([key, &options] {
+                      return probe_cli(key.first, key.second, options);
+                    }));
+  }
+  std::map<std::pair<adapter_kind, std::string>, cli_probe_result> out;
+  for (auto& [key, probe] : running)
+    out.emplace(key, probe.get());
   return out;
 }
 

@@ -53,6 +53,14 @@ struct probe_options {
 cli_probe_result probe_cli(adapter_kind kind, const std::string& executable,
                            const probe_options& options = {});
 
+// Probes each distinct (adapter, executable) of `wanted` at the same time,
+// each on a thread of its own, and waits for all: a probe waits on the CLI
+// it starts (a node CLI takes a good part of a second to answer), not on
+// this processor, so several take about as long as the slowest.
+std::map<std::pair<adapter_kind, std::string>, cli_probe_result>
+probe_clis(const std::vector<std::pair<adapter_kind, std::string>>& wanted,
+           const probe_options& options = {});
+
 // One probe per (adapter, executable) for the life of the cache.
 class cli_probe_cache {
 public:

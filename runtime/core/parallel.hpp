@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <future>
+#include <system_error>
+#include <type_traits>
 
 namespace ad::runtime {
 
@@ -20,5 +23,17 @@ unsigned useful_threads();
 // threads have stopped.
 void parallel_for(std::size_t count, unsigned threads,
                   const std::function<void(std::size_t)>& work);
+
+// Starts work() on a thread of its own and returns its future; where no
+// thread is to be had (std::async throws), work() runs when the future is
+// asked for instead, so the caller's result is the same either way.
+template <class F>
+std::future<std::invoke_result_t<F>> start_beside(F work) {
+  try {
+    return std::async(std::launch::async, work);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, std::move(work));
+  }
+}
 
 } // namespace ad::runtime

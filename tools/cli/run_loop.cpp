@@ -1,6 +1,7 @@
 #include "tools/cli/run_loop.hpp"
 
 #include <filesystem>
+#include <future>
 #include <map>
 #include <iostream>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "messages/types.hpp"
 #include "runtime/agents/cli_probe.hpp"
+#include "runtime/core/parallel.hpp"
 #include "runtime/core/files.hpp"
 #include "runtime/distributed/lease.hpp"
 #include "runtime/distributed/node_protocol.hpp"
@@ -97,6 +99,37 @@ void shut_down(caf::actor_system& sys, std::initializer_list<caf::actor> actors)
   sys.await_all_actors_done();
 }
 
+// What each agent CLI the policy's targets name accepts, learned once per
+// binary before any attempt (docs/agents.md); the CLIs are probed at the
+// same time (runtime/agents/cli_probe.hpp).
+std::map<std::string, runtime::cli_capabilities>
+probe_target_clis(const std::vector<runtime::policy_target>& targets) {
+  std::vector<std::pair<runtime::adapter_kind, std::string>> wanted;
+  for (const auto& t : targets) {
+    auto kind = runtime::parse_adapter_kind(t.adapter);
+    if (kind.is_ok() && *kind != runtime::adapter_kind::agy
+        && *kind != runtime::adapter_kind::command)
+      wanted.emplace_back(*kind, runtime::cli_executable_name(*kind));
+  }
+  auto probes = runtime::probe_clis(wanted);
+  std::map<std::string, runtime::cli_capabilities> out;
+  for (const auto& t : targets) {
+    auto kind = runtime::parse_adapter_kind(t.adapter);
+    if (!kind.is_ok() || out.contains(t.adapter))
+      continue;
+    auto it = probes.find({*kind, runtime::cli_executable_name(*kind)});
+    if (it == probes.end() || !it->second.found)
+      continue;
+    const auto& probe = it->second;
+    for (const auto& problem : probe.problems)
+      spdlog::warn("run: {}: {}", t.adapter, problem);
+    spdlog::info("run: {} is {} ({})", t.adapter, probe.resolved.string(),
+                 probe.caps.version.empty() ? "no version" : probe.caps.version);
+    out[t.adapter] = probe.caps;
+  }
+  return out;
+}
+
 } // namespace
 
 int run_loop(const run_loop_options& opt) {
@@ -163,6 +196,16 @@ int run_loop(const run_loop_options& opt) {
   if (auto st = runtime::setup_logging(root, {opt.verbosity}); !st.is_ok())
     std::cerr << "warning: " << st.message() << "\n";
   spdlog::info("run: workspace {} state root {} pid {}", identity->path, root.string(), getpid());
+  // The policy is read before the state, so that its agent CLIs are probed
+  // while the state is read; its errors are still told after the state's.
+  std::optional<fs::path> policy_file;
+  if (!opt.policy_file.empty())
+    policy_file = opt.policy_file;
+  auto pol = runtime::load_policy(policy_file, identity->path);
+  std::future<std::map<std::string, runtime::cli_capabilities>> probing;
+  if (pol.is_ok())
+    probing = runtime::start_beside(
+      [&targets = pol->value.targets] { return probe_target_clis(targets); });
   // The workspace's first scan runs while the state is read: neither needs
   // the other, and at thousands of tasks each takes a good part of a
   // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.
@@ -177,10 +220,6 @@ int run_loop(const run_loop_options& opt) {
   }
   for (const auto& w : (*store)->report().warnings)
     std::cerr << "warning: " << w << "\n";
-  std::optional<fs::path> policy_file;
-  if (!opt.policy_file.empty())
-    policy_file = opt.policy_file;
-  auto pol = runtime::load_policy(policy_file, identity->path);
   if (!pol.is_ok()) {
     std::cerr << "run: policy: " << pol.error().message() << "\n";
     return exit_blocked;
@@ -218,26 +257,7 @@ int run_loop(const run_loop_options& opt) {
     return exit_blocked;
   }
 
-  // What each agent CLI the policy names accepts, learned once per binary
-  // before any attempt (docs/agents.md).
-  std::map<std::string, runtime::cli_capabilities> cli_caps;
-  {
-    runtime::cli_probe_cache probes;
-    for (const auto& t : pol->value.targets) {
-      auto kind = runtime::parse_adapter_kind(t.adapter);
-      if (!kind.is_ok() || cli_caps.contains(t.adapter) || *kind == runtime::adapter_kind::agy
-          || *kind == runtime::adapter_kind::command)
-        continue;
-      const auto& probe = probes.get(*kind, runtime::cli_executable_name(*kind));
-      if (!probe.found)
-        continue;
-      for (const auto& problem : probe.problems)
-        spdlog::warn("run: {}: {}", t.adapter, problem);
-      spdlog::info("run: {} is {} ({})", t.adapter, probe.resolved.string(),
-                   probe.caps.version.empty() ? "no version" : probe.caps.version);
-      cli_caps[t.adapter] = probe.caps;
-    }
-  }
+  auto cli_caps = probing.get();
 
   std::shared_ptr<runtime::trace_writer> trace;
   if (!opt.trace_file.empty()) {

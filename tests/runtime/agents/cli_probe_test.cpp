@@ -87,6 +87,44 @@ TEST(cli_probe, a_cache_probes_each_executable_once) {
   EXPECT_EQ(lines, 2); // --version and --help, once
 }
 
+// The CLIs are probed at the same time, and pi's --help beside its
+// --version: each of these answers only once all four runs have started
+// (or after 8 s), and the probes give up after 4: probed in turn, the first
+// would wait for the others and fail.
+TEST(cli_probe, clis_are_probed_at_the_same_time) {
+  test::temp_dir tmp;
+  auto started = tmp.path() / "started";
+  fs::create_directories(started);
+  auto script = [&](const std::string& name, const std::string& version) {
+    auto tool = tmp.write("bin/" + name,
+                          "#!/bin/sh\n"
+                          "touch " + (started / name).string() + "$1\n"
+                          "i=0\n"
+                          "while [ $i -lt 80 ]; do\n"
+                          "  [ $(ls " + started.string() + " | wc -l) -ge 4 ] && break\n"
+                          "  sleep 0.1; i=$((i+1))\n"
+                          "done\n"
+                          "[ $i -lt 80 ] && echo " + version + "\n");
+    ::chmod(tool.c_str(), 0755);
+    return tool.string();
+  };
+  std::vector<std::pair<adapter_kind, std::string>> wanted = {
+    {adapter_kind::codex, script("codex", "codex-cli 0.50.0")},
+    {adapter_kind::claude, script("claude", "2.0.14")},
+    {adapter_kind::pi, script("pi", "0.73.1")},
+  };
+  wanted.push_back(wanted.front());  // asked twice, probed once
+  probe_options options;
+  options.timeout = std::chrono::seconds(4);
+  auto probes = probe_clis(wanted, options);
+  ASSERT_EQ(probes.size(), 3u);
+  EXPECT_EQ(probes.at(wanted[0]).caps.version, "codex-cli 0.50.0");
+  EXPECT_EQ(probes.at(wanted[1]).caps.version, "2.0.14");
+  EXPECT_EQ(probes.at(wanted[2]).caps.version, "0.73.1");
+  for (const auto& [key, probe] : probes)
+    EXPECT_TRUE(probe.problems.empty()) << key.second << ": " << probe.problems.front();
+}
+
 cli_probe_result found(adapter_kind kind, std::string version) {
   cli_probe_result p;
   p.kind = kind;

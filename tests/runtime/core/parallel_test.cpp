@@ -3,9 +3,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -73,6 +75,22 @@ TEST(parallel_for, the_first_exception_reaches_the_caller_after_the_threads_stop
   // failure stopped new calls well before the end.
   EXPECT_EQ(running.load(), 1);
   EXPECT_LT(started.load(), 2000);
+}
+
+// The work runs on a thread of its own while the caller goes on: it waits
+// for the caller's word, which comes only after start_beside returned.
+TEST(start_beside, runs_the_work_beside_the_caller) {
+  std::promise<void> go;
+  auto word = go.get_future();
+  auto caller = std::this_thread::get_id();
+  auto result = start_beside([&] {
+    bool told = word.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    return std::pair{told, std::this_thread::get_id() != caller};
+  });
+  go.set_value();
+  auto [told, elsewhere] = result.get();
+  EXPECT_TRUE(told);
+  EXPECT_TRUE(elsewhere);
 }
 
 } // namespace
