@@ -15,6 +15,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   libcaf-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   googletest libgtest-dev libgmock-dev libssl-dev libcpp-httplib-dev libre2-dev
+  libsimdjson-dev
   # The package (packaging/, docs/packaging.md): help2man makes the man pages
   # at build time; cpack needs file and dpkg-shlibdeps (dpkg-dev); the
   # package tests run lintian, man and systemd-analyze (systemd).

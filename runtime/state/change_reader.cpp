@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "runtime/core/exception_text.hpp"
+#include "runtime/core/json_events.hpp"
 #include "runtime/state/task_json.hpp"
 
 namespace ad::runtime {
@@ -356,14 +357,47 @@ status reader_failure(std::string_view source, const task_reader& r) {
   return status::corruption(std::string(source) + ": malformed state change: " + r.failure());
 }
 
-// Text that is no JSON is reported as parse_json reports it (the text is
-// parsed again, on this path only).
+// The reader behind the interface feed_json_events hands its events to.
+class change_events final : public nlohmann::json_sax<json> {
+public:
+  explicit change_events(task_reader& r) : r_(r) {}
+  bool null() override { return r_.null(); }
+  bool boolean(bool v) override { return r_.boolean(v); }
+  bool number_integer(number_integer_t v) override { return r_.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) override { return r_.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& text) override {
+    return r_.number_float(v, text);
+  }
+  bool string(string_t& v) override { return r_.string(v); }
+  bool binary(binary_t& v) override { return r_.binary(v); }
+  bool start_object(std::size_t n) override { return r_.start_object(n); }
+  bool key(string_t& k) override { return r_.key(k); }
+  bool end_object() override { return r_.end_object(); }
+  bool start_array(std::size_t n) override { return r_.start_array(n); }
+  bool end_array() override { return r_.end_array(); }
+  bool parse_error(std::size_t byte, const std::string& token,
+                   const nlohmann::detail::exception& e) override {
+    return r_.parse_error(byte, token, e);
+  }
+
+private:
+  task_reader& r_;
+};
+
+// Read through simdjson (runtime/core/json_events.hpp); text it does not
+// take goes through nlohmann's parser, and text that is no JSON is reported
+// as parse_json reports it (the text is parsed again, on this path only).
 template <class T>
 status read_text(std::string_view text, std::string_view source, T& out) {
   task_reader r(task_json::slot_of(out));
   bool read = false;
   try {
-    read = json::sax_parse(text.begin(), text.end(), &r);
+    change_events events(r);
+    auto fed = feed_json_events(text, events);
+    if (fed == json_events::not_read)
+      read = json::sax_parse(text.begin(), text.end(), &r);
+    else
+      read = fed == json_events::all;
   } catch (const std::exception&) {
   }
   if (read && r.done())

@@ -123,7 +123,7 @@ step_files() {
   # The dependencies are dpkg-shlibdeps' reading of the two programs.
   local depends
   depends=$(dpkg-deb -f "$d" Depends)
-  for lib in libcaf-core0.17 libcaf-io0.17 libcaf-openssl0.17 libssl3 libre2 libspdlog libstdc++6 libc6 adduser; do
+  for lib in libcaf-core0.17 libcaf-io0.17 libcaf-openssl0.17 libssl3 libre2 libsimdjson libspdlog libstdc++6 libc6 adduser; do
     grep -q "$lib" <<< "$depends" || fail "Depends lacks $lib: $depends"
   done
   if [ "$sanitized" = ON ]; then
