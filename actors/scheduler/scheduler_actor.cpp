@@ -92,11 +92,7 @@ void carry_out(self_ptr self, runtime::scheduler_command c) {
           s.answered.push_back(ev::scan_failed{read.error().message()});
       },
       [&](cmd::find_archives& x) {
-        ev::archives_found found;
-        for (const auto& task : x.tasks)
-          if (auto folders = io.archived_task_folders(task); !folders.empty())
-            found.folders[task] = std::move(folders);
-        s.answered.push_back(std::move(found));
+        s.answered.push_back(ev::archives_found{io.archived_task_folders(x.tasks)});
       },
       [&](cmd::archive_work_logs& x) {
         ev::work_logs_archived moved;

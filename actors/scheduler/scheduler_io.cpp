@@ -33,10 +33,11 @@ public:
     return scan_->scanner().reading(*refreshed);
   }
 
-  std::vector<std::string> archived_task_folders(const std::string& task) const override {
-    std::vector<std::string> out;
-    for (const auto& p : runtime::find_archived_task_folders(ctx_.task_root, task))
-      out.push_back(p.string());
+  std::map<std::string, std::vector<std::string>> archived_task_folders(
+    const std::vector<std::string>& tasks) const override {
+    std::map<std::string, std::vector<std::string>> out;
+    for (auto& [task, folders] : runtime::find_archived_task_folders(ctx_.task_root, tasks))
+      out[task].assign(folders.begin(), folders.end());
     return out;
   }
 

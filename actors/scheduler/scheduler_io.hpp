@@ -32,8 +32,10 @@ public:
   // On an error the tasks of the last refresh stay.
   virtual runtime::result<runtime::scan_reading> refresh_scan(
     const std::vector<std::string>& also) = 0;
-  // Archive folders of `task` that hold complete.log, sorted.
-  virtual std::vector<std::string> archived_task_folders(const std::string& task) const = 0;
+  // Archive folders of each of `tasks` that hold complete.log, sorted, by
+  // task; a task without one is left out.
+  virtual std::map<std::string, std::vector<std::string>> archived_task_folders(
+    const std::vector<std::string>& tasks) const = 0;
   virtual runtime::work_log_archive_outcome archive_work_log(const std::string& group) = 0;
   virtual void remove_attempt_logs(const std::string& task) = 0;
   // For each task, whether its group's work log could be written now

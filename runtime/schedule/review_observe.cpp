@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <set>
 #include <sys/stat.h>
 
 #include "runtime/core/hash.hpp"
@@ -132,29 +134,61 @@ bool is_review_file_name(std::string_view name) {
   return g >= 1 && g <= 10;
 }
 
-std::vector<fs::path> find_archived_task_folders(const fs::path& agent_task_root,
-                                                 std::string_view task_name) {
-  std::vector<fs::path> out;
-  auto slash = task_name.find('/');
-  if (task_name.empty() || (slash != std::string_view::npos &&
-                            task_name.find('/', slash + 1) != std::string_view::npos))
+std::map<std::string, std::vector<fs::path>> find_archived_task_folders(
+  const fs::path& agent_task_root, const std::vector<std::string>& task_names) {
+  // The leaves asked for, by the folder they are archived in: a group's
+  // name, or "" for a task without a group (archived in the month itself).
+  std::map<std::string, std::map<std::string, std::set<std::string>>> wanted;
+  for (const auto& name : task_names) {
+    std::string_view task_name = name;
+    auto slash = task_name.find('/');
+    if (task_name.empty() || (slash != std::string_view::npos &&
+                              task_name.find('/', slash + 1) != std::string_view::npos))
+      continue;
+    std::string group = slash == std::string_view::npos ? "" : task_group(task_name);
+    std::string leaf(slash == std::string_view::npos ? task_name : task_name.substr(slash + 1));
+    wanted[group][leaf].insert(name);
+  }
+  std::map<std::string, std::vector<fs::path>> out;
+  if (wanted.empty())
     return out;
-  std::string group = task_group(task_name);
-  std::string_view leaf =
-      slash == std::string_view::npos ? task_name : task_name.substr(slash + 1);
+  // Each year, month and group folder is listed once, however many tasks
+  // are asked for: a run whose state does not know the workspace's tasks
+  // asks for thousands at once.
   for (const auto& year : subfolders(agent_task_root / "archive")) {
     for (const auto& month : subfolders(year)) {
-      auto parent = slash == std::string_view::npos ? month : month / group;
-      for (const auto& candidate : subfolders(parent)) {
-        std::error_code ec;
-        if (matches_archived_leaf(candidate.filename().string(), leaf) &&
-            fs::is_regular_file(candidate / "complete.log", ec))
-          out.push_back(candidate);
+      for (const auto& [group, leaves] : wanted) {
+        for (const auto& candidate : subfolders(group.empty() ? month : month / group)) {
+          // A folder is the leaf itself or the leaf and a `_<k>` suffix
+          // (matches_archived_leaf): both are looked up.
+          std::string folder = candidate.filename().string();
+          std::vector<const std::set<std::string>*> owners;
+          if (auto it = leaves.find(folder); it != leaves.end())
+            owners.push_back(&it->second);
+          if (auto cut = folder.rfind('_'); cut != std::string::npos)
+            if (auto it = leaves.find(folder.substr(0, cut));
+                it != leaves.end() && matches_archived_leaf(folder, it->first))
+              owners.push_back(&it->second);
+          std::error_code ec;
+          if (owners.empty() || !fs::is_regular_file(candidate / "complete.log", ec))
+            continue;
+          for (const auto* names : owners)
+            for (const auto& name : *names)
+              out[name].push_back(candidate);
+        }
       }
     }
   }
-  std::sort(out.begin(), out.end());
+  for (auto& [name, folders] : out)
+    std::sort(folders.begin(), folders.end());
   return out;
+}
+
+std::vector<fs::path> find_archived_task_folders(const fs::path& agent_task_root,
+                                                 std::string_view task_name) {
+  auto found =
+    find_archived_task_folders(agent_task_root, std::vector<std::string>{std::string(task_name)});
+  return found.empty() ? std::vector<fs::path>{} : std::move(found.begin()->second);
 }
 
 result<review_observation> observe_review(const fs::path& agent_task_root,

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,11 @@ using review_verdict_reader =
 // <agent_task_root>/archive that hold complete.log, sorted.
 std::vector<std::filesystem::path> find_archived_task_folders(
     const std::filesystem::path& agent_task_root, std::string_view task_name);
+
+// The same for many tasks at once, with each archive folder listed once: by
+// task name, the tasks with at least one such folder.
+std::map<std::string, std::vector<std::filesystem::path>> find_archived_task_folders(
+    const std::filesystem::path& agent_task_root, const std::vector<std::string>& task_names);
 
 // True for code_review_*.log and CODE_REVIEW-<lane>-G<grade>.md names.
 bool is_review_log_name(std::string_view name);

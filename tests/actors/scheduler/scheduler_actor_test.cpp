@@ -108,11 +108,13 @@ public:
       return r.error();
     return scanner_.reading(*r);
   }
-  std::vector<std::string> archived_task_folders(const std::string& task) const override {
-    std::vector<std::string> out;
+  std::map<std::string, std::vector<std::string>> archived_task_folders(
+    const std::vector<std::string>& tasks) const override {
+    std::map<std::string, std::vector<std::string>> out;
     fs::path month = fs::path(task_root_) / "archive" / "2026" / "11";
-    if (fs::exists(month / task / "complete.log"))
-      out.push_back((month / task).string());
+    for (const auto& task : tasks)
+      if (fs::exists(month / task / "complete.log"))
+        out[task].push_back((month / task).string());
     return out;
   }
   std::map<std::string, bool> probe_work_logs(const std::vector<std::string>& tasks) override {

@@ -1,6 +1,7 @@
 #include "runtime/schedule/review_observe.hpp"
 
 #include <gtest/gtest.h>
+#include <map>
 
 #include "tests/support/temp_dir.hpp"
 
@@ -43,6 +44,42 @@ TEST(review_observe, finds_archive_folders_with_complete_log_only) {
   EXPECT_EQ(solo[0], root / "archive/2026/11/solo");
   EXPECT_TRUE(find_archived_task_folders(root, "a/b/c").empty());
   EXPECT_TRUE(find_archived_task_folders(ws.path() / "nowhere", "g/01_a").empty());
+}
+
+// Asked for many tasks at once, each task's folders are those it is found
+// with alone: across years and months, with and without a group, with a
+// `_<k>` suffix, a leaf that itself ends in `_<digits>`, and names asked
+// for twice or that cannot be archived.
+TEST(review_observe, archive_folders_of_many_tasks_are_those_of_each_alone) {
+  test::temp_dir ws;
+  auto root = ws.path() / "agent-task";
+  for (const char* f : {"archive/2025/12/g/01_a/complete.log", "archive/2026/11/g/01_a_2/complete.log",
+                        "archive/2026/11/g/01_a_x/complete.log", "archive/2026/11/g/01_ab/complete.log",
+                        "archive/2026/11/g/03_4/complete.log", "archive/2026/11/g/03_4_1/complete.log",
+                        "archive/2026/11/g/03/complete.log", "archive/2026/11/h/01_a/complete.log",
+                        "archive/2026/11/solo/complete.log", "archive/2026/11/solo_7/complete.log",
+                        "archive/2026/11/g/_5/complete.log"})
+    ws.write(std::string("agent-task/") + f, "done");
+  ws.write("agent-task/archive/2026/11/g/02_b/notes.md", "no complete.log");
+  std::vector<std::string> names = {"g/01_a", "g/01_ab", "g/02_b", "g/03", "g/03_4", "h/01_a",
+                                    "solo", "g", "g/", "a/b/c", "", "g/01_a", "h/09_none"};
+  auto all = find_archived_task_folders(root, names);
+  std::map<std::string, std::vector<fs::path>> alone;
+  for (const auto& name : names)
+    if (auto found = find_archived_task_folders(root, std::string_view(name)); !found.empty())
+      alone[name] = found;
+  EXPECT_EQ(all, alone);
+  EXPECT_EQ(all["g/01_a"], (std::vector<fs::path>{root / "archive/2025/12/g/01_a",
+                                                  root / "archive/2026/11/g/01_a_2"}));
+  EXPECT_EQ(all["g/03"], (std::vector<fs::path>{root / "archive/2026/11/g/03",
+                                                root / "archive/2026/11/g/03_4"}));
+  EXPECT_EQ(all["g/03_4"], (std::vector<fs::path>{root / "archive/2026/11/g/03_4",
+                                                  root / "archive/2026/11/g/03_4_1"}));
+  EXPECT_EQ(all["solo"], (std::vector<fs::path>{root / "archive/2026/11/solo",
+                                                root / "archive/2026/11/solo_7"}));
+  EXPECT_EQ(all["g/"], (std::vector<fs::path>{root / "archive/2026/11/g/_5"}));
+  EXPECT_EQ(all.size(), 7u);  // not g/02_b, a/b/c, "", h/09_none; g is a group, not a task folder
+  EXPECT_TRUE(find_archived_task_folders(ws.path() / "nowhere", names).empty());
 }
 
 TEST(review_observe, before_and_after_a_follow_up_review) {
