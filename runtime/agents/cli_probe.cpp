@@ -157,13 +157,4 @@ probe_clis(const std::vector<std::pair<adapter_kind, std::string>>& wanted,
   return out;
 }
 
-const cli_probe_result& cli_probe_cache::get(adapter_kind kind, const std::string& executable,
-                                             const probe_options& options) {
-  auto key = std::pair{kind, executable};
-  auto it = results_.find(key);
-  if (it == results_.end())
-    it = results_.emplace(key, probe_cli(kind, executable, options)).first;
-  return it->second;
-}
-
 } // namespace ad::runtime

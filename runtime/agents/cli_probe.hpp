@@ -5,8 +5,8 @@
 // the locator records the CLI's version (docs/agents.md). Reading the
 // printed text is pure (capabilities_from_output); probe_cli resolves the
 // executable in PATH and runs it (run_captured: argv, no shell, bounded
-// time) and so blocks its caller; cli_probe_cache runs each distinct
-// executable once. Never throws: a CLI that is missing or fails to answer
+// time) and so blocks its caller; probe_clis runs each distinct
+// executable once, all at the same time. Never throws: a CLI that is missing or fails to answer
 // is a probe result with found false or an empty version and a problem in
 // plain words.
 
@@ -60,15 +60,5 @@ cli_probe_result probe_cli(adapter_kind kind, const std::string& executable,
 std::map<std::pair<adapter_kind, std::string>, cli_probe_result>
 probe_clis(const std::vector<std::pair<adapter_kind, std::string>>& wanted,
            const probe_options& options = {});
-
-// One probe per (adapter, executable) for the life of the cache.
-class cli_probe_cache {
-public:
-  const cli_probe_result& get(adapter_kind kind, const std::string& executable,
-                              const probe_options& options = {});
-
-private:
-  std::map<std::pair<adapter_kind, std::string>, cli_probe_result> results_;
-};
 
 } // namespace ad::runtime

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "runtime/core/heap_tuning.hpp"
+#include "runtime/core/parallel.hpp"
 #include "runtime/observe/state_reader.hpp"
 #include "runtime/policy/policy.hpp"
 #include "runtime/state/root.hpp"
@@ -30,7 +31,7 @@ runtime::result<status_reading> read_status(const status_request& request,
     runtime::workspace_scan scan;
     runtime::dry_run_folders folders;
   };
-  auto scanning = std::async(std::launch::async, [&]() -> runtime::result<scanned> {
+  auto scanning = runtime::start_beside([&]() -> runtime::result<scanned> {
     auto scan = runtime::scan_workspace(workspace, group);
     if (!scan)
       return scan.error();
