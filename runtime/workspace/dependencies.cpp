@@ -90,6 +90,22 @@ std::string dependency_report::reason() const {
   return {};
 }
 
+archived_listing list_archived_folders(const fs::path& task_root, std::vector<std::string> groups) {
+  archived_listing out;
+  out.groups = std::move(groups);
+  for (const auto& month : archive_months(task_root))
+    for (const auto& group : out.groups) {
+      auto dir = month / group;
+      auto folders = subfolders_holding(dir, "complete.log");
+      if (folders.empty())
+        continue;
+      out.places.push_back({group, std::move(dir)});
+      for (auto& f : folders)
+        out.folders.push_back({out.places.size() - 1, std::move(f.name), f.holds});
+    }
+  return out;
+}
+
 std::vector<fs::path> dependency_candidates(const fs::path& task_root, std::string_view group,
                                             std::string_view predecessor) {
   std::set<fs::path> found;
@@ -112,52 +128,73 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
                                                   std::string_view predecessor) {
   auto it = groups_.find(group);
   if (it == groups_.end()) {
-    if (!months_read_) {
-      months_ = archive_months(task_root_);
-      months_read_ = true;
-    }
     std::vector<completed_entry> entries;
-    auto keep_visible = [](const std::string& name) { return !name.starts_with("."); };
-    auto add = [&](const std::string& name, fs::path log) {
-      entries.push_back({name, std::move(log), std::nullopt});
+    auto listed = [&](std::string_view name, std::size_t dir) {
+      if (!name.starts_with("."))
+        entries.push_back({std::string(name), dir, std::nullopt});
     };
     std::string task_name(group);
     task_name += '/';
     const std::size_t prefix = task_name.size();
-    list_folders(task_root_ / group, keep_visible, [&](const std::string& name, fs::path log) {
-      add(name, std::move(log));
+    dirs_.push_back(task_root_ / group);
+    const std::size_t group_dir = dirs_.size() - 1;
+    each_entry_name(dirs_.back(), [&](std::string_view name) {
+      std::size_t before = entries.size();
+      listed(name, group_dir);
+      if (entries.size() == before)
+        return;
       task_name.resize(prefix);
       task_name += name;
       auto known = scanned_.find(task_name);
       if (known != scanned_.end())
         entries.back().completed = known->second;
     });
-    for (const auto& month : months_)
-      list_folders(month / group, keep_visible, [&](const std::string& name, fs::path log) {
-        auto known = archived_logs_.find(log.native());
-        add(name, std::move(log));
-        if (known != archived_logs_.end())
-          entries.back().completed = known->second;
-      });
+    const auto& ahead = archived_.groups;
+    if (std::find(ahead.begin(), ahead.end(), group) != ahead.end()) {
+      std::vector<std::size_t> dir_of(archived_.places.size(), 0);
+      for (std::size_t p = 0; p < archived_.places.size(); ++p)
+        if (archived_.places[p].group == group) {
+          dirs_.push_back(archived_.places[p].dir);
+          dir_of[p] = dirs_.size() - 1;
+        }
+      for (const auto& f : archived_.folders)
+        if (archived_.places[f.place].group == group) {
+          std::size_t before = entries.size();
+          listed(f.name, dir_of[f.place]);
+          if (entries.size() != before)
+            entries.back().completed = f.completed;
+        }
+    } else {
+      if (!months_read_) {
+        months_ = archive_months(task_root_);
+        months_read_ = true;
+      }
+      for (const auto& month : months_) {
+        dirs_.push_back(month / group);
+        const std::size_t dir = dirs_.size() - 1;
+        each_entry_name(dirs_.back(), [&](std::string_view name) { listed(name, dir); });
+      }
+    }
     it = groups_.emplace(std::string(group), std::move(entries)).first;
   }
   // A folder's complete.log is looked for only once the folder matches: a
   // group's archive holds thousands of folders, a predecessor names one or
   // two of them.
-  std::vector<const fs::path*> matched;
+  std::vector<fs::path> matched;
   for (auto& e : it->second) {
     if (!names_predecessor(e.folder, predecessor))
       continue;
+    auto log = complete_log(e);
     if (!e.completed)
-      e.completed = log_exists(e.complete_log);
+      e.completed = log_exists(log);
     if (*e.completed)
-      matched.push_back(&e.complete_log);
+      matched.push_back(std::move(log));
   }
-  if (matched.size() == 1)
-    return {*matched.front()};
+  if (matched.size() <= 1)
+    return matched;
   std::set<fs::path> found;
-  for (const auto* log : matched)
-    found.insert(canonical_or_same(*log)); // one folder by two names counts once
+  for (const auto& log : matched)
+    found.insert(canonical_or_same(log)); // one folder by two names counts once
   return {found.begin(), found.end()};
 }
 

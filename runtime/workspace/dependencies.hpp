@@ -54,6 +54,30 @@ std::vector<std::filesystem::path> dependency_candidates(const std::filesystem::
                                                          std::string_view group,
                                                          std::string_view predecessor);
 
+// The archive's folders of some groups, as one listing found them.
+struct archived_listing {
+  // A folder agent-task/archive/<YYYY>/<MM>/<group>/ listed.
+  struct place {
+    std::string group;
+    std::filesystem::path dir;
+  };
+  struct folder {
+    std::size_t place = 0;   // index into places
+    std::string name;
+    bool completed = false;  // whether its complete.log existed then
+  };
+  std::vector<std::string> groups;  // the groups listed
+  std::vector<place> places;        // month by month, each month's groups in groups' order
+  std::vector<folder> folders;      // place by place, each place's folders sorted by name
+
+  std::filesystem::path folder_path(const folder& f) const { return places[f.place].dir / f.name; }
+};
+
+// The folders of the archive for these groups (archive_months' months), each
+// with whether it holds complete.log; one listing per month and group.
+archived_listing list_archived_folders(const std::filesystem::path& task_root,
+                                       std::vector<std::string> groups);
+
 // The completed folders of each group asked about, in agent-task/<group>/
 // and every archive month, listed once at the first question about the group:
 // dependency_candidates' answers for a whole workspace at one listing per
@@ -76,24 +100,27 @@ public:
   // counts once); a single match keeps the path it was listed by.
   std::vector<std::filesystem::path> candidates(std::string_view group,
                                                 std::string_view predecessor);
-  // Whether archived folders hold complete.log, already looked up (by the
-  // path of the log as its month's listing names it, true when it exists):
-  // such a folder needs no look of its own when it matches.
-  void know_archived_logs(std::unordered_map<std::string, bool> logs) {
-    archived_logs_ = std::move(logs);
-  }
+  // The archive's folders of some groups as list_archived_folders(task_root,
+  // ...) just found them: such a group's archive is not listed again, and
+  // the listing's word on each complete.log stands.
+  void know_archived(archived_listing listing) { archived_ = std::move(listing); }
 
 private:
   struct completed_entry {
-    std::string folder;                // its name
-    std::filesystem::path complete_log; // as listed; resolved when it matches
-    std::optional<bool> completed;      // whether complete.log exists, once asked
+    std::string folder;             // its name
+    std::size_t dir = 0;            // the folder it was listed in: an index into dirs_
+    std::optional<bool> completed;  // whether complete.log exists, once asked
   };
+  // Its complete.log as listed; resolved when it matches.
+  std::filesystem::path complete_log(const completed_entry& e) const {
+    return dirs_[e.dir] / e.folder / "complete.log";
+  }
   std::filesystem::path task_root_;
   std::vector<std::filesystem::path> months_; // archive/<YYYY>/<MM>, listed once
   bool months_read_ = false;
   std::unordered_map<std::string_view, bool> scanned_; // task name -> holds complete.log
-  std::unordered_map<std::string, bool> archived_logs_; // log path -> exists
+  archived_listing archived_;               // groups whose archive was listed ahead
+  std::vector<std::filesystem::path> dirs_;  // the folders listed, for completed_entry
   std::map<std::string, std::vector<completed_entry>, std::less<>> groups_;
 };
 

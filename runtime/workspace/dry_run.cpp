@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 
 #include "runtime/core/text.hpp"
 #include "runtime/workspace/claim_index.hpp"
-#include "runtime/workspace/subfolders.hpp"
 
 namespace ad::runtime {
 
@@ -14,34 +12,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Archived folders with complete.log for the groups in scope; `logs` learns
-// whether each archived folder's complete.log exists, by the log's path.
+// The archived folders with complete.log, as the listing found them.
 std::vector<dry_run_task> archived_tasks(const workspace_scan& scan,
-                                         const std::vector<std::string>& groups,
-                                         std::unordered_map<std::string, bool>& logs) {
+                                         const archived_listing& listing) {
+  std::vector<std::string> relative;  // each place's folder, from the workspace
+  relative.reserve(listing.places.size());
+  for (const auto& place : listing.places)
+    relative.push_back(place.dir.lexically_relative(scan.workspace).generic_string());
   std::vector<dry_run_task> out;
-  auto archive = scan.task_root / "archive";
-  for (const auto& year : subfolders(archive)) {
-    for (const auto& month : subfolders(year)) {
-      for (const auto& group : groups) {
-        for (const auto& folder : subfolders(month / group)) {
-          std::error_code ec;
-          auto log = folder / "complete.log";
-          bool exists = fs::exists(log, ec);
-          logs.emplace(log.native(), exists);
-          if (!exists)
-            continue;
-          dry_run_task t;
-          t.name = group + "/" + folder.filename().string();
-          t.stage = "complete";
-          t.route = "archive";
-          t.status = dispatch_status::complete;
-          t.archive_path = folder.lexically_relative(scan.workspace).generic_string();
-          t.reason = "complete: archived in " + t.archive_path;
-          out.push_back(std::move(t));
-        }
-      }
-    }
+  out.reserve(static_cast<std::size_t>(std::count_if(
+    listing.folders.begin(), listing.folders.end(), [](const auto& f) { return f.completed; })));
+  for (const auto& folder : listing.folders) {
+    if (!folder.completed)
+      continue;
+    dry_run_task t;
+    t.name = listing.places[folder.place].group + "/" + folder.name;
+    t.stage = "complete";
+    t.route = "archive";
+    t.status = dispatch_status::complete;
+    t.archive_path = relative[folder.place] + "/" + folder.name;
+    t.reason = "complete: archived in " + t.archive_path;
+    out.push_back(std::move(t));
   }
   return out;
 }
@@ -81,10 +72,10 @@ dry_run_folders read_dry_run_folders(const workspace_scan& scan,
   std::vector<std::string> groups = scan.groups;
   if (group && std::find(groups.begin(), groups.end(), *group) == groups.end())
     groups.push_back(*group);
-  std::unordered_map<std::string, bool> logs;
-  folders.archived = archived_tasks(scan, groups, logs);
+  auto archived = list_archived_folders(scan.task_root, std::move(groups));
+  folders.archived = archived_tasks(scan, archived);
   completed_index completed(scan.task_root, scan.tasks);
-  completed.know_archived_logs(std::move(logs));
+  completed.know_archived(std::move(archived));
   folders.dependencies.reserve(scan.tasks.size());
   for (const auto& task : scan.tasks)
     folders.dependencies.push_back(settled_dependencies(completed, task));

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace ad::runtime {
 
 namespace fs = std::filesystem;
@@ -32,6 +37,57 @@ std::vector<fs::path> subfolders(const fs::path& dir) {
   each_subfolder(dir, [&](const fs::path& p) { out.push_back(p); });
   std::sort(out.begin(), out.end());
   return out;
+}
+
+namespace {
+
+// Calls on(fd, entry) for each entry of dir but "." and ".."; false when dir
+// cannot be listed.
+template <class F>
+bool each_listed_entry(const fs::path& dir, F&& on) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  DIR* listing = ::fdopendir(fd);
+  if (listing == nullptr) {
+    ::close(fd);
+    return false;
+  }
+  while (const dirent* e = ::readdir(listing)) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..")
+      on(fd, *e);
+  }
+  ::closedir(listing);
+  return true;
+}
+
+} // namespace
+
+std::vector<subfolder_holding> subfolders_holding(const fs::path& dir, std::string_view file) {
+  std::vector<subfolder_holding> out;
+  std::string inside;
+  struct stat st {};
+  each_listed_entry(dir, [&](int fd, const dirent& e) {
+    // The entry's type as the listing gave it: a stat only for a link (which
+    // is followed) or a file system that does not say.
+    bool folder = e.d_type == DT_DIR;
+    if (e.d_type == DT_LNK || e.d_type == DT_UNKNOWN)
+      folder = ::fstatat(fd, e.d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+    if (!folder)
+      return;
+    inside.assign(e.d_name);
+    inside += '/';
+    inside.append(file);
+    out.push_back({e.d_name, ::fstatat(fd, inside.c_str(), &st, 0) == 0});
+  });
+  std::sort(out.begin(), out.end(),
+            [](const subfolder_holding& a, const subfolder_holding& b) { return a.name < b.name; });
+  return out;
+}
+
+bool each_entry_name(const fs::path& dir, const std::function<void(std::string_view)>& on) {
+  return each_listed_entry(dir, [&](int, const dirent& e) { on(e.d_name); });
 }
 
 std::optional<std::set<std::string>> subfolder_names(const fs::path& dir) {

@@ -4,15 +4,35 @@
 // throws.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ad::runtime {
 
 // Their paths, sorted; none when the folder cannot be listed.
 std::vector<std::filesystem::path> subfolders(const std::filesystem::path& dir);
+
+// A folder inside a listed folder, and whether a given file exists in it.
+struct subfolder_holding {
+  std::string name;
+  bool holds = false;
+};
+
+// The folders inside dir (links followed) by name, sorted, each with whether
+// `file` exists inside it (links followed, as std::filesystem::exists); none
+// when dir cannot be listed. The files are looked up from the listed
+// folder's handle, so dir's own path is not walked again for each.
+std::vector<subfolder_holding> subfolders_holding(const std::filesystem::path& dir,
+                                                  std::string_view file);
+
+// Calls on(name) for each entry of dir but "." and "..", whatever its kind,
+// in the listing's order; false when dir cannot be listed.
+bool each_entry_name(const std::filesystem::path& dir,
+                     const std::function<void(std::string_view)>& on);
 
 // Their names; nullopt when the folder cannot be listed (it is gone or
 // unreadable), so a caller can tell that from an empty folder.

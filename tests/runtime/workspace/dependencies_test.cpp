@@ -179,32 +179,77 @@ TEST(dependencies, the_index_takes_the_scans_word_on_the_folders_it_read) {
   EXPECT_TRUE(index.candidates("g", "02").empty());
 }
 
-// Told what the archive's listing learned of each complete.log (as the dry
-// run's reading of the archived tasks tells it), the index takes that word
-// for an archived folder instead of looking again: a log removed since still
-// counts, one written since into a folder known without one does not, and a
-// folder it was not told about is looked at as before.
-TEST(dependencies, the_index_takes_the_archives_word_on_its_logs) {
+// Given the archive's listing of a group (as the dry run's reading of the
+// archived tasks gives it), the index takes that listing's word instead of
+// listing and looking again: a log removed since still counts, one written
+// since into a folder listed without one does not, and a folder made since
+// is not seen. A group the listing does not cover is listed as before.
+TEST(dependencies, the_index_takes_the_archive_listing_s_word) {
   test::temp_dir dir;
   auto root = fs::canonical(dir.path()) / "agent-task";
   dir.write("agent-task/archive/2026/12/g/01_first/complete.log", "done");
   dir.write("agent-task/archive/2026/12/g/02_second/notes.md", "no log");
-  dir.write("agent-task/archive/2026/12/g/03_third/complete.log", "done");
+  dir.write("agent-task/archive/2026/12/h/01_other/complete.log", "done");
   fs::create_directories(root / "g");
+  fs::create_directories(root / "h");
   auto month = root / "archive" / "2026" / "12" / "g";
   completed_index index(root);
-  index.know_archived_logs({{(month / "01_first" / "complete.log").native(), true},
-                            {(month / "02_second" / "complete.log").native(), false}});
+  index.know_archived(list_archived_folders(root, {"g"}));
   fs::remove(month / "01_first" / "complete.log");
   dir.write("agent-task/archive/2026/12/g/02_second/complete.log", "done");
+  dir.write("agent-task/archive/2026/12/g/03_third/complete.log", "done");
+  dir.write("agent-task/archive/2026/12/h/02_later/complete.log", "done");
   EXPECT_EQ(index.candidates("g", "01"),
             std::vector<fs::path>{month / "01_first" / "complete.log"});
   EXPECT_TRUE(index.candidates("g", "02").empty());
-  EXPECT_EQ(index.candidates("g", "03"),
-            std::vector<fs::path>{month / "03_third" / "complete.log"});
-  fs::remove(month / "03_third" / "complete.log");
+  EXPECT_TRUE(index.candidates("g", "03").empty());
+  auto h = root / "archive" / "2026" / "12" / "h";
+  EXPECT_EQ(index.candidates("h", "02"), std::vector<fs::path>{h / "02_later" / "complete.log"});
   completed_index untold(root);
-  EXPECT_TRUE(untold.candidates("g", "03").empty());
+  EXPECT_TRUE(untold.candidates("g", "01").empty());
+  EXPECT_EQ(untold.candidates("g", "03"),
+            std::vector<fs::path>{month / "03_third" / "complete.log"});
+}
+
+// The archive's folders of the groups asked for, month by month and group
+// by group in the order asked, each group's folders sorted, with whether
+// each holds complete.log; a link to a folder counts as a folder (its log
+// looked up through it), a file or a log that is a dangling link does not
+// count, and neither do other groups.
+TEST(dependencies, the_archive_listing_says_which_folders_hold_complete_log) {
+  test::temp_dir dir;
+  auto root = fs::canonical(dir.path()) / "agent-task";
+  dir.write("agent-task/archive/2026/11/g/02_b/complete.log", "done");
+  dir.write("agent-task/archive/2026/11/g/01_a/notes.md", "no log");
+  dir.write("agent-task/archive/2026/11/g/stray.txt", "a file");
+  dir.write("agent-task/archive/2026/11/h/01_h/complete.log", "done");
+  dir.write("agent-task/archive/2026/11/other/01_o/complete.log", "done");
+  dir.write("agent-task/archive/2025/12/g/03_c/complete.log", "done");
+  dir.write("elsewhere/04_d/complete.log", "done");
+  fs::create_directories(root / "archive/2026/11/g/05_e");
+  fs::create_symlink(root / "nothing.log", root / "archive/2026/11/g/05_e/complete.log");
+  fs::create_directory_symlink(fs::canonical(dir.path()) / "elsewhere/04_d",
+                               root / "archive/2026/11/g/04_d");
+  auto listed = list_archived_folders(root, {"h", "g"});
+  EXPECT_EQ(listed.groups, (std::vector<std::string>{"h", "g"}));
+  std::vector<std::string> seen;
+  for (const auto& f : listed.folders) {
+    auto path = listed.folder_path(f);
+    EXPECT_EQ(path.parent_path().filename(), listed.places.at(f.place).group);
+    EXPECT_EQ(f.completed, fs::exists(path / "complete.log")) << f.name;
+    seen.push_back(path.lexically_relative(root / "archive").generic_string() +
+                   (f.completed ? " +" : " -"));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                    "2025/12/g/03_c +",
+                    "2026/11/h/01_h +",
+                    "2026/11/g/01_a -",
+                    "2026/11/g/02_b +",
+                    "2026/11/g/04_d +",
+                    "2026/11/g/05_e -",
+                  }));
+  EXPECT_TRUE(list_archived_folders(root, {"nosuch"}).folders.empty());
+  EXPECT_TRUE(list_archived_folders(fs::canonical(dir.path()) / "none", {"g"}).folders.empty());
 }
 
 // resolve_dependencies in its two steps: the running check, then the
