@@ -217,7 +217,9 @@ TEST_F(notify, an_https_url_gets_the_json_once_its_certificate_is_trusted) {
 // agent-dispatch starts itself once more with huge pages for its heap
 // (runtime/core/heap_tuning.hpp): the dispatcher's own start carries the
 // tunable, and what it starts (here a notify command, as keepers and agents)
-// sees GLIBC_TUNABLES as the user gave it. A user's own hugetlb is kept.
+// sees GLIBC_TUNABLES as the user gave it. A user's own hugetlb is kept. The
+// process keeps its name across the second start (ps, top, pgrep and
+// killall see agent-dispatch).
 TEST_F(notify, what_the_dispatcher_starts_sees_the_users_glibc_tunables) {
   auto script = state_.write("env.sh",
                              "#!/bin/sh\n"
@@ -230,6 +232,7 @@ TEST_F(notify, what_the_dispatcher_starts_sees_the_users_glibc_tunables) {
                              "  tr '\\0:' '\\n\\n' < /proc/$PPID/environ | sed -n "
                              "'s/^\\(GLIBC_TUNABLES=\\)\\{0,1\\}\\(glibc\\.malloc\\.[a-z]*=[0-9]*\\)$/\\2 /p' "
                              "| tr -d '\\n'\n"
+                             "  printf '\\ncomm=%s\\n' \"$(cat /proc/$PPID/comm)\"\n"
                              "} > \"$1\"\n");
   ::chmod(script.c_str(), 0755);
   auto seen = state_.path() / "env.txt";
@@ -258,7 +261,8 @@ TEST_F(notify, what_the_dispatcher_starts_sees_the_users_glibc_tunables) {
     std::stringstream text;
     text << in.rdbuf();
     EXPECT_EQ(text.str(),
-              std::string("own=") + e.own + "\nsaved=unset\ndispatcher=" + e.dispatcher)
+              std::string("own=") + e.own + "\nsaved=unset\ndispatcher=" + e.dispatcher +
+                "\ncomm=agent-dispatch\n")
       << (e.given ? e.given : "unset");
   }
 }

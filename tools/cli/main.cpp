@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -39,6 +40,13 @@ void start_with_heap_tuning(char** argv) {
     return;
   ::setenv("GLIBC_TUNABLES", env->tunables.c_str(), 1);
   ::setenv(ad::runtime::heap_tuning_saved_var, env->saved.c_str(), 1);
+  // By the program's own path, so that the process keeps its name (ps, top,
+  // pgrep and killall see "agent-dispatch", not "exe"); by /proc/self/exe
+  // when that path is gone (the file was replaced since).
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    ::execv(self.c_str(), argv);
   ::execv("/proc/self/exe", argv);
   undo_heap_tuning();  // not started again: put the user's value back here
 }
