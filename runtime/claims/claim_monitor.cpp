@@ -1,6 +1,8 @@
 #include "runtime/claims/claim_monitor.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "runtime/claims/observed_changes.hpp"
 
@@ -76,6 +78,13 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
                        [&marker](const watched_attempt* a) { return a->marker == marker; });
   };
   const bool settle = options_.settle > 0 && options_.path_exists;
+  // A drain reads the writes before the creations (two fanotify groups), so
+  // a new file's write may come before its create in `events`.
+  std::set<std::string_view> created_here;
+  if (settle)
+    for (const auto& e : events)
+      if (e.what == write_kind::created)
+        created_here.insert(e.path);
   std::vector<write_event> judged;
   for (const auto& e : events) {
     if (e.what != write_kind::lost && !e.marker.empty() && !known_marker(e.marker)) {
@@ -84,7 +93,7 @@ pending_judgement claim_monitor::from_events(const std::vector<write_event>& eve
       continue;
     }
     if (settle && e.what != write_kind::lost &&
-        (e.what == write_kind::created || settling_.count(e.path))) {
+        (created_here.count(e.path) || settling_.count(e.path))) {
       auto& s = settling_[e.path];
       if (s.events.empty())
         s.since = now;

@@ -85,6 +85,9 @@ inline void expect_archived_by_the_review(const dispatch_run& r) {
 inline nlohmann::json expect_real_success(cli c, const dispatch_run& r) {
   EXPECT_EQ(worker_targets(r), std::vector<std::string>{real_target(c)}) << r.describe();
   EXPECT_TRUE(moves(r).empty()) << r.describe();
+  // claude writes a file through `<file>.tmp.<pid>.<hex>` beside it: no
+  // write outside the claim.
+  EXPECT_TRUE(r.of("claim_violation").empty()) << r.describe();
   auto workers = r.worker_attempts();
   if (workers.empty()) return {};
   EXPECT_EQ(text_of(workers[0], "status"), "succeeded") << r.describe();

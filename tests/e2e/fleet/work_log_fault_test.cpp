@@ -88,7 +88,10 @@ protected:
     std::map<std::tuple<std::string, std::string, int>, int> starts, finishes;
     for (const auto& r : doc.rows) {
       auto key = std::make_tuple(r.task, r.role, r.attempt);
-      ++(r.event == "START" ? starts : finishes)[key];
+      if (r.event == "START")
+        ++starts[key];
+      else if (r.event == "FINISH")
+        ++finishes[key];
     }
     EXPECT_FALSE(starts.empty());
     for (const auto& [key, n] : starts) {

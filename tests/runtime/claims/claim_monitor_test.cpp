@@ -204,8 +204,16 @@ TEST(claim_monitor, a_created_file_is_judged_after_the_settle_time_and_only_if_i
   EXPECT_FALSE(m.settling());
   EXPECT_FALSE(m.settling_until(2200));
 
+  // The drain reads the data group before the entry group: a temporary
+  // file's write can come before its create and still waits.
+  m.begin(attempt("g/02_b", "b1", {b_cpp}, 2000));
+  const std::string b_tmp = b_cpp + ".tmp.78";
+  window = m.from_events({event(b_tmp, "m-b1"), created(b_tmp, "m-b1")}, 2300);
+  EXPECT_TRUE(m.judge(window, {}).empty()) << "a write judged before its create was read";
+  EXPECT_TRUE(m.judge(m.from_events({}, 3300), {}).empty()) << "gone by then";
+
   // A file that existed before (no create) is judged at once.
-  auto at_once = m.judge(m.from_events({event(b_cpp, "m-a1")}, 2300), {});
+  auto at_once = m.judge(m.from_events({event(b_cpp, "m-a1")}, 3400), {});
   ASSERT_EQ(at_once.size(), 1u);
   EXPECT_EQ(at_once[0].path, b_cpp);
 }
