@@ -18,35 +18,19 @@ bool names_predecessor(std::string_view folder, std::string_view predecessor) {
 
 namespace {
 
-// Each folder of group_dir whose name `keep` accepts, with the path its
-// complete.log would have.
-template <class Keep, class Found>
-void list_folders(const fs::path& group_dir, Keep keep, Found found) {
-  std::error_code ec;
-  fs::directory_iterator it(group_dir, ec);
-  if (ec)
-    return;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec)
-      return;
-    auto name = it->path().filename().string();
-    if (keep(name))
-      found(name, it->path() / "complete.log");
-  }
-}
-
 bool log_exists(const fs::path& path) {
   std::error_code ec;
   return fs::exists(path, ec);
 }
 
 void collect(const fs::path& group_dir, std::string_view predecessor, std::set<fs::path>& found) {
-  list_folders(
-    group_dir, [&](const std::string& name) { return names_predecessor(name, predecessor); },
-    [&](const std::string&, fs::path log) {
-      if (log_exists(log))
-        found.insert(canonical_or_same(log));
-    });
+  each_entry_name(group_dir, [&](std::string_view name) {
+    if (!names_predecessor(name, predecessor))
+      return;
+    auto log = group_dir / name / "complete.log";
+    if (log_exists(log))
+      found.insert(canonical_or_same(log));
+  });
 }
 
 } // namespace
@@ -128,26 +112,21 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
                                                   std::string_view predecessor) {
   auto it = groups_.find(group);
   if (it == groups_.end()) {
+    // Hidden names never name a predecessor: they are not kept.
     std::vector<completed_entry> entries;
-    auto listed = [&](std::string_view name, std::size_t dir) {
-      if (!name.starts_with("."))
-        entries.push_back({std::string(name), dir, std::nullopt});
-    };
     std::string task_name(group);
     task_name += '/';
     const std::size_t prefix = task_name.size();
     dirs_.push_back(task_root_ / group);
     const std::size_t group_dir = dirs_.size() - 1;
     each_entry_name(dirs_.back(), [&](std::string_view name) {
-      std::size_t before = entries.size();
-      listed(name, group_dir);
-      if (entries.size() == before)
+      if (name.starts_with("."))
         return;
       task_name.resize(prefix);
       task_name += name;
       auto known = scanned_.find(task_name);
-      if (known != scanned_.end())
-        entries.back().completed = known->second;
+      entries.push_back({std::string(name), group_dir,
+                         known == scanned_.end() ? std::nullopt : std::optional(known->second)});
     });
     const auto& ahead = archived_.groups;
     if (std::find(ahead.begin(), ahead.end(), group) != ahead.end()) {
@@ -158,12 +137,8 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
           dir_of[p] = dirs_.size() - 1;
         }
       for (const auto& f : archived_.folders)
-        if (archived_.places[f.place].group == group) {
-          std::size_t before = entries.size();
-          listed(f.name, dir_of[f.place]);
-          if (entries.size() != before)
-            entries.back().completed = f.completed;
-        }
+        if (archived_.places[f.place].group == group && !f.name.starts_with("."))
+          entries.push_back({f.name, dir_of[f.place], f.completed});
     } else {
       if (!months_read_) {
         months_ = archive_months(task_root_);
@@ -172,7 +147,10 @@ std::vector<fs::path> completed_index::candidates(std::string_view group,
       for (const auto& month : months_) {
         dirs_.push_back(month / group);
         const std::size_t dir = dirs_.size() - 1;
-        each_entry_name(dirs_.back(), [&](std::string_view name) { listed(name, dir); });
+        each_entry_name(dirs_.back(), [&](std::string_view name) {
+          if (!name.starts_with("."))
+            entries.push_back({std::string(name), dir, std::nullopt});
+        });
       }
     }
     it = groups_.emplace(std::string(group), std::move(entries)).first;
