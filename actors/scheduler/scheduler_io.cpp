@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "actors/scheduler/quota_prober.hpp"
+#include "runtime/core/heap_tuning.hpp"
 #include "runtime/run/active_probe.hpp"
 #include "runtime/schedule/review_observe.hpp"
 #include "runtime/workspace/early_scan.hpp"
@@ -75,6 +76,7 @@ public:
 
   messages::task_actor start_task(messages::scheduler_actor::pointer self,
                                   const run_context_ptr& ctx, const task_spec& spec) override {
+    runtime::heap_after_admission();
     return self->spawn(task_actor_impl, ctx, spec, messages::scheduler_actor{self});
   }
 

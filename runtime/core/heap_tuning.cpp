@@ -1,5 +1,9 @@
 #include "runtime/core/heap_tuning.hpp"
 
+#include <malloc.h>
+
+#include <atomic>
+#include <limits>
 #include <mutex>
 #include <string_view>
 #include <vector>
@@ -7,6 +11,8 @@
 namespace ad::runtime {
 
 namespace {
+
+std::atomic<std::size_t> current_step{0}; // 0: glibc's own settings
 
 constexpr std::string_view hugetlb = "glibc.malloc.hugetlb=";
 
@@ -55,6 +61,26 @@ heap_tuning_undo heap_tuning_restore(const char* saved) {
   if (s.starts_with('='))
     out.tunables = std::string(s.substr(1));
   return out;
+}
+
+bool large_heap_steps_wanted(std::uintmax_t state_bytes) {
+  return state_bytes >= large_state_bytes;
+}
+
+bool grow_heap_in_steps(std::size_t step) {
+  if (step > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return false;
+  if (::mallopt(M_TOP_PAD, static_cast<int>(step)) != 1)
+    return false;
+  current_step = step;
+  return true;
+}
+
+void heap_after_admission() {
+  std::size_t large = heap_large_step;
+  if (current_step.load(std::memory_order_relaxed) == large &&
+      current_step.compare_exchange_strong(large, heap_small_step))
+    ::mallopt(M_TOP_PAD, static_cast<int>(heap_small_step));
 }
 
 void keep_until_exit(std::shared_ptr<const void> value) {

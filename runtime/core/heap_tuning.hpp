@@ -12,6 +12,8 @@
 // notify command inherits the setting. A glibc.malloc.hugetlb the user set
 // (=0 turns this off) is left alone. tools/cli/main.cpp carries it out.
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +47,34 @@ struct heap_tuning_undo {
 // What the second start puts back, given heap_tuning_saved_var (nullptr:
 // unset, so this is a first start and nothing is put back).
 heap_tuning_undo heap_tuning_restore(const char* saved);
+
+// How far a heap grows at a time. glibc grows a heap by what a request
+// needs plus M_TOP_PAD (128 KiB unless set), each growth a system call (brk
+// for the main heap, mprotect for a thread's) whose fresh pages fault in
+// one at a time, and reading and copying the state of 10,000 tasks on
+// three threads at once grew the heaps thousands of times (docs/bench.md:
+// a restart 1.4 s against 1.24 s in large steps, `status` 0.47 s against
+// 0.43 s). So `run` and `status` read a large state (large_state_bytes of
+// snapshot and journal, about 4,000 tasks) in large steps, and `run` goes
+// back to small steps at its first admission: a thread's heap keeps up to a
+// step of freed memory at its top, and setting the step fixes glibc's mmap
+// threshold at 128 KiB for the rest of the process, where it would
+// otherwise rise with the blocks freed. A small state keeps glibc's own
+// settings.
+inline constexpr std::size_t heap_large_step = std::size_t{64} << 20;
+inline constexpr std::size_t heap_small_step = std::size_t{128} << 10; // glibc's default
+inline constexpr std::uintmax_t large_state_bytes = std::uintmax_t{8} << 20;
+
+bool large_heap_steps_wanted(std::uintmax_t state_bytes);
+
+// mallopt(M_TOP_PAD, step); false when the allocator refused it (a
+// sanitizer's allocator takes no such setting).
+bool grow_heap_in_steps(std::size_t step);
+
+// `run` calls this at each admission: the first after large steps puts the
+// heap back in small steps (the state is read and copied by then); without
+// large steps it changes nothing. Thread-safe.
+void heap_after_admission();
 
 // Keeps `value` alive until the process ends and never frees it. For a
 // one-shot command's large readings (`status` over a state of thousands of

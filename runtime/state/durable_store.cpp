@@ -185,6 +185,17 @@ std::string journal_header_payload(const workspace_identity& w, uint64_t base_se
 
 } // namespace
 
+std::uintmax_t stored_state_bytes(const fs::path& root) {
+  std::uintmax_t total = 0;
+  for (const char* name : {snapshot_file_name, journal_file_name}) {
+    std::error_code ec;
+    auto size = fs::file_size(root / name, ec);
+    if (!ec)
+      total += size;
+  }
+  return total;
+}
+
 result<std::unique_ptr<durable_store>> durable_store::open(const fs::path& root,
                                                            const workspace_identity& workspace,
                                                            std::shared_ptr<state_file_layer> files,

@@ -26,6 +26,7 @@
 #include "runtime/agents/cli_probe.hpp"
 #include "runtime/core/parallel.hpp"
 #include "runtime/core/files.hpp"
+#include "runtime/core/heap_tuning.hpp"
 #include "runtime/distributed/lease.hpp"
 #include "runtime/distributed/node_protocol.hpp"
 #include "runtime/keeper/keeper_binary.hpp"
@@ -206,6 +207,10 @@ int run_loop(const run_loop_options& opt) {
   if (pol.is_ok())
     probing = runtime::start_beside(
       [&targets = pol->value.targets] { return probe_target_clis(targets); });
+  // runtime/core/heap_tuning.hpp: a large state is read in large heap steps,
+  // until the first admission.
+  if (runtime::large_heap_steps_wanted(runtime::stored_state_bytes(root)))
+    runtime::grow_heap_in_steps(runtime::heap_large_step);
   // The workspace's first scan runs while the state is read: neither needs
   // the other, and at thousands of tasks each takes a good part of a
   // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.

@@ -9,6 +9,7 @@
 #include "runtime/core/parallel.hpp"
 #include "runtime/observe/state_reader.hpp"
 #include "runtime/policy/policy.hpp"
+#include "runtime/state/durable_store.hpp"
 #include "runtime/state/root.hpp"
 #include "runtime/workspace/task_scan.hpp"
 
@@ -51,6 +52,11 @@ runtime::result<status_reading> read_status(const status_request& request,
   if (!opened)
     return failed(opened.error());
   const fs::path& root = opened->path;
+  // runtime/core/heap_tuning.hpp: `status` reads a large state in large heap
+  // steps (a reading that is freed again, serve's, keeps glibc's own).
+  if (sources == after_reading::keep_until_exit &&
+      runtime::large_heap_steps_wanted(runtime::stored_state_bytes(root)))
+    runtime::grow_heap_in_steps(runtime::heap_large_step);
   std::optional<fs::path> policy_file;
   if (!request.policy.empty())
     policy_file = request.policy;

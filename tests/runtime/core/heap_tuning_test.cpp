@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
+#include <string>
 
 namespace ad::runtime {
 namespace {
@@ -39,6 +41,34 @@ TEST(heap_tuning, the_commands_that_read_the_state_start_again) {
     EXPECT_TRUE(heap_tuning_wanted(command)) << command;
   for (const char* command : {"validate-plan", "policy", "doctor", "replay", "node", ""})
     EXPECT_FALSE(heap_tuning_wanted(command)) << command;
+}
+
+TEST(heap_tuning, a_state_of_thousands_of_tasks_is_read_in_large_heap_steps) {
+  EXPECT_FALSE(large_heap_steps_wanted(0));
+  EXPECT_FALSE(large_heap_steps_wanted(large_state_bytes - 1));
+  EXPECT_TRUE(large_heap_steps_wanted(large_state_bytes));
+  EXPECT_TRUE(large_heap_steps_wanted(std::uintmax_t{26} << 20)); // 10,000 tasks
+}
+
+// glibc's heap as the probe (built without a sanitizer) sees it: small
+// steps as glibc starts, large ones after grow_heap_in_steps, small ones
+// again after the first admission.
+TEST(heap_tuning, the_heap_grows_in_large_steps_until_the_first_admission) {
+  const std::string probe = std::string(AD_BINARY_DIR) + "/heap-steps-probe";
+  std::FILE* out = ::popen(probe.c_str(), "r");
+  ASSERT_NE(out, nullptr) << probe;
+  char line[256] = {};
+  bool read = std::fgets(line, sizeof line, out) != nullptr;
+  int rc = ::pclose(out);
+  ASSERT_TRUE(read) << probe << " printed nothing";
+  ASSERT_EQ(rc, 0) << line;
+  long small = -1, large = -1, after = -1;
+  ASSERT_EQ(std::sscanf(line, "default %ld large %ld after-admission %ld", &small, &large, &after),
+            3)
+    << line;
+  EXPECT_LT(small, 1L << 20) << line;
+  EXPECT_GE(large, static_cast<long>(heap_large_step)) << line;
+  EXPECT_LT(after, 1L << 20) << line;
 }
 
 TEST(heap_tuning, the_second_start_puts_back_what_the_first_had) {

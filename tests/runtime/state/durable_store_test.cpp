@@ -65,6 +65,20 @@ TEST_F(durable_store_test, committed_entries_survive_reopen) {
   EXPECT_TRUE(s->report().warnings.empty());
 }
 
+TEST_F(durable_store_test, the_stored_bytes_are_the_snapshot_s_and_the_journal_s) {
+  EXPECT_EQ(stored_state_bytes(root_), 0u) << "no state root yet";
+  {
+    auto s = open();
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+  }
+  auto journal = fs::file_size(root_ / journal_file_name);
+  ASSERT_GT(journal, 0u);
+  EXPECT_EQ(stored_state_bytes(root_), journal) << "a journal without a snapshot";
+  std::ofstream(root_ / snapshot_file_name, std::ios::binary) << std::string(1000, ' ');
+  EXPECT_EQ(stored_state_bytes(root_), journal + 1000);
+}
+
 TEST_F(durable_store_test, group_commit_is_one_append_one_sync_and_one_mark_rewrite) {
   auto layer = std::make_shared<test::fault_file_layer>();
   auto s = durable_store::open(root_, id_, layer);
