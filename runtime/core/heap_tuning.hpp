@@ -53,8 +53,8 @@ heap_tuning_undo heap_tuning_restore(const char* saved);
 // for the main heap, mprotect for a thread's) whose fresh pages fault in
 // one at a time, and reading and copying the state of 10,000 tasks on
 // three threads at once grew the heaps thousands of times (docs/bench.md:
-// a restart 1.4 s against 1.24 s in large steps, `status` 0.47 s against
-// 0.43 s). So `run` and `status` read a large state (large_state_bytes of
+// a restart to its first admission 1.57 s against 1.36 s in large steps,
+// `status` 0.61 s against 0.55 s). So `run` and `status` read a large state (large_state_bytes of
 // snapshot and journal, about 4,000 tasks) in large steps, and `run` goes
 // back to small steps at its first admission: a thread's heap keeps up to a
 // step of freed memory at its top, and setting the step fixes glibc's mmap

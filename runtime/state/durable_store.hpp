@@ -64,12 +64,12 @@ struct entry_result {
 
 inline constexpr const char* snapshot_file_name = "state.json";
 inline constexpr const char* journal_file_name = "journal.log";
+inline constexpr const char* mark_file_name = "journal.mark";
+inline constexpr int state_format_version = 1;
 
 // The bytes of the snapshot and the journal in a state root (0 for one
 // missing): what reading the state will parse.
 std::uintmax_t stored_state_bytes(const std::filesystem::path& root);
-inline constexpr const char* mark_file_name = "journal.mark";
-inline constexpr int state_format_version = 1;
 
 class durable_store {
 public:
