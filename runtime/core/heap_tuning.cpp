@@ -76,10 +76,13 @@ bool grow_heap_in_steps(std::size_t step) {
   return true;
 }
 
+bool grow_heap_for_state(std::uintmax_t state_bytes) {
+  return large_heap_steps_wanted(state_bytes) && grow_heap_in_steps(heap_large_step);
+}
+
 void heap_after_admission() {
   std::size_t large = heap_large_step;
-  if (current_step.load(std::memory_order_relaxed) == large &&
-      current_step.compare_exchange_strong(large, heap_small_step))
+  if (current_step.compare_exchange_strong(large, heap_small_step))
     ::mallopt(M_TOP_PAD, static_cast<int>(heap_small_step));
 }
 

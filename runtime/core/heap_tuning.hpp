@@ -71,6 +71,10 @@ bool large_heap_steps_wanted(std::uintmax_t state_bytes);
 // sanitizer's allocator takes no such setting).
 bool grow_heap_in_steps(std::size_t step);
 
+// Before a state of `state_bytes` is read: large steps when it is large
+// (large_heap_steps_wanted); true when they were set.
+bool grow_heap_for_state(std::uintmax_t state_bytes);
+
 // `run` calls this at each admission: the first after large steps puts the
 // heap back in small steps (the state is read and copied by then); without
 // large steps it changes nothing. Thread-safe.

@@ -209,8 +209,7 @@ int run_loop(const run_loop_options& opt) {
       [&targets = pol->value.targets] { return probe_target_clis(targets); });
   // runtime/core/heap_tuning.hpp: a large state is read in large heap steps,
   // until the first admission.
-  if (runtime::large_heap_steps_wanted(runtime::stored_state_bytes(root)))
-    runtime::grow_heap_in_steps(runtime::heap_large_step);
+  runtime::grow_heap_for_state(runtime::stored_state_bytes(root));
   // The workspace's first scan runs while the state is read: neither needs
   // the other, and at thousands of tasks each takes a good part of a
   // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.

@@ -54,9 +54,8 @@ runtime::result<status_reading> read_status(const status_request& request,
   const fs::path& root = opened->path;
   // runtime/core/heap_tuning.hpp: `status` reads a large state in large heap
   // steps (a reading that is freed again, serve's, keeps glibc's own).
-  if (sources == after_reading::keep_until_exit &&
-      runtime::large_heap_steps_wanted(runtime::stored_state_bytes(root)))
-    runtime::grow_heap_in_steps(runtime::heap_large_step);
+  if (sources == after_reading::keep_until_exit)
+    runtime::grow_heap_for_state(runtime::stored_state_bytes(root));
   std::optional<fs::path> policy_file;
   if (!request.policy.empty())
     policy_file = request.policy;

@@ -51,8 +51,8 @@ TEST(heap_tuning, a_state_of_thousands_of_tasks_is_read_in_large_heap_steps) {
 }
 
 // glibc's heap as the probe (built without a sanitizer) sees it: small
-// steps as glibc starts, large ones after grow_heap_in_steps, small ones
-// again after the first admission.
+// steps as glibc starts and for a small state, large ones for a large
+// state, small ones again after the first admission.
 TEST(heap_tuning, the_heap_grows_in_large_steps_until_the_first_admission) {
   const std::string probe = std::string(AD_BINARY_DIR) + "/heap-steps-probe";
   std::FILE* out = ::popen(probe.c_str(), "r");
@@ -62,11 +62,13 @@ TEST(heap_tuning, the_heap_grows_in_large_steps_until_the_first_admission) {
   int rc = ::pclose(out);
   ASSERT_TRUE(read) << probe << " printed nothing";
   ASSERT_EQ(rc, 0) << line;
-  long small = -1, large = -1, after = -1;
-  ASSERT_EQ(std::sscanf(line, "default %ld large %ld after-admission %ld", &small, &large, &after),
-            3)
+  long small = -1, small_state = -1, large = -1, after = -1;
+  ASSERT_EQ(std::sscanf(line, "default %ld small-state %ld large %ld after-admission %ld", &small,
+                        &small_state, &large, &after),
+            4)
     << line;
   EXPECT_LT(small, 1L << 20) << line;
+  EXPECT_LT(small_state, 1L << 20) << line;
   EXPECT_GE(large, static_cast<long>(heap_large_step)) << line;
   EXPECT_LT(after, 1L << 20) << line;
 }
