@@ -1,5 +1,6 @@
 #include "runtime/core/proc_scan.hpp"
 
+#include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "runtime/core/files.hpp"
 #include "runtime/core/proc_stat.hpp"
+#include "runtime/core/unique_fd.hpp"
 
 namespace ad::runtime {
 
@@ -23,6 +25,33 @@ namespace {
 bool all_digits(std::string_view name) {
   return !name.empty() &&
          std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// One /proc/<pid>/stat read relative to the open /proc folder: open, read,
+// close. The kernel gives the whole line in one read when it fits, and a
+// line is a few hundred bytes (the name is at most 64), so no stat() for a
+// size and, but for a longer line, no second read for the end.
+bool read_stat_at(int proc_fd, std::string_view pid, std::string& out) {
+  char rel[32];
+  if (pid.size() + sizeof "/stat" > sizeof rel)
+    return false;
+  std::copy(pid.begin(), pid.end(), rel);
+  std::copy_n("/stat", sizeof "/stat", rel + pid.size());
+  unique_fd fd(::openat(proc_fd, rel, O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return false;
+  out.clear();
+  char buf[1024];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 || out.size() + static_cast<std::size_t>(n) > (64u << 10))
+      return false;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) < sizeof buf)
+      return !out.empty();
+  }
 }
 
 } // namespace
@@ -192,14 +221,12 @@ std::vector<process_entry> list_processes(const fs::path& proc_root) {
   DIR* dir = ::opendir(proc_root.c_str());
   if (dir == nullptr)
     return out;
+  std::string text;
   while (dirent* entry = ::readdir(dir)) {
     std::string_view name(entry->d_name);
-    if (!all_digits(name))
+    if (!all_digits(name) || !read_stat_at(::dirfd(dir), name, text))
       continue;
-    auto text = read_file(proc_root / std::string(name) / "stat", 64 << 10);
-    if (!text)
-      continue;
-    if (auto e = parse_process_stat(*text); e && e->state != 'Z' && e->state != 'X')
+    if (auto e = parse_process_stat(text); e && e->state != 'Z' && e->state != 'X')
       out.push_back(std::move(*e));
   }
   ::closedir(dir);

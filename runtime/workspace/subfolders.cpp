@@ -86,6 +86,53 @@ std::vector<subfolder_holding> subfolders_holding(const fs::path& dir, std::stri
   return out;
 }
 
+std::optional<std::vector<listed_folder>> listed_folders(const fs::path& dir) {
+  std::vector<listed_folder> out;
+  struct stat st {};
+  bool listed = each_listed_entry(dir, [&](int fd, const dirent& e) {
+    listed_folder f{e.d_name};
+    if (e.d_type == DT_UNKNOWN) {
+      if (::fstatat(fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+      f.link = S_ISLNK(st.st_mode);
+      if (!f.link && !S_ISDIR(st.st_mode))
+        return;
+    } else if (e.d_type == DT_LNK) {
+      f.link = true;
+    } else if (e.d_type != DT_DIR) {
+      return;
+    }
+    if (f.link && (::fstatat(fd, e.d_name, &st, 0) != 0 || !S_ISDIR(st.st_mode)))
+      return;
+    out.push_back(std::move(f));
+  });
+  if (!listed)
+    return std::nullopt;
+  std::sort(out.begin(), out.end(),
+            [](const listed_folder& a, const listed_folder& b) { return a.name < b.name; });
+  return out;
+}
+
+void look_up_file(const fs::path& dir, std::string_view file, std::vector<listed_folder>& folders) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  std::string inside;
+  struct stat st {};
+  for (auto& f : folders) {
+    f.file = listed_folder::file_kind::none;
+    if (fd < 0)
+      continue;
+    inside.assign(f.name);
+    inside += '/';
+    inside.append(file);
+    if (::fstatat(fd, inside.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      f.file = listed_folder::file_kind::regular;
+    else if (::fstatat(fd, inside.c_str(), &st, 0) == 0 && S_ISREG(st.st_mode))
+      f.file = listed_folder::file_kind::linked;
+  }
+  if (fd >= 0)
+    ::close(fd);
+}
+
 bool each_entry_name(const fs::path& dir, const std::function<void(std::string_view)>& on) {
   return each_listed_entry(dir, [&](int, const dirent& e) { on(e.d_name); });
 }

@@ -3,6 +3,7 @@
 // part-way keeps what was read before it. Reads the file system; never
 // throws.
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -28,6 +29,25 @@ struct subfolder_holding {
 // folder's handle, so dir's own path is not walked again for each.
 std::vector<subfolder_holding> subfolders_holding(const std::filesystem::path& dir,
                                                   std::string_view file);
+
+// A folder inside a listed folder (links followed), whether its entry is a
+// link, and (once looked up) what a given file inside it is.
+struct listed_folder {
+  enum class file_kind : uint8_t { none, regular, linked };  // linked: a link to a regular file
+  std::string name;
+  bool link = false;
+  file_kind file = file_kind::none;
+};
+
+// The folders inside dir by name, sorted, each with whether it is a link;
+// none when dir cannot be listed. The kinds come from the listing where it
+// says them (a stat only for a link or a file system that does not say).
+std::optional<std::vector<listed_folder>> listed_folders(const std::filesystem::path& dir);
+
+// Sets each folder's `file` to what `file` inside it is, looked up from one
+// handle of dir, so neither dir's path nor the folder's is walked again.
+void look_up_file(const std::filesystem::path& dir, std::string_view file,
+                  std::vector<listed_folder>& folders);
 
 // Calls on(name) for each entry of dir but "." and "..", whatever its kind,
 // in the listing's order; false when dir cannot be listed.

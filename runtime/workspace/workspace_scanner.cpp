@@ -129,7 +129,8 @@ void workspace_scanner::drop_archive(const std::string& dir, std::set<std::strin
 // A log's canonical path is its folder's followed by "complete.log" unless
 // the log is a link; a folder's is its parent's followed by its name unless
 // it is a link. So a listed archive resolves each of its thousands of folders
-// with one lstat, not a walk of every component of its path.
+// with one lookup from its group folder's handle, not a walk of every
+// component of its path.
 void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<std::string>& changed,
                                      fs::path real) {
   watch(dir);
@@ -150,7 +151,21 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
     changed.insert(group + "/" + folder);
     return;
   }
-  auto now = subfolder_names(dir);
+  // A month's group folder is listed with its folders' kinds, and their
+  // logs are looked up from its handle once they are watched: an archived
+  // folder costs its watch and one lookup.
+  std::optional<std::vector<listed_folder>> archived;
+  std::optional<std::set<std::string>> now;
+  if (depth == 3) {
+    archived = listed_folders(dir);
+    if (archived) {
+      now.emplace();
+      for (const auto& f : *archived)
+        now->insert(now->end(), f.name);
+    }
+  } else {
+    now = subfolder_names(dir);
+  }
   if (!now) {
     drop_archive(dir.string(), changed);
     return;
@@ -176,6 +191,28 @@ void workspace_scanner::sync_archive(const fs::path& dir, int depth, std::set<st
   known = std::move(*now);
   if (!added.empty() && real.empty())
     real = canonical_or_same(dir);
+  if (archived) {
+    std::vector<listed_folder> fresh;
+    for (auto& f : *archived)
+      if (std::binary_search(added.begin(), added.end(), f.name)) {
+        watch(dir / f.name);  // before its log is looked at
+        ++folders_read_;
+        fresh.push_back(std::move(f));
+      }
+    look_up_file(dir, "complete.log", fresh);
+    auto group = dir.filename().string();
+    auto& logs = archive_logs_[key];
+    for (const auto& f : fresh) {
+      if (f.file == listed_folder::file_kind::regular)
+        logs[f.name] = (f.link ? canonical_or_same(dir / f.name) : real / f.name) / "complete.log";
+      else if (f.file == listed_folder::file_kind::linked)
+        logs[f.name] = canonical_or_same(dir / f.name / "complete.log");
+      else
+        logs.erase(f.name);
+      changed.insert(group + "/" + f.name);
+    }
+    return;
+  }
   for (const auto& c : added) {
     auto sub = dir / c;
     struct stat st {};

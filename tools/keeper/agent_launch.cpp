@@ -82,7 +82,7 @@ agent_launch_failure failure_of(const child_report& report, const runtime::keepe
 
 std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::keeper_invocation& inv,
                                                                 int cgroup_procs_fd) {
-  // Everything the child needs is built before fork: after it, the child
+  // Everything the child needs is built before vfork: after it, the child
   // only makes system calls.
   std::vector<std::string> env_strings = agent_environment(inv);
   std::vector<char*> envp;
@@ -93,7 +93,6 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
   for (const auto& a : inv.agent_argv)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const char* cwd = inv.cwd.empty() ? nullptr : inv.cwd.c_str();
 
   launch_fds fds;
   int out[2], err[2], report[2];
@@ -117,7 +116,12 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
   ::fcntl(fds.out_r, F_SETPIPE_SZ, 1 << 20);
 
   const pid_t keeper = ::getpid();
-  pid_t pid = ::fork();
+  // vfork: the child borrows the keeper's memory until its exec, so no page
+  // table is copied and no page faulted in twice (a fork of the keeper cost
+  // a tenth of its CPU). The keeper waits meanwhile; the child touches no
+  // memory but errno and makes only system calls (execvpe searches PATH on
+  // its stack), and the keeper installs no signal handler it could run.
+  pid_t pid = ::vfork();
   if (pid < 0) {
     int e = errno;
     return agent_launch_failure{e, std::string("cannot fork: ") + std::strerror(e)};
@@ -141,7 +145,7 @@ std::variant<launched_agent, agent_launch_failure> launch_agent(const runtime::k
     if (::dup2(fds.null_fd, STDIN_FILENO) < 0 || ::dup2(fds.out_w, STDOUT_FILENO) < 0 ||
         ::dup2(fds.err_w, STDERR_FILENO) < 0)
       child_fail(fds.report_w, 2);
-    if (cwd != nullptr && ::chdir(cwd) != 0)
+    if (!inv.cwd.empty() && ::chdir(inv.cwd.c_str()) != 0)
       child_fail(fds.report_w, 1);
     ::execvpe(argv[0], argv.data(), envp.data());
     child_fail(fds.report_w, 2);

@@ -1,5 +1,5 @@
 #pragma once
-// Starting the agent under ad-keeper with fork + exec, so the child can ask
+// Starting the agent under ad-keeper with vfork + exec, so the child can ask
 // to die with the keeper before it execs: PR_SET_PDEATHSIG=SIGKILL, then a
 // getppid() check (the keeper may already be gone). The child gets its own
 // session and process group (pgid = its pid), stdin from /dev/null, stdout

@@ -1,9 +1,13 @@
 // The process table as /proc gives it: a stat line whose command name holds
 // spaces and ')' still yields its pid, parent and group; a malformed line
-// yields nothing; descendants are found below a process however deep.
+// yields nothing; descendants are found below a process however deep; the
+// table read from a /proc folder holds every live process, its lines read
+// whole however long.
 #include "runtime/core/proc_scan.hpp"
 
 #include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.hpp"
 
 namespace ad::runtime {
 namespace {
@@ -59,6 +63,32 @@ TEST(proc_scan, descendants_are_found_at_every_depth_and_only_below) {
   EXPECT_EQ(descendants_of(10, table), (std::vector<int>{11, 12, 14}));
   EXPECT_EQ(descendants_of(13, table), (std::vector<int>{15}));
   EXPECT_TRUE(descendants_of(14, table).empty());
+}
+
+// A table read from a folder laid out as /proc: the numbered folders' stat
+// lines, zombies and malformed lines left out, other names passed over, a
+// line longer than one read's buffer read whole, sorted by pid.
+TEST(proc_scan, the_table_of_a_proc_folder_holds_its_live_processes) {
+  test::temp_dir dir;
+  dir.write("30/stat", "30 (sleep) S 1 30 30 0 -1 4194304 0");
+  dir.write("4/stat", "4 (sh) R 1 4 4 0 -1 4194304 0");
+  dir.write("31/stat", "31 (gone) Z 1 31 31 0 -1 4194304 0");
+  dir.write("32/stat", "32 sleep S 1 32");
+  dir.write("self/stat", "99 (self) S 1 99 99 0 -1 4194304 0");
+  std::string fields = " S 7 33 33";
+  while (fields.size() < 3000)
+    fields += " 0";
+  dir.write("33/stat", "33 (long line)" + fields);
+  auto table = list_processes(dir.path());
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].pid, 4);
+  EXPECT_EQ(table[0].state, 'R');
+  EXPECT_EQ(table[1].pid, 30);
+  EXPECT_EQ(table[1].comm, "sleep");
+  EXPECT_EQ(table[2].pid, 33);
+  EXPECT_EQ(table[2].comm, "long line");
+  EXPECT_EQ(table[2].ppid, 7);
+  EXPECT_EQ(table[2].start_ticks, 0u);
 }
 
 } // namespace

@@ -182,9 +182,15 @@ TEST_F(workspace_scanner_test, archived_logs_reached_through_links_are_known_by_
   fs::create_directories(task_root / "archive/2026/11/g/03_c");
   fs::create_symlink("../../../../../../notes/c.log", task_root / "archive/2026/11/g/03_c/complete.log");
   ws.write("agent-task/archive/2026/11/g/04_d/complete.log", "done\n");
+  // An archived folder that is a link, one whose log is missing, and a
+  // file among the folders.
+  ws.write("kept/05_e/complete.log", "done\n");
+  fs::create_directory_symlink("../../../../../kept/05_e", task_root / "archive/2026/11/g/05_e");
+  fs::create_directories(task_root / "archive/2026/11/g/06_f");
+  ws.write("agent-task/archive/2026/11/g/07_g", "not a folder\n");
   workspace_scanner scanner(ws.path(), std::nullopt);
   ASSERT_TRUE(scanner.refresh().is_ok());
-  for (const char* index : {"02", "03", "04"})
+  for (const char* index : {"02", "03", "04", "05", "06", "07"})
     EXPECT_EQ(scanner.completed_folders("g", index), dependency_candidates(task_root, "g", index))
       << index;
   auto real = fs::canonical(ws.path());
@@ -195,6 +201,15 @@ TEST_F(workspace_scanner_test, archived_logs_reached_through_links_are_known_by_
   EXPECT_EQ(scanner.completed_folders("g", "03"), paths{real / "notes/c.log"});
   EXPECT_EQ(scanner.completed_folders("g", "04"),
             paths{real / "agent-task/archive/2026/11/g/04_d/complete.log"});
+  EXPECT_EQ(scanner.completed_folders("g", "05"), paths{real / "kept/05_e/complete.log"});
+  EXPECT_TRUE(scanner.completed_folders("g", "06").empty());
+  EXPECT_TRUE(scanner.completed_folders("g", "07").empty());
+
+  // The folder whose log was missing is watched: its log is seen once written.
+  ws.write("agent-task/archive/2026/11/g/06_f/complete.log", "done\n");
+  ASSERT_TRUE(scanner.refresh().is_ok());
+  EXPECT_EQ(scanner.completed_folders("g", "06"),
+            paths{real / "agent-task/archive/2026/11/g/06_f/complete.log"});
 }
 
 TEST_F(workspace_scanner_test, without_a_watch_every_refresh_is_full) {
