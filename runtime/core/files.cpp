@@ -125,6 +125,26 @@ result<std::string> read_file_at(int folder_fd, const fs::path& path, std::size_
   return out;
 }
 
+result<std::string> read_listed_file_at(int folder_fd, const fs::path& path,
+                                        std::size_t max_bytes) {
+  {
+    fs::path leaf = folder_fd == AT_FDCWD ? path : path.filename();
+    unique_fd fd(::openat(folder_fd, leaf.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+    if (fd.get() >= 0) {
+      // A read of a regular file comes back short only at its end.
+      char buffer[8192];
+      ssize_t n;
+      do {
+        n = ::read(fd.get(), buffer, sizeof buffer);
+      } while (n < 0 && errno == EINTR);
+      if (n > 0 && static_cast<std::size_t>(n) < sizeof buffer &&
+          static_cast<std::size_t>(n) <= max_bytes)
+        return std::string(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  return read_file_at(folder_fd, path, max_bytes);
+}
+
 status fsync_directory(const fs::path& dir) {
   unique_fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0)

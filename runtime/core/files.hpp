@@ -38,6 +38,15 @@ result<std::string> read_file(const std::filesystem::path& path,
 result<std::string> read_file_at(int folder_fd, const std::filesystem::path& path,
                                  std::size_t max_bytes = 16u << 20);
 
+// read_file_at of a file its folder's listing showed as a regular file, no
+// link: opened without following one and, when it is small, taken whole in
+// one read, with no stat for its size (a scan reads two such files in each
+// of thousands of folders). Anything else (a link now, a larger or empty
+// file, a failure) goes through read_file_at, so the text and the messages
+// are read_file_at's.
+result<std::string> read_listed_file_at(int folder_fd, const std::filesystem::path& path,
+                                        std::size_t max_bytes = 16u << 20);
+
 enum class durability : uint8_t { buffered, synced };
 
 // A line file that keeps only its head and newest tail (runtime/attempt/

@@ -168,8 +168,10 @@ verdict_reading read_review_verdict_file(const std::filesystem::path& path) {
   return read_review_verdict_file_at(AT_FDCWD, path);
 }
 
-verdict_reading read_review_verdict_file_at(int folder_fd, const std::filesystem::path& path) {
-  auto text = read_file_at(folder_fd, path, max_review_bytes);
+verdict_reading read_review_verdict_file_at(int folder_fd, const std::filesystem::path& path,
+                                            bool listed_regular) {
+  auto text = listed_regular ? read_listed_file_at(folder_fd, path, max_review_bytes)
+                             : read_file_at(folder_fd, path, max_review_bytes);
   if (!text.is_ok())
     return {std::nullopt, verdict_absence::unreadable};
   return read_verdict(*text);

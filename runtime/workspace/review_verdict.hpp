@@ -44,7 +44,9 @@ verdict_reading read_verdict(std::string_view text);
 
 inline constexpr std::size_t max_review_bytes = 4u << 20;
 verdict_reading read_review_verdict_file(const std::filesystem::path& path);
-// The same for a file of a folder held open as folder_fd (read_file_at).
-verdict_reading read_review_verdict_file_at(int folder_fd, const std::filesystem::path& path);
+// The same for a file of a folder held open as folder_fd (read_file_at; or
+// read_listed_file_at when the folder's listing showed a regular file).
+verdict_reading read_review_verdict_file_at(int folder_fd, const std::filesystem::path& path,
+                                            bool listed_regular = false);
 
 } // namespace ad::runtime

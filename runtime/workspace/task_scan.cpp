@@ -289,14 +289,21 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
   scanned_task task;
   task.directory = directory;
   std::vector<fs::path> plans, reviews, users;
+  // The PLAN and CODE_REVIEW files listed as regular files, not links: read
+  // without a stat (read_listed_file_at).
+  std::vector<std::string> plain;
   for (const auto& e : *entries) {
     if (e.kind != entry_kind::file)
       continue;
     fs::path path = directory / e.name;
     if (parse_plan_file_name(e.name)) {
       plans.push_back(path);
+      if (!e.link)
+        plain.push_back(e.name);
     } else if (parse_review_file_name(e.name)) {
       reviews.push_back(path);
+      if (!e.link)
+        plain.push_back(e.name);
     } else if (to_lower_ascii(e.name) == "user_review.md") {
       users.push_back(path);
     } else if (e.name == "complete.log") {
@@ -399,8 +406,13 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
 
   // The active PLAN is read once for its write set, header and identity.
   std::optional<std::string> plan_text;
+  auto listed_plain = [&](const fs::path& file) {
+    return std::find(plain.begin(), plain.end(), file.filename().string()) != plain.end();
+  };
   if (task.plan)
-    if (auto text = read_file_at(folder.fd(), *task.plan, max_plan_bytes))
+    if (auto text = listed_plain(*task.plan)
+                      ? read_listed_file_at(folder.fd(), *task.plan, max_plan_bytes)
+                      : read_file_at(folder.fd(), *task.plan, max_plan_bytes))
       plan_text = std::move(*text);
 
   std::optional<fs::path> write_set_source = task.plan ? task.plan : task.recovery_plan_log;
@@ -439,7 +451,8 @@ std::optional<scanned_task> read_task_folder(const fs::path& workspace, const fs
   }
 
   if (task.review)
-    task.review_verdict_now = read_review_verdict_file_at(folder.fd(), *task.review).verdict;
+    task.review_verdict_now =
+      read_review_verdict_file_at(folder.fd(), *task.review, listed_plain(*task.review)).verdict;
 
   if (task.user_review) {
     task.user_review_state = read_user_review_file(*task.user_review);

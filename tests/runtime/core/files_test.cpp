@@ -5,6 +5,7 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -84,6 +85,41 @@ TEST(files, read_at_reads_in_the_folder_held_open) {
   EXPECT_NE(big.error().message().find((dir.path() / "task/big.md").string()), std::string::npos);
   EXPECT_TRUE(read_file_at(folder, dir.path() / "task/none").error().is_not_found());
   EXPECT_TRUE(read_file_at(folder, dir.path() / "task/sub").error().is_invalid_argument());
+  ::close(folder);
+}
+
+// read_listed_file_at gives what read_file_at gives, whatever the file
+// turned out to be: small and large files whole, an empty one empty, the
+// cap's refusal, a link followed, a FIFO, a folder and a missing file
+// refused in read_file_at's words.
+TEST(files, read_listed_at_reads_as_read_at_does) {
+  test::temp_dir dir;
+  std::string large;
+  for (int i = 0; large.size() < (40u << 10); ++i)
+    large += std::to_string(i) + '\n';
+  auto small = dir.write("task/PLAN.md", "plan text");
+  auto big = dir.write("task/big.md", large);
+  auto empty = dir.write("task/empty.md", "");
+  auto capped = dir.write("task/capped.md", std::string(100, 'x'));
+  fs::create_symlink("PLAN.md", dir.path() / "task/link.md");
+  fs::create_directory(dir.path() / "task/sub");
+  auto fifo = dir.path() / "task/fifo.md";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  int folder = ::open((dir.path() / "task").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(folder, 0);
+  EXPECT_EQ(*read_listed_file_at(folder, small), "plan text");
+  EXPECT_EQ(*read_listed_file_at(folder, big), large);
+  EXPECT_EQ(*read_listed_file_at(folder, empty), "");
+  EXPECT_EQ(*read_listed_file_at(folder, dir.path() / "task/link.md"), "plan text");
+  for (const auto& refused : {capped, dir.path() / "task/sub", fifo, dir.path() / "task/none"}) {
+    std::size_t cap = refused == capped ? 10 : 1000;
+    auto listed = read_listed_file_at(folder, refused, cap);
+    auto plain = read_file_at(folder, refused, cap);
+    ASSERT_FALSE(listed.is_ok()) << refused;
+    ASSERT_FALSE(plain.is_ok()) << refused;
+    EXPECT_EQ(listed.error().message(), plain.error().message());
+    EXPECT_EQ(listed.error().get_code(), plain.error().get_code());
+  }
   ::close(folder);
 }
 
