@@ -37,14 +37,29 @@ inline void fuzz_require(bool ok, std::string_view what) {
 }
 
 // An error a person will read names what was wrong in plain words, never
-// a library's internal tag ("[json.exception.type_error.302]"). An error may
-// quote the input it refuses, so a tag counts only when the message shows it
-// more often than the input holds it.
+// a library's internal tag ("[json.exception.type_error.302]": the whole
+// tag, its kind and its number). An error may quote the input it refuses,
+// even twice (a regular expression's value and RE2's fragment of it), so
+// the input's text alone is no tag; and a tag counts only when the message
+// shows it more often than the input holds it.
 inline size_t count_tags(std::string_view text) {
-  constexpr std::string_view tag = "json.exception";
+  constexpr std::string_view tag = "[json.exception.";
+  auto is_kind = [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; };
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   size_t n = 0;
-  for (auto at = text.find(tag); at != std::string_view::npos; at = text.find(tag, at + tag.size()))
-    ++n;
+  for (auto at = text.find(tag); at != std::string_view::npos; at = text.find(tag, at + 1)) {
+    size_t i = at + tag.size();
+    size_t kind = i;
+    while (i < text.size() && is_kind(text[i]))
+      ++i;
+    if (i == kind || i >= text.size() || text[i] != '.')
+      continue;
+    size_t number = ++i;
+    while (i < text.size() && is_digit(text[i]))
+      ++i;
+    if (i > number && i < text.size() && text[i] == ']')
+      ++n;
+  }
   return n;
 }
 
