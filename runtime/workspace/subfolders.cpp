@@ -62,19 +62,33 @@ bool each_listed_entry(const fs::path& dir, F&& on) {
   return true;
 }
 
+// Whether a listed entry is a folder, links followed; `link` says whether
+// the entry itself is one. The listing's own type where it gives one: a
+// stat only for a link or a file system that does not say.
+bool is_listed_folder(int fd, const dirent& e, bool& link) {
+  struct stat st {};
+  link = e.d_type == DT_LNK;
+  if (e.d_type == DT_UNKNOWN) {
+    if (::fstatat(fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return false;
+    link = S_ISLNK(st.st_mode);
+    if (!link)
+      return S_ISDIR(st.st_mode);
+  } else if (!link) {
+    return e.d_type == DT_DIR;
+  }
+  return ::fstatat(fd, e.d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
 } // namespace
 
 std::vector<subfolder_holding> subfolders_holding(const fs::path& dir, std::string_view file) {
   std::vector<subfolder_holding> out;
   std::string inside;
   struct stat st {};
+  bool link = false;
   each_listed_entry(dir, [&](int fd, const dirent& e) {
-    // The entry's type as the listing gave it: a stat only for a link (which
-    // is followed) or a file system that does not say.
-    bool folder = e.d_type == DT_DIR;
-    if (e.d_type == DT_LNK || e.d_type == DT_UNKNOWN)
-      folder = ::fstatat(fd, e.d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
-    if (!folder)
+    if (!is_listed_folder(fd, e, link))
       return;
     inside.assign(e.d_name);
     inside += '/';
@@ -88,23 +102,10 @@ std::vector<subfolder_holding> subfolders_holding(const fs::path& dir, std::stri
 
 std::optional<std::vector<listed_folder>> listed_folders(const fs::path& dir) {
   std::vector<listed_folder> out;
-  struct stat st {};
   bool listed = each_listed_entry(dir, [&](int fd, const dirent& e) {
     listed_folder f{e.d_name};
-    if (e.d_type == DT_UNKNOWN) {
-      if (::fstatat(fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return;
-      f.link = S_ISLNK(st.st_mode);
-      if (!f.link && !S_ISDIR(st.st_mode))
-        return;
-    } else if (e.d_type == DT_LNK) {
-      f.link = true;
-    } else if (e.d_type != DT_DIR) {
-      return;
-    }
-    if (f.link && (::fstatat(fd, e.d_name, &st, 0) != 0 || !S_ISDIR(st.st_mode)))
-      return;
-    out.push_back(std::move(f));
+    if (is_listed_folder(fd, e, f.link))
+      out.push_back(std::move(f));
   });
   if (!listed)
     return std::nullopt;
