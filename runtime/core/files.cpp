@@ -163,6 +163,13 @@ status make_directories(const fs::path& dir) {
 }
 
 status write_file_atomic(const fs::path& path, std::string_view data, durability mode) {
+  return write_file_atomic_in_parts(
+    path, [&](const part_writer& write) { return write(data); }, mode);
+}
+
+status write_file_atomic_in_parts(const fs::path& path,
+                                  const std::function<status(const part_writer&)>& produce,
+                                  durability mode) {
   fs::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   auto fail = [&](status st) {
@@ -172,7 +179,9 @@ status write_file_atomic(const fs::path& path, std::string_view data, durability
   unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0)
     return status::from_errno("create " + tmp.string(), errno);
-  if (auto st = write_all(fd.get(), data, "write " + tmp.string()); !st)
+  std::string what = "write " + tmp.string();
+  if (auto st = produce([&](std::string_view part) { return write_all(fd.get(), part, what); });
+      !st)
     return fail(st);
   if (mode == durability::synced && ::fsync(fd.get()) != 0)
     return fail(status::from_errno("fsync " + tmp.string(), errno));

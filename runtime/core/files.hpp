@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -59,6 +60,18 @@ inline constexpr std::string_view retained_tail_suffix = ".tail";
 // entry are on disk when this returns OK.
 status write_file_atomic(const std::filesystem::path& path, std::string_view data,
                          durability mode = durability::synced);
+
+// Writes one part of a file's content; an error stops the writing.
+using part_writer = std::function<status(std::string_view part)>;
+
+// The same for content made a part at a time (a large file that is never
+// whole in memory): `produce` hands each part to the writer it is given, in
+// order, and returns what the writer returned when that failed. The file at
+// `path` is replaced only when every part was written; on any failure the
+// temporary file is removed and `path` is as it was.
+status write_file_atomic_in_parts(const std::filesystem::path& path,
+                                  const std::function<status(const part_writer&)>& produce,
+                                  durability mode = durability::synced);
 
 // fsync() of a directory, so a rename or create inside it survives a crash.
 status fsync_directory(const std::filesystem::path& dir);

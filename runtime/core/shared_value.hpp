@@ -45,14 +45,23 @@ public:
 
   bool shares_with(const shared_value& other) const { return value_ == other.value_; }
 
-  auto size() const { return get().size(); }
-  bool empty() const { return get().empty(); }
-  auto begin() const { return get().begin(); }
-  auto end() const { return get().end(); }
-  decltype(auto) at(std::size_t i) const { return get().at(i); }
-  decltype(auto) operator[](std::size_t i) const { return get()[i]; }
-  decltype(auto) front() const { return get().front(); }
-  decltype(auto) back() const { return get().back(); }
+  // Only for a container value (a struct's holder is not a range).
+  auto size() const requires requires(const T& t) { t.size(); } { return get().size(); }
+  bool empty() const requires requires(const T& t) { t.empty(); } { return get().empty(); }
+  auto begin() const requires requires(const T& t) { t.begin(); } { return get().begin(); }
+  auto end() const requires requires(const T& t) { t.end(); } { return get().end(); }
+  decltype(auto) at(std::size_t i) const requires requires(const T& t) { t.at(i); } {
+    return get().at(i);
+  }
+  decltype(auto) operator[](std::size_t i) const requires requires(const T& t) { t[i]; } {
+    return get()[i];
+  }
+  decltype(auto) front() const requires requires(const T& t) { t.front(); } {
+    return get().front();
+  }
+  decltype(auto) back() const requires requires(const T& t) { t.back(); } {
+    return get().back();
+  }
 
   friend bool operator==(const shared_value& a, const shared_value& b) {
     return a.value_ == b.value_ || a.get() == b.get();

@@ -19,16 +19,16 @@ namespace {
 // latest decision.
 std::string current_target(const task_state& st, const std::string& stage) {
   if (auto it = st.decisions.find(stage); it != st.decisions.end())
-    return it->second.selected_target;
-  const auto& history = st.route_history.get();
+    return it->second->selected_target;
+  const auto& history = st.route_history;
   auto latest = std::find_if(history.rbegin(), history.rend(),
-                             [&](const route_decision& d) { return d.stage == stage; });
+                             [&](const shared_decision& d) { return d->stage == stage; });
   if (st.decisions.empty() && latest != history.rend())
-    return latest->selected_target;
+    return (*latest)->selected_target;
   if (st.completing_decision && stage != "worker")
-    return st.completing_decision->selected_target;
+    return (*st.completing_decision)->selected_target;
   if (!history.empty())
-    return history.back().selected_target;
+    return history.back()->selected_target;
   return {};
 }
 
@@ -129,7 +129,7 @@ status_report build_status_report(const status_input& in, const clock& clk) {
         row.intervention = st->intervention;
         if (st->handoff)
           row.handoff_id = st->handoff->id;
-        row.route = st->route_history;
+        row.route.assign(st->route_history.begin(), st->route_history.end());
         row.reset_wait_until = pending_reset_wait(*st, t.stage, clk.now());
         auto cooling = pending_cooldown_wait(*st, t.stage, clk.now());
         if ((row.reset_wait_until > 0 || cooling) &&

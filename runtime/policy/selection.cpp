@@ -249,7 +249,7 @@ cooldown_end cooldown_wait_of(const policy& pol, const time_zone& zone, selectio
 
 std::vector<std::string> used_targets(const task_state& task, std::string_view stage) {
   std::vector<std::string> out;
-  for (const auto& d : task.route_history)
+  for (const route_decision& d : task.route_history)
     if (d.stage == stage && d.work_unit_id == task.work_unit_id && !d.selected_target.empty() &&
         !contains(out, d.selected_target))
       out.push_back(d.selected_target);

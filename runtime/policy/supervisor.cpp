@@ -43,7 +43,7 @@ public:
     out_.cooldowns = cooldowns;
     auto it = task.decisions.find(f_.stage);
     if (it != task.decisions.end())
-      decision_ = &it->second;
+      decision_ = &it->second.get();
     if (decision_ != nullptr)
       target_id_ = decision_->selected_target;
     else if (f_.stage == "review")
@@ -434,7 +434,7 @@ retry_clearance clear_for_retry(const std::string& task_name, const task_state& 
   auto worker = task.decisions.find("worker");
   bool qualified = role == "worker" && is_failover_qualified(failure) && !locator.empty() &&
                    !selected.empty() && work_unit == task.work_unit_id &&
-                   worker != task.decisions.end() && worker->second.work_unit_id == work_unit;
+                   worker != task.decisions.end() && worker->second->work_unit_id == work_unit;
   if (qualified) {
     retry_handoff h;
     h.id = "handoff-" +
@@ -472,11 +472,11 @@ result<route_decision> select_for_handoff(const policy& pol, const time_zone& zo
   selection_request r;
   r.work_unit_id = task.work_unit_id;
   r.stage = "worker";
-  r.lane = it->second.lane;
-  r.grade = it->second.grade;
+  r.lane = it->second->lane;
+  r.grade = it->second->grade;
   r.now = now;
   r.transition = route_transition::failover;
-  r.prior = &it->second;
+  r.prior = &it->second.get();
   r.used_targets = {handoff.failed_target};
   r.quota = &fresh;
   r.cooldowns = &cooldowns;

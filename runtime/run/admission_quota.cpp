@@ -13,13 +13,13 @@ std::vector<probe_request> admission_probe_requests(const policy& pol, const tim
   std::vector<probe_request> out;
   for (const auto& w : workers) {
     const task_state* st = w.state;
-    auto decision = st ? st->decisions.find("worker") : std::map<std::string, route_decision>::const_iterator{};
+    auto decision = st ? st->decisions.find("worker") : decltype(st->decisions)::const_iterator{};
     bool decided = st && decision != st->decisions.end();
     probe_request req;
     req.task = w.task;
     if (st && st->handoff && decided) {
       req.mode = probe_request::kind::retry_handoff;
-      for (const auto& c : decision->second.candidates)
+      for (const auto& c : decision->second->candidates)
         req.candidate_ids.push_back(c.target);
       req.used_ids = {st->handoff->failed_target};
       out.push_back(std::move(req));

@@ -45,8 +45,9 @@ task_progress progress_from_state(const task_state* st, const policy& pol, task_
     p.blocked_reason = st->blocked->reason.empty() ? "blocked" : st->blocked->reason;
   p.active_stage = st->active_stage;
   if (st->completing_decision) {
-    const auto* target = pol.find_target(st->completing_decision->selected_target);
-    if (!target || st->completing_decision->stage != "worker")
+    const route_decision& completing = *st->completing_decision;
+    const auto* target = pol.find_target(completing.selected_target);
+    if (!target || completing.stage != "worker")
       p.completing = completing_decision::invalid;
     else
       p.completing = target->selfcheck_required ? completing_decision::local_model

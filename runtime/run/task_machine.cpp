@@ -142,7 +142,7 @@ target_choice choose_target(const task_context& ctx, const task_spec& spec, cons
   if (auto it = st.decisions.find(stage); it != st.decisions.end()) {
     auto ok = revalidate_decision(it->second, pol, *ctx.zone, st.work_unit_id);
     if (ok.is_ok()) {
-      out.target = it->second.selected_target;
+      out.target = it->second->selected_target;
       return out;
     }
     out.blocked = "persisted decision no longer valid: " + ok.message();
@@ -166,7 +166,7 @@ target_choice choose_target(const task_context& ctx, const task_spec& spec, cons
     req.quota = &*st.quota;
   }
   if (spec.stage == task_stage::selfcheck && st.completing_decision)
-    req.pinned_target = st.completing_decision->selected_target;
+    req.pinned_target = (*st.completing_decision)->selected_target;
   auto d = select_target(pol, *ctx.zone, req);
   if (!d.is_ok()) {
     // Targets that only cool down are waited for, not given up on.
@@ -219,7 +219,7 @@ attempt_order make_order(const task_context& ctx, const task_spec& spec, const t
   o.retry_handoff_id = handoff_id;
   const route_decision* decision = nullptr;
   if (auto d = st.decisions.find(stage); d != st.decisions.end()) {
-    decision = &d->second;
+    decision = &d->second.get();
     o.has_selector_evidence = true;
     o.selector_evidence = d->second;
   }
@@ -342,7 +342,7 @@ void task_machine::decide_begin(millis now, out_t& out) {
     auto e = event(run_event_kind::supervisor_wait, now);
     e.role = stage;
     if (auto d = st_.decisions.find(stage); d != st_.decisions.end())
-      e.target = d->second.selected_target;
+      e.target = d->second->selected_target;
     e.until = until;
     e.reason = "waiting for the quota of " + (e.target.empty() ? "the target" : e.target) +
                " to reset: until " + format_utc_iso(until) + " (recorded before a restart)";
@@ -402,7 +402,7 @@ void task_machine::adopt(millis now, out_t& out) {
   // attempt runs whatever the policy says now; it is followed, not judged).
   const policy_target* target = nullptr;
   if (auto d = st_.decisions.find(stage); d != st_.decisions.end())
-    target = ctx_->pol->find_target(d->second.selected_target);
+    target = ctx_->pol->find_target(d->second->selected_target);
   if (!target)
     for (const auto& t : ctx_->pol->targets)
       if (t.adapter == a.cli && t.model == a.model) {
@@ -505,8 +505,8 @@ void task_machine::launch_after_reading(millis now, const launch_reading& readin
   // attempt is built from it (launch settings depend on its candidates).
   for (const auto& change : launch_.pre)
     if (const auto* d = std::get_if<record_decision>(&change))
-      if (d->decision.stage == stage)
-        st_.decisions[d->decision.stage] = d->decision;
+      if (d->decision->stage == stage)
+        st_.decisions[stage] = d->decision;
   if (spec_.stage == task_stage::review) {
     review_seen_ = reading.review_seen;
     review_signature_ = reading.review_signature;

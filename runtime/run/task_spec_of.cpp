@@ -61,8 +61,8 @@ task_spec spec_of_adoption(const attempt_adoption& a, const scanned_task* t,
     if (auto it = model.tasks.find(a.task); it != model.tasks.end()) {
       spec.work_unit_id = it->second.work_unit_id;
       if (auto d = it->second.decisions.find(a.stage); d != it->second.decisions.end()) {
-        spec.lane = d->second.lane;
-        spec.grade = d->second.grade > 0 ? d->second.grade : 1;
+        spec.lane = d->second->lane;
+        spec.grade = d->second->grade > 0 ? d->second->grade : 1;
       }
     }
     if (auto c = model.claims.find(a.task); c != model.claims.end())

@@ -86,8 +86,8 @@ status apply_change(state_model& state, const state_change& change) {
       },
       [&](const record_decision& c) {
         return on_task(state, c.task, [&](task_state& t) {
-          t.decisions[c.decision.stage] = c.decision;
-          t.route_history.modify().push_back(c.decision);
+          t.decisions[c.decision->stage] = c.decision;
+          t.route_history.push_back(c.decision);
         });
       },
       [&](const set_completing_decision& c) {

@@ -84,12 +84,12 @@ struct reset_failures {
 // decisions[decision.stage] = decision, and appended to route_history.
 struct record_decision {
   std::string task;
-  route_decision decision;
+  shared_decision decision;
 };
 
 struct set_completing_decision {
   std::string task;
-  route_decision decision;
+  shared_decision decision;
 };
 
 struct set_quota_snapshot {
@@ -135,7 +135,7 @@ struct record_write_set {
   std::string task;
   std::string attempt_id;
   snapshot_phase phase = snapshot_phase::before;
-  std::vector<file_snapshot> files;
+  shared_value<std::vector<file_snapshot>> files;
 };
 
 // Forgets a task (its state and attempt counters; claims are separate).

@@ -15,6 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// How much of a snapshot's text is made before it is written.
+constexpr std::size_t snapshot_part_bytes = 1u << 20;
+
 json identity_json(const workspace_identity& w) { return json{{"path", w.path}, {"id", w.id}}; }
 
 result<workspace_identity> identity_from(const json& j, const fs::path& file) {
@@ -243,7 +246,6 @@ status durable_store::load() {
   fs::path snap_path = root_ / snapshot_file_name;
   auto snap_text = files_->read_replaced(snap_path);
   if (snap_text) {
-    snapshot_bytes_ = snap_text->size();
     auto parsed = parse_snapshot(snap_text->view(), snap_path.string());
     if (!parsed)
       return parsed.error();
@@ -490,20 +492,28 @@ status durable_store::compact() {
     return failed_;
   fs::path snap_path = root_ / snapshot_file_name;
   // The snapshot object's keys in their sorted order (format, seq, state,
-  // workspace), the state streamed task by task: no tree of the whole state.
-  std::string text;
-  text.reserve(snapshot_bytes_ + snapshot_bytes_ / 8);
-  text.append("{\"format\":").append(std::to_string(state_format_version));
-  text.append(",\"seq\":").append(std::to_string(last_seq_));
-  text.append(",\"state\":");
-  append_state_json_text(text, state_);
-  text.append(",\"workspace\":").append(dump_json(identity_json(workspace_))).append("}");
-  snapshot_bytes_ = text.size();
-  if (auto st = files_->replace(snap_path, text); !st) {
+  // workspace), the state written a part at a time as it is made: the
+  // snapshot text is never whole in memory (for a large state it was the
+  // run's peak).
+  std::size_t bytes = 0;
+  auto st = files_->replace_in_parts(snap_path, [&](const part_writer& write) {
+    auto counted = [&](std::string_view part) {
+      bytes += part.size();
+      return write(part);
+    };
+    std::string head = "{\"format\":" + std::to_string(state_format_version)
+                       + ",\"seq\":" + std::to_string(last_seq_) + ",\"state\":";
+    if (auto st = counted(head); !st)
+      return st;
+    if (auto st = write_state_json_text(state_, snapshot_part_bytes, counted); !st)
+      return st;
+    return counted(",\"workspace\":" + dump_json(identity_json(workspace_)) + "}");
+  });
+  if (!st) {
     failed_ = st.with_context("state snapshot write failed; state is read-only until restart");
     return failed_;
   }
-  stats_.bytes_written += text.size();
+  stats_.bytes_written += bytes;
   stats_.syncs += 2;
   if (auto st = start_new_journal(); !st) {
     failed_ = st.with_context("new state journal could not be started; state is read-only "

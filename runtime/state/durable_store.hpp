@@ -110,7 +110,6 @@ private:
   state_model state_;
   uint64_t last_seq_ = 0;
   uint64_t journal_bytes_ = 0;
-  size_t snapshot_bytes_ = 0;  // size of the last snapshot written or read
   std::unique_ptr<append_file> journal_;
   std::unique_ptr<overwrite_file> mark_;
   load_report report_;

@@ -106,6 +106,11 @@ public:
     return write_file_atomic(path, data, durability::synced);
   }
 
+  status replace_in_parts(const fs::path& path,
+                          const std::function<status(const part_writer&)>& produce) override {
+    return write_file_atomic_in_parts(path, produce, durability::synced);
+  }
+
   status make_dirs(const fs::path& dir) override { return make_directories(dir); }
 };
 

@@ -3,18 +3,20 @@
 // tests can fail the k-th write or fsync (once or persistently) or cut files
 // short, the way SQLite's crash tests do. posix_file_layer() is the real one:
 // appends with write(2), rewrites the mark with pwrite(2), syncs with
-// fdatasync(2) and replaces whole files
-// with write_file_atomic (temp, fsync, rename, fsync dir). Single-threaded:
-// one owner (the serializer) uses a layer at a time. Every failure is a
-// status naming the path; nothing throws.
+// fdatasync(2) and replaces whole files with write_file_atomic (temp, fsync,
+// rename, fsync dir), a large one a part at a time. Single-threaded: one
+// owner (the serializer) uses a layer at a time. Every failure is a status
+// naming the path; nothing throws.
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "runtime/core/file_text.hpp"
+#include "runtime/core/files.hpp"
 #include "runtime/core/status.hpp"
 
 namespace ad::runtime {
@@ -55,6 +57,21 @@ public:
   virtual result<std::unique_ptr<overwrite_file>> open_overwrite(const std::filesystem::path& path) = 0;
   // Durable whole-file replace.
   virtual status replace(const std::filesystem::path& path, std::string_view data) = 0;
+  // The same for content made a part at a time (write_file_atomic_in_parts
+  // in runtime/core/files.hpp): the posix layer writes each part as it comes,
+  // so the content is never whole in memory. By default the parts are
+  // gathered and given to replace(), one write as far as faults count.
+  virtual status replace_in_parts(const std::filesystem::path& path,
+                                  const std::function<status(const part_writer&)>& produce) {
+    std::string whole;
+    if (auto st = produce([&](std::string_view part) {
+          whole.append(part);
+          return status::ok();
+        });
+        !st)
+      return st;
+    return replace(path, whole);
+  }
   virtual status make_dirs(const std::filesystem::path& dir) = 0;
 };
 

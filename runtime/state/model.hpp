@@ -57,6 +57,12 @@ struct route_decision {
   bool operator==(const route_decision&) const = default;
 };
 
+// A decision is made once and then only read: the task's current decision
+// for its stage, its route history and its completing decision hold the
+// same value, and so do the three models of a run (the change that records
+// it carries it to each), instead of a copy in each place.
+using shared_decision = shared_value<route_decision>;
+
 // Recorded by `run --retry-blocked`; consumed by the next attempt start.
 struct retry_handoff {
   std::string id;
@@ -108,7 +114,8 @@ struct file_snapshot {
 enum class snapshot_phase : uint8_t { before, after };
 
 // The write set as seen before and after one attempt. Each list is taken
-// once and never changed, so copies of the model share it.
+// once and never changed, so copies of the model share it (the change that
+// records it carries it to each).
 struct write_set_snapshot {
   shared_value<std::vector<file_snapshot>> before;
   shared_value<std::vector<file_snapshot>> after;
@@ -126,10 +133,9 @@ struct task_state {
   std::string active_locator;  // path of the active attempt's locator.json
   std::map<std::string, int64_t> counters;         // e.g. selfcheck_rounds, no_progress
   std::map<std::string, int64_t> failure_budgets;  // stage -> failures for work_unit_id
-  std::map<std::string, route_decision> decisions; // stage -> current decision
-  shared_value<std::vector<route_decision>> route_history;  // every decision, oldest first;
-                                                           // shared by copies of the model
-  std::optional<route_decision> completing_decision;
+  std::map<std::string, shared_decision> decisions;  // stage -> current decision
+  std::vector<shared_decision> route_history;        // every decision, oldest first
+  std::optional<shared_decision> completing_decision;
   std::optional<quota_snapshot> quota;
   std::optional<retry_handoff> handoff;
   std::optional<intervention_context> intervention;

@@ -149,7 +149,7 @@ void to_json(json& j, const task_state& x) {
            {"counters", x.counters},
            {"failure_budgets", x.failure_budgets},
            {"decisions", x.decisions},
-           {"route_history", x.route_history.get()},
+           {"route_history", x.route_history},
            {"write_sets", x.write_sets}};
   put_optional(j, "blocked", x.blocked);
   put_optional(j, "completing_decision", x.completing_decision);
@@ -204,11 +204,15 @@ void from_json(const json& j, claim_violation_record& x) {
   get_or(j, "at", x.at);
 }
 
+json spend_to_json(const attempt_spend& s) {
+  return json{{"task", s.task}, {"target", s.target}, {"usage", usage_to_json(s.usage)}};
+}
+
 // Absent when empty: states without usage keep their earlier bytes.
 json spent_to_json(const std::map<std::string, attempt_spend>& spent) {
   json out = json::object();
   for (const auto& [id, s] : spent)
-    out[id] = json{{"task", s.task}, {"target", s.target}, {"usage", usage_to_json(s.usage)}};
+    out[id] = spend_to_json(s);
   return out;
 }
 
@@ -284,34 +288,91 @@ result<task_state> task_from_json_text(std::string_view text, std::string_view s
   }
 }
 
-void append_state_json_text(std::string& out, const state_model& x) {
-  // Everything but the tasks as one small tree; "tasks" sorts last among the
-  // state's keys, so it is appended after it, one task tree at a time. The
-  // bytes equal dump_json(state_to_json(x)).
-  json counters = json::array();
-  for (const auto& [key, count] : x.attempt_counters)
-    counters.push_back(
-      json{{"task", key.task}, {"plan", key.plan}, {"role", key.role}, {"count", count}});
-  json head_tree{{"attempt_counters", std::move(counters)},
-                 {"claims", x.claims},
-                 {"orchestrations", x.orchestrations}};
-  if (!x.claim_violations.empty())
-    head_tree["claim_violations"] = x.claim_violations;
-  if (!x.spent.empty())
-    head_tree["spent"] = spent_to_json(x.spent);
-  std::string head = dump_json(head_tree);
-  out.append(head, 0, head.size() - 1);  // without its closing brace
-  out.append(",\"tasks\":{");
-  bool first = true;
-  for (const auto& [name, task] : x.tasks) {
-    if (!first)
-      out.push_back(',');
-    first = false;
-    out.append(dump_json(json(name)));
-    out.push_back(':');
-    out.append(dump_json(json(task)));
+namespace {
+
+// Where a state's text goes: `out`, handed to `write` between two values
+// whenever it holds `part_bytes` or more (never, without a writer).
+struct state_text_sink {
+  std::string& out;
+  const part_writer* write = nullptr;
+  std::size_t part_bytes = 0;
+  status failed = status::ok();
+
+  // False once a write failed: the caller stops.
+  bool between_values() {
+    if (write && failed && out.size() >= part_bytes) {
+      failed = (*write)(out);
+      out.clear();
+    }
+    return static_cast<bool>(failed);
   }
-  out.append("}}");
+  void append_key(std::string_view key) { out.append(dump_json(json(key))).push_back(':'); }
+};
+
+// The bytes of dump_json(state_to_json(x)), one small value at a time: the
+// state's keys in their sorted order, each map and array element by element,
+// so the whole state is never one JSON tree and (with a writer) never whole
+// in memory.
+void append_state_text(state_text_sink& sink, const state_model& x) {
+  auto& out = sink.out;
+  out.append("{\"attempt_counters\":[");
+  bool first = true;
+  for (const auto& [key, count] : x.attempt_counters) {
+    if (!std::exchange(first, false))
+      out.push_back(',');
+    out.append(dump_json(
+      json{{"task", key.task}, {"plan", key.plan}, {"role", key.role}, {"count", count}}));
+    if (!sink.between_values())
+      return;
+  }
+  out.push_back(']');
+  if (!x.claim_violations.empty())
+    out.append(",\"claim_violations\":").append(dump_json(json(x.claim_violations)));
+  out.append(",\"claims\":").append(dump_json(json(x.claims)));
+  // An object's members one at a time; an empty one is "{}" as nlohmann
+  // writes it.
+  auto members = [&](std::string_view name, const auto& map, auto&& value_of) {
+    out.push_back(',');
+    sink.append_key(name);
+    out.push_back('{');
+    bool first_member = true;
+    for (const auto& [key, value] : map) {
+      if (!std::exchange(first_member, false))
+        out.push_back(',');
+      sink.append_key(key);
+      out.append(dump_json(value_of(value)));
+      if (!sink.between_values())
+        return false;
+    }
+    out.push_back('}');
+    return true;
+  };
+  if (!members("orchestrations", x.orchestrations, [](const auto& r) { return json(r); }))
+    return;
+  // Absent when empty: states without usage keep their earlier bytes.
+  if (!x.spent.empty() && !members("spent", x.spent, spend_to_json))
+    return;
+  if (!members("tasks", x.tasks, [](const task_state& t) { return json(t); }))
+    return;
+  out.push_back('}');
+}
+
+} // namespace
+
+void append_state_json_text(std::string& out, const state_model& x) {
+  state_text_sink sink{out};
+  append_state_text(sink, x);
+}
+
+status write_state_json_text(const state_model& x, std::size_t part_bytes,
+                             const part_writer& write) {
+  std::string part;
+  part.reserve(part_bytes + part_bytes / 4);
+  state_text_sink sink{part, &write, part_bytes};
+  append_state_text(sink, x);
+  if (sink.failed && !part.empty())
+    sink.failed = write(part);
+  return sink.failed;
 }
 
 std::string state_to_json_text(const state_model& x) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/core/files.hpp"
 #include "runtime/core/json.hpp"
 #include "runtime/core/status.hpp"
 #include "runtime/state/model.hpp"
@@ -34,6 +35,15 @@ void to_json(json& j, const write_set_snapshot& x);
 void from_json(const json& j, write_set_snapshot& x);
 void to_json(json& j, const task_state& x);
 void from_json(const json& j, task_state& x);
+// A shared part of the model reads and writes as its value.
+template <class T>
+void to_json(json& j, const shared_value<T>& x) {
+  j = x.get();
+}
+template <class T>
+void from_json(const json& j, shared_value<T>& x) {
+  x = j.get<T>();
+}
 void to_json(json& j, const write_claim& x);
 void from_json(const json& j, write_claim& x);
 void to_json(json& j, const orchestration_task& x);
@@ -61,6 +71,11 @@ result<task_state> task_from_json_text(std::string_view text, std::string_view s
 // caller write it into a larger document without another copy.
 std::string state_to_json_text(const state_model& x);
 void append_state_json_text(std::string& out, const state_model& x);
+// The same bytes handed to `write` a part at a time, each part about
+// `part_bytes` (a part ends between two values), so a large state's text is
+// never whole in memory; the first failed write stops it and is returned.
+status write_state_json_text(const state_model& x, std::size_t part_bytes,
+                             const part_writer& write);
 result<state_model> state_from_json_text(std::string_view text, std::string_view source);
 
 } // namespace ad::runtime

@@ -131,7 +131,7 @@ TEST_F(supervisor_actor_test, answers_a_quota_failure_with_a_failover_and_its_ch
   EXPECT_EQ(reply->events[1].kind, "no_match");
   EXPECT_NE(reply->events[1].message.find("no tactical pattern matched"), std::string::npos);
   commit(reply->changes);
-  EXPECT_EQ(model_.tasks.at(task_name).decisions.at("worker").selected_target, "sim-b");
+  EXPECT_EQ(model_.tasks.at(task_name).decisions.at("worker")->selected_target, "sim-b");
   EXPECT_EQ(model_.tasks.at(task_name).failure_budgets.at("worker"), 1);
 
   // The cool-down is shared: the actor now reports sim-a cooling down.

@@ -376,8 +376,8 @@ TEST_F(task_actor_test, a_success_records_the_decision_and_the_start_before_laun
   expect_each_start_durable_first();
   const auto& st = seen_->model.tasks.at(task_name);
   ASSERT_TRUE(st.completing_decision.has_value());
-  EXPECT_EQ(st.completing_decision->selected_target, "sim-a");
-  EXPECT_EQ(st.decisions.at("worker").selected_target, "sim-a");
+  EXPECT_EQ((*st.completing_decision)->selected_target, "sim-a");
+  EXPECT_EQ(st.decisions.at("worker")->selected_target, "sim-a");
   // The decision is durable before the attempt start, and that before the
   // stage's success.
   auto at = [&](const std::string& name) {
@@ -409,7 +409,7 @@ TEST_F(task_actor_test, a_quota_failure_fails_over_to_the_next_candidate) {
   ASSERT_TRUE(seen_->ended.has_value());
   EXPECT_EQ(seen_->ended->outcome, "advance") << seen_->ended->reason;
   EXPECT_EQ(started_models(), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(seen_->model.tasks.at(task_name).decisions.at("worker").selected_target, "sim-b");
+  EXPECT_EQ(seen_->model.tasks.at(task_name).decisions.at("worker")->selected_target, "sim-b");
   expect_each_start_durable_first();
 }
 

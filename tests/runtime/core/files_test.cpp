@@ -31,6 +31,35 @@ TEST(files, atomic_write_then_read_round_trips) {
   EXPECT_EQ(entries, 1);
 }
 
+TEST(files, a_file_written_in_parts_replaces_only_when_every_part_was_written) {
+  test::temp_dir dir;
+  auto p = dir.path() / "state.json";
+  ASSERT_TRUE(write_file_atomic(p, "old"));
+  std::vector<std::string> parts{"{\"a\":", "1,", "\"b\":2}"};
+  ASSERT_TRUE(write_file_atomic_in_parts(p, [&](const part_writer& write) {
+    for (const auto& part : parts)
+      if (auto st = write(part); !st)
+        return st;
+    return status::ok();
+  }));
+  EXPECT_EQ(*read_file(p), "{\"a\":1,\"b\":2}");
+
+  // The producer fails after a part: the file keeps its content, no
+  // temporary is left, and the producer's error is what comes back.
+  auto st = write_file_atomic_in_parts(p, [&](const part_writer& write) {
+    if (auto st = write("half"); !st)
+      return st;
+    return status::io_error("made up: the state could not be written");
+  });
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(), "made up: the state could not be written");
+  EXPECT_EQ(*read_file(p), "{\"a\":1,\"b\":2}");
+  int entries = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
 TEST(files, read_refuses_files_over_the_cap_naming_the_path) {
   test::temp_dir dir;
   auto p = dir.write("big.md", std::string(100, 'x'));

@@ -47,7 +47,7 @@ public:
     r.pinned_target = pinned;
     auto it = task().decisions.find(stage);
     if (it != task().decisions.end())
-      r.prior = &it->second;
+      r.prior = &it->second.get();
     r.used_targets = used_targets(task(), stage);
     auto d = select_target(pol, zone, r);
     EXPECT_TRUE(d.is_ok()) << d.error().to_string();
@@ -155,7 +155,7 @@ TEST_P(supervisor_branches, answer_the_next_step) {
   } else if (auto* f = std::get_if<failover_step>(&out.step)) {
     EXPECT_EQ(f->package.kind == package_kind::native ? "native" : "logical", detail);
     EXPECT_EQ(f->decision.transition, route_transition::failover);
-    EXPECT_EQ(w.task().decisions.at(row.stage).selected_target, row.target);
+    EXPECT_EQ(w.task().decisions.at(row.stage)->selected_target, row.target);
     EXPECT_EQ(f->package.locator, req.failure.locator);
     // The wire form names the session the next attempt resumes (native only).
     auto wire = to_json(out.step);
@@ -167,7 +167,7 @@ TEST_P(supervisor_branches, answer_the_next_step) {
   } else if (auto* p = std::get_if<promote_step>(&out.step)) {
     EXPECT_EQ(p->package.kind == package_kind::native ? "native" : "logical", detail);
     EXPECT_EQ(p->decision.transition, route_transition::promotion);
-    EXPECT_EQ(w.task().decisions.at(row.stage).selected_target, row.target);
+    EXPECT_EQ(w.task().decisions.at(row.stage)->selected_target, row.target);
     EXPECT_NE(p->prompt.find(req.failure.raw_log), std::string::npos) << p->prompt;
   } else if (auto* n = std::get_if<resume_native>(&out.step)) {
     EXPECT_EQ(n->session, req.failure.native_session_path);

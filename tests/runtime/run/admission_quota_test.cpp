@@ -32,7 +32,7 @@ TEST(admission_quota, a_fresh_worker_probes_its_rule_candidates_and_a_decided_on
   auto zone = test_zone(pol);
   task_state decided;
   decided.work_unit_id = "g/02_b::plan-1::tag-t";
-  decided.decisions["worker"].selected_target = "agy-gemini";
+  decided.decisions["worker"].modify().selected_target = "agy-gemini";
   auto reqs = admission_probe_requests(
     pol, zone, {{"g/01_a", "cloud", 5, nullptr}, {"g/02_b", "cloud", 5, &decided}}, noon);
   ASSERT_EQ(reqs.size(), 1u);
@@ -54,7 +54,7 @@ TEST(admission_quota, a_pending_handoff_probes_the_unused_candidates) {
   auto zone = test_zone(pol);
   task_state st;
   st.work_unit_id = "g/01_a::plan-1::tag-t";
-  auto& d = st.decisions["worker"];
+  auto& d = st.decisions["worker"].modify();
   d.selected_target = "agy-gemini";
   for (const char* t : {"agy-gemini", "claude-opus", "codex-terra"})
     d.candidates.push_back({t, true, {}});

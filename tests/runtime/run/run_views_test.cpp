@@ -53,9 +53,9 @@ TEST(run_views, progress_maps_completing_decision_to_execution_class) {
   d.selected_target = "pi-laguna-s";
   st.completing_decision = d;
   EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::local_model);
-  st.completing_decision->selected_target = "codex-terra";
+  st.completing_decision->modify().selected_target = "codex-terra";
   EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::cloud_model);
-  st.completing_decision->selected_target = "gone";
+  st.completing_decision->modify().selected_target = "gone";
   EXPECT_EQ(progress_from_state(&st, pol).completing, completing_decision::invalid);
   st.blocked = blocked_info{"budget spent", ""};
   EXPECT_EQ(progress_from_state(&st, pol).blocked_reason, "budget spent");

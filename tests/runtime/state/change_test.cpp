@@ -121,7 +121,7 @@ TEST(state_change, decisions_keep_history_and_per_stage_current) {
   ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("review", route_transition::initial)}));
   const auto& t = s.tasks[task];
   EXPECT_EQ(t.route_history.size(), 3u);
-  EXPECT_EQ(t.decisions.at("worker").transition, route_transition::failover);
+  EXPECT_EQ(t.decisions.at("worker")->transition, route_transition::failover);
   EXPECT_EQ(t.decisions.size(), 2u);
   ASSERT_TRUE(apply_change(s, reset_failures{task, ""}));
 }
@@ -139,9 +139,9 @@ TEST(state_change, a_completed_task_drops_its_current_decisions_and_keeps_the_re
   ASSERT_TRUE(apply_change(s, complete_orchestration_task{"grp", task, "/arch/1"}));
   const auto& t = s.tasks[task];
   EXPECT_TRUE(t.decisions.empty());
-  EXPECT_EQ(t.route_history, (std::vector<route_decision>{worker, review}));
+  EXPECT_EQ(t.route_history, (std::vector<shared_decision>{worker, review}));
   ASSERT_TRUE(t.completing_decision.has_value());
-  EXPECT_EQ(*t.completing_decision, worker);
+  EXPECT_EQ(t.completing_decision->get(), worker);
   EXPECT_EQ(t.write_sets.at("a01").after.at(0), f);
   EXPECT_EQ(s.orchestrations["grp"].tasks[task].archive, "/arch/1");
   // A task of the scope with no state of its own completes all the same.
@@ -157,27 +157,46 @@ TEST(state_change, write_set_snapshots_are_kept_per_attempt_and_phase) {
   EXPECT_EQ(s.tasks[task].write_sets["a01"].after.at(0), f);
 }
 
-// The model's copies (the store's, the state store actor's, the scheduler's
-// mirror) share the write sets and the route history; a change applied to
-// one copy leaves the others as they were.
-TEST(state_change, copies_share_write_sets_and_history_and_change_apart) {
-  auto s = with_task();
+// A run's three models (the store's, the state store actor's, the
+// scheduler's mirror) each apply the same changes: the decision and the
+// write-set list a change carries are then one value in all of them, and
+// one in a task's current decision, route history and completing decision.
+// A copy of a model shares them too; a change applied to one model leaves
+// the others as they were.
+TEST(state_change, models_that_apply_one_change_share_what_it_carries_and_change_apart) {
+  auto mine = with_task();
+  auto theirs = with_task();
   file_snapshot f{"/w/a", true, 3, 4, "h"};
-  ASSERT_TRUE(apply_change(s, record_decision{task, test::sample_decision("worker", route_transition::initial)}));
-  ASSERT_TRUE(apply_change(s, record_write_set{task, "a01", snapshot_phase::after, {f}}));
-  state_model copy = s;
-  const auto& mine = s.tasks[task];
-  auto& theirs = copy.tasks[task];
-  EXPECT_TRUE(theirs.route_history.shares_with(mine.route_history));
-  EXPECT_TRUE(theirs.write_sets["a01"].after.shares_with(mine.write_sets.at("a01").after));
+  record_decision decided{task, test::sample_decision("worker", route_transition::initial)};
+  set_completing_decision completing{task, decided.decision};
+  record_write_set after{task, "a01", snapshot_phase::after, {f}};
+  for (auto* model : {&mine, &theirs}) {
+    ASSERT_TRUE(apply_change(*model, decided));
+    ASSERT_TRUE(apply_change(*model, completing));
+    ASSERT_TRUE(apply_change(*model, after));
+  }
+  const auto& a = mine.tasks.at(task);
+  const auto& b = theirs.tasks.at(task);
+  ASSERT_EQ(a.route_history.size(), 1u);
+  EXPECT_TRUE(a.route_history[0].shares_with(b.route_history[0]));
+  EXPECT_TRUE(a.decisions.at("worker").shares_with(a.route_history[0]));
+  ASSERT_TRUE(a.completing_decision.has_value());
+  EXPECT_TRUE(a.completing_decision->shares_with(a.route_history[0]));
+  EXPECT_TRUE(a.write_sets.at("a01").after.shares_with(b.write_sets.at("a01").after));
+  state_model copy = mine;
+  EXPECT_TRUE(copy.tasks.at(task).route_history[0].shares_with(a.route_history[0]));
+  EXPECT_TRUE(copy.tasks.at(task).write_sets.at("a01").after.shares_with(a.write_sets.at("a01").after));
 
-  ASSERT_TRUE(apply_change(copy, record_decision{task, test::sample_decision("worker", route_transition::failover)}));
+  ASSERT_TRUE(apply_change(theirs, record_decision{task, test::sample_decision("worker", route_transition::failover)}));
   file_snapshot g{"/w/a", true, 5, 6, "i"};
-  ASSERT_TRUE(apply_change(copy, record_write_set{task, "a01", snapshot_phase::after, {g}}));
-  EXPECT_EQ(mine.route_history.size(), 1u);
-  EXPECT_EQ(theirs.route_history.size(), 2u);
-  EXPECT_EQ(mine.write_sets.at("a01").after.at(0), f);
-  EXPECT_EQ(theirs.write_sets.at("a01").after.at(0), g);
+  ASSERT_TRUE(apply_change(theirs, record_write_set{task, "a01", snapshot_phase::after, {g}}));
+  EXPECT_EQ(a.route_history.size(), 1u);
+  EXPECT_EQ(b.route_history.size(), 2u);
+  EXPECT_EQ(a.decisions.at("worker")->transition, route_transition::initial);
+  EXPECT_EQ(b.decisions.at("worker")->transition, route_transition::failover);
+  EXPECT_EQ(a.write_sets.at("a01").after.at(0), f);
+  EXPECT_EQ(b.write_sets.at("a01").after.at(0), g);
+  EXPECT_EQ(copy.tasks.at(task), a);
 }
 
 TEST(state_change, orchestration_keeps_first_sight_baseline) {
@@ -289,7 +308,8 @@ std::vector<state_change> one_of_each() {
           record_attempt_started{task, "worker", 2, "worker", 1, "/l2", "h"},
           set_intervention{task, {{"p"}, "i", {"/a"}, {"/b"}, 3, {}}},
           clear_intervention{task},
-          record_write_set{task, "a1", snapshot_phase::after, {{"/a", true, 1, 2, "h"}}},
+          record_write_set{task, "a1", snapshot_phase::after,
+                           std::vector<file_snapshot>{{"/a", true, 1, 2, "h"}}},
           remove_task{task},
           set_attempt_counter{{task, 2, "review"}, 4},
           replace_claim{task, {claim_kind::paths, {"/a"}}},

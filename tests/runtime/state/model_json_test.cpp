@@ -26,6 +26,62 @@ TEST(state_model_json, streamed_text_equals_the_whole_tree_dump) {
   EXPECT_EQ(*back, empty);
 }
 
+TEST(state_model_json, the_text_written_in_parts_is_the_whole_text) {
+  auto s = test::sample_state();
+  s.spent["auth__02+01_api__p3__worker__a02"] = {"auth/02+01_api", "sim-a", token_usage{}};
+  s.claim_violations.push_back({"auth/01_db", "a1", "/w/src/x", "", "fanotify", {}, "warn", 5});
+  for (int i = 0; i < 200; ++i) {
+    auto name = "grp/" + std::to_string(i) + "_t";
+    s.tasks[name] = s.tasks.at("auth/02+01_api");
+    s.attempt_counters[{name, 1, "worker"}] = i;
+    s.orchestrations["auth"].tasks[name] = {orchestration_task_status::active, "", {}};
+  }
+  std::string whole = state_to_json_text(s);
+  ASSERT_EQ(whole, dump_json(state_to_json(s)));
+  // A part ends between two values: at most one value past the part's size
+  // (a task, or a group's whole orchestration record).
+  std::size_t largest_value = 0;
+  for (const auto& [name, task] : s.tasks)
+    largest_value = std::max(largest_value, dump_json(json(task)).size() + name.size() + 4);
+  for (const auto& [scope, record] : s.orchestrations)
+    largest_value = std::max(largest_value, dump_json(json(record)).size() + scope.size() + 4);
+
+  constexpr std::size_t part_bytes = 4096;
+  std::vector<std::string> parts;
+  ASSERT_TRUE(write_state_json_text(s, part_bytes, [&](std::string_view part) {
+    parts.emplace_back(part);
+    return status::ok();
+  }));
+  std::string joined;
+  for (const auto& part : parts)
+    joined += part;
+  EXPECT_EQ(joined, whole);
+  ASSERT_GT(parts.size(), 10u);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i + 1 < parts.size())
+      EXPECT_GE(parts[i].size(), part_bytes) << "part " << i;
+    EXPECT_LE(parts[i].size(), part_bytes + largest_value) << "part " << i;
+  }
+
+  // The first failed write stops the writing and is what comes back.
+  int calls = 0;
+  auto st = write_state_json_text(s, part_bytes, [&](std::string_view) {
+    return ++calls == 3 ? status::io_error("made up: disk full") : status::ok();
+  });
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(), "made up: disk full");
+  EXPECT_EQ(calls, 3);
+
+  // An empty state in one part, as the whole text.
+  parts.clear();
+  ASSERT_TRUE(write_state_json_text(state_model{}, part_bytes, [&](std::string_view part) {
+    parts.emplace_back(part);
+    return status::ok();
+  }));
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0], dump_json(state_to_json(state_model{})));
+}
+
 TEST(state_model_json, the_attempts_usage_round_trips_and_a_state_without_it_reads) {
   auto s = test::sample_state();
   token_usage u;

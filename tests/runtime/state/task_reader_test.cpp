@@ -52,12 +52,12 @@ TEST(task_reader, absent_members_keep_their_defaults_and_unknown_ones_are_passed
             "");
   task_state want;
   want.work_unit_id = "w";
-  auto& history = want.route_history.modify();
-  history.resize(1);
-  history[0].work_unit_id = "w";
-  history[0].stage = "worker";
-  history[0].selected_target = "a";
-  history[0].transition = route_transition::failover;
+  route_decision d;
+  d.work_unit_id = "w";
+  d.stage = "worker";
+  d.selected_target = "a";
+  d.transition = route_transition::failover;
+  want.route_history.push_back(d);
   EXPECT_EQ(t, want);
 }
 
