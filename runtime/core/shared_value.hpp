@@ -2,9 +2,10 @@
 // A value that never changes once made, held by pointer so that copies of
 // its holder share it: copying costs a reference count, not the value. It is
 // for the large parts of the state model that are written once and then only
-// read (an attempt's write-set snapshots, a task's route history): the store,
-// the state store actor and the scheduler's mirror each hold the model, and
-// their copies share these parts instead of repeating them.
+// read (an attempt's write-set snapshots, a task's route decisions): the
+// store, the state store actor and the scheduler's mirror each hold the
+// model, and the changes that record these parts carry them as shared values,
+// so the models share them instead of repeating them.
 //
 // Reading: get(), *, ->, or the value's own read-only members through the
 // forwarding ones below (size, empty, begin, end, at, [], front, back).
