@@ -9,7 +9,8 @@
 # Usage: tools/fuzz.sh [--seconds N] [--target NAME]... [BUILD_DIR]
 #   --seconds N    fuzzing time per target (default 25)
 #   --target NAME  only this target (plan, review, policy, journal,
-#                  snapshot, trace, stream, pi_session); repeatable
+#                  snapshot, trace, stream, pi_session, json_events);
+#                  repeatable
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=25

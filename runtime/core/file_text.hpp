@@ -6,6 +6,9 @@
 // only a file that is replaced whole (renamed over) and never changed in
 // place: a file cut short in place while it is mapped ends the process with
 // SIGBUS. The state snapshot is such a file (docs/state-format.md).
+// Either way, `padding` bytes past the end of a text that is not empty can
+// be read (their values are unspecified): a parser that reads ahead in wide
+// blocks (simdjson) takes the text where it is, with no padded copy.
 // Errors are status values naming the path, as read_file's are.
 
 #include <cstddef>
@@ -19,8 +22,10 @@ namespace ad::runtime {
 
 class file_text {
 public:
+  static constexpr std::size_t padding = 64;
+
   file_text() = default;
-  explicit file_text(std::string owned) : owned_(std::move(owned)) {}
+  explicit file_text(std::string owned);
   file_text(file_text&& other) noexcept;
   file_text& operator=(file_text&& other) noexcept;
   file_text(const file_text&) = delete;
@@ -43,6 +48,7 @@ private:
   std::string owned_;
   const char* mapped_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t mapped_bytes_ = 0;  // the mapping's length, padding included
 };
 
 } // namespace ad::runtime

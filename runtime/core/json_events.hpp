@@ -15,8 +15,10 @@
 // messages say where and why. So what a reader reports for damaged text does
 // not depend on this reader.
 
+#include <cstddef>
 #include <string_view>
 
+#include "runtime/core/file_text.hpp"
 #include "runtime/core/json.hpp"
 
 namespace ad::runtime {
@@ -30,5 +32,20 @@ enum class json_events {
 // One parser per thread, kept for the next text (its buffers grow to the
 // largest text read on that thread).
 json_events feed_json_events(std::string_view text, nlohmann::json_sax<json>& handler);
+
+// The same for a large text (the state's snapshot), a piece at a time: the
+// containers less than `piece_depth` deep are walked where they lie
+// (simdjson's On Demand API), and each value `piece_depth` deep, and each
+// scalar above that, is checked and handed over by itself, as
+// feed_json_events hands over a text. The whole text's document would take
+// several times the text in fresh memory; here simdjson holds 4 bytes per
+// token of the text and one piece's document at a time. A piece where "-0"
+// may be the integer goes through nlohmann's parser, so the events stay
+// nlohmann's. Unlike feed_json_events, text it does not take may be found
+// out after some events were handed over: the result is then not_read, and
+// the caller discards what its handler took and parses the text with
+// nlohmann. At depth 0 the whole text is one piece.
+json_events feed_json_events_in_pieces(const file_text& text, std::size_t piece_depth,
+                                       nlohmann::json_sax<json>& handler);
 
 } // namespace ad::runtime

@@ -4,6 +4,7 @@
 
 #include "runtime/core/exception_text.hpp"
 #include "runtime/core/json.hpp"
+#include "runtime/core/json_events.hpp"
 #include "runtime/state/change_reader.hpp"
 #include "runtime/state/journal.hpp"
 #include "runtime/state/model_json.hpp"
@@ -47,7 +48,7 @@ struct parsed_snapshot {
   std::map<std::string, task_state> tasks;
 };
 
-class snapshot_reader {
+class snapshot_reader final : public nlohmann::json_sax<json> {
 public:
   using dom = nlohmann::detail::json_sax_dom_parser<json>;
 
@@ -56,26 +57,30 @@ public:
   parsed_snapshot out;
   std::string failure;  // the first refusal; empty when the text was read
 
-  bool null() { return task_ ? in_task(task_->null()) : outer_.null(); }
-  bool boolean(bool v) { return task_ ? in_task(task_->boolean(v)) : outer_.boolean(v); }
-  bool number_integer(json::number_integer_t v) {
+  bool null() override { return task_ ? in_task(task_->null()) : outer_.null(); }
+  bool boolean(bool v) override { return task_ ? in_task(task_->boolean(v)) : outer_.boolean(v); }
+  bool number_integer(json::number_integer_t v) override {
     return task_ ? in_task(task_->number_integer(v)) : outer_.number_integer(v);
   }
-  bool number_unsigned(json::number_unsigned_t v) {
+  bool number_unsigned(json::number_unsigned_t v) override {
     return task_ ? in_task(task_->number_unsigned(v)) : outer_.number_unsigned(v);
   }
-  bool number_float(json::number_float_t v, const json::string_t& text) {
+  bool number_float(json::number_float_t v, const json::string_t& text) override {
     return task_ ? in_task(task_->number_float(v, text)) : outer_.number_float(v, text);
   }
-  bool string(json::string_t& v) { return task_ ? in_task(task_->string(v)) : outer_.string(v); }
-  bool binary(json::binary_t& v) { return task_ ? in_task(task_->binary(v)) : outer_.binary(v); }
-  bool key(json::string_t& k) {
+  bool string(json::string_t& v) override {
+    return task_ ? in_task(task_->string(v)) : outer_.string(v);
+  }
+  bool binary(json::binary_t& v) override {
+    return task_ ? in_task(task_->binary(v)) : outer_.binary(v);
+  }
+  bool key(json::string_t& k) override {
     if (keys_.size() <= depth_)
       keys_.resize(depth_ + 1);
     keys_[depth_] = k;
     return task_ ? in_task(task_->key(k)) : outer_.key(k);
   }
-  bool start_object(std::size_t n) {
+  bool start_object(std::size_t n) override {
     if (!deeper())
       return false;
     if (!task_ && in_tasks()) {
@@ -86,7 +91,7 @@ public:
     opened(true);
     return task_ ? in_task(task_->start_object(n)) : outer_.start_object(n);
   }
-  bool end_object() {
+  bool end_object() override {
     closed();
     if (!task_)
       return outer_.end_object();
@@ -98,17 +103,18 @@ public:
     }
     return true;
   }
-  bool start_array(std::size_t n) {
+  bool start_array(std::size_t n) override {
     if (!deeper())
       return false;
     opened(false);
     return task_ ? in_task(task_->start_array(n)) : outer_.start_array(n);
   }
-  bool end_array() {
+  bool end_array() override {
     closed();
     return task_ ? in_task(task_->end_array()) : outer_.end_array();
   }
-  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
+  bool parse_error(std::size_t byte, const std::string&,
+                   const nlohmann::detail::exception& e) override {
     failure = source_ + ": invalid JSON at byte " + std::to_string(byte) + ": " + exception_text(e);
     return false;
   }
@@ -155,18 +161,13 @@ private:
   std::size_t depth_ = 0;          // containers open
 };
 
-result<parsed_snapshot> parse_snapshot(std::string_view text, const std::string& source) {
-  snapshot_reader reader(source);
-  bool read = false;
-  try {
-    read = json::sax_parse(text.begin(), text.end(), &reader);
-  } catch (const std::exception& e) {
-    if (reader.failure.empty())
-      reader.failure = source + ": invalid JSON: " + exception_text(e);
-  }
-  if (!read || !reader.failure.empty())
-    return status::corruption((reader.failure.empty() ? source + ": invalid JSON" : reader.failure)
-                              + ". The snapshot is damaged. " + what_to_do);
+// The tasks are members of the snapshot's "state.tasks", three containers
+// deep: simdjson checks and hands over one of them at a time.
+constexpr std::size_t snapshot_piece_depth = 3;
+
+result<parsed_snapshot> read_snapshot(snapshot_reader& reader) {
+  if (!reader.failure.empty())
+    return status::corruption(reader.failure + ". The snapshot is damaged. " + what_to_do);
   auto out = std::move(reader.out);
   // The tasks read leave a null member each in the tree; any other (a
   // task that is no object) stays.
@@ -175,6 +176,32 @@ result<parsed_snapshot> parse_snapshot(std::string_view text, const std::string&
       for (const auto& [name, task] : out.tasks)
         tasks->erase(name);
   return out;
+}
+
+result<parsed_snapshot> parse_snapshot(const file_text& text, const std::string& source) {
+  // simdjson first (runtime/core/json_events.hpp). Text it does not take is
+  // read again by nlohmann, whose messages say where and why; a refusal is
+  // the reader's own, the same for both.
+  try {
+    snapshot_reader reader(source);
+    auto fed = feed_json_events_in_pieces(text, snapshot_piece_depth, reader);
+    if (fed == json_events::all || (fed == json_events::refused && !reader.failure.empty()))
+      return read_snapshot(reader);
+  } catch (const std::exception&) {
+    // Read again below, where an exception is reported as the damage.
+  }
+  snapshot_reader reader(source);
+  bool read = false;
+  const auto view = text.view();
+  try {
+    read = json::sax_parse(view.begin(), view.end(), &reader);
+  } catch (const std::exception& e) {
+    if (reader.failure.empty())
+      reader.failure = source + ": invalid JSON: " + exception_text(e);
+  }
+  if (!read && reader.failure.empty())
+    reader.failure = source + ": invalid JSON";
+  return read_snapshot(reader);
 }
 
 // "mark": this journal's writer keeps journal.mark, so a missing mark is
@@ -246,7 +273,7 @@ status durable_store::load() {
   fs::path snap_path = root_ / snapshot_file_name;
   auto snap_text = files_->read_replaced(snap_path);
   if (snap_text) {
-    auto parsed = parse_snapshot(snap_text->view(), snap_path.string());
+    auto parsed = parse_snapshot(*snap_text, snap_path.string());
     if (!parsed)
       return parsed.error();
     const json& j = parsed->tree;

@@ -390,6 +390,68 @@ TEST_F(durable_store_test, a_snapshots_tasks_load_one_by_one_and_a_damaged_one_i
   EXPECT_EQ(open()->state(), replay(0, 8));
 }
 
+// simdjson reads the snapshot a task at a time (runtime/core/json_events.hpp)
+// and may find damage after it handed tasks over: the snapshot is then read
+// again by nlohmann, and the message names the byte as nlohmann does.
+TEST_F(durable_store_test, damage_after_the_first_tasks_is_reported_at_its_byte) {
+  {
+    auto s = open();
+    for (int i = 0; i < 8; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+    ASSERT_TRUE(s->compact());
+  }
+  const auto good = *read_file(root_ / snapshot_file_name);
+  ASSERT_NE(good.rfind(",\"t3\":{"), std::string::npos);
+  auto reported_at_its_byte = [&](const std::string& text) {
+    std::size_t byte = 0;
+    try {
+      (void) nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      byte = e.byte;
+    }
+    ASSERT_GT(byte, good.size() / 2) << "the damage lies after the first tasks";
+    ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, text));
+    auto s = durable_store::open(root_, id_, posix_file_layer());
+    ASSERT_FALSE(s);
+    EXPECT_TRUE(s.error().is_corruption());
+    EXPECT_NE(s.error().message().find(snapshot_file_name + std::string(": invalid JSON at byte ")
+                                       + std::to_string(byte) + ":"),
+              std::string::npos)
+      << s.error().message();
+  };
+  reported_at_its_byte(good + " trailing");
+  reported_at_its_byte(good.substr(0, good.size() - 1));
+  auto no_comma = good;
+  no_comma.erase(no_comma.rfind(",\"t3\":{"), 1);
+  reported_at_its_byte(no_comma);
+  auto bad_byte = good;
+  bad_byte.insert(bad_byte.rfind("\"t3\":{") + 2, "\xff");
+  reported_at_its_byte(bad_byte);
+}
+
+// "-0" in a task, which simdjson would read without its sign, is read by
+// nlohmann for that task: the state is the one the text holds.
+TEST_F(durable_store_test, a_task_holding_minus_zero_loads_as_its_text_says) {
+  {
+    auto s = open();
+    for (int i = 0; i < 8; ++i)
+      ASSERT_TRUE(s->commit({test::scripted_batch(i)}));
+    ASSERT_TRUE(s->compact());
+  }
+  auto snapshot = nlohmann::json::parse(*read_file(root_ / snapshot_file_name));
+  snapshot["state"]["tasks"]["t2"]["counters"]["zero"] = 0;
+  snapshot["state"]["tasks"]["t2"]["counters"]["minus"] = -7;
+  auto text = snapshot.dump();
+  auto at = text.find("\"zero\":0");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 8, "\"zero\":-0");
+  ASSERT_TRUE(write_file_atomic(root_ / snapshot_file_name, text));
+  auto expected = replay(0, 8);
+  expected.tasks["t2"].counters["zero"] = 0;
+  expected.tasks["t2"].counters["minus"] = -7;
+  EXPECT_EQ(open()->state(), expected);
+}
+
 TEST_F(durable_store_test, a_journal_header_of_another_format_is_corruption) {
   { auto s = open(); ASSERT_TRUE(s->commit({test::scripted_batch(0)})); }
   auto text = *read_file(root_ / journal_file_name);
