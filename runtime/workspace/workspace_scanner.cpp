@@ -87,7 +87,8 @@ void workspace_scanner::drop_group(const std::string& group, std::set<std::strin
   groups_.erase(group);
 }
 
-void workspace_scanner::sync_group(const std::string& group, std::set<std::string>& changed) {
+void workspace_scanner::sync_group(const std::string& group, std::set<std::string>& changed,
+                                   std::vector<fs::path>* reads) {
   auto dir = task_root_ / group;
   watch(dir);
   auto now = subfolder_names(dir);
@@ -96,16 +97,18 @@ void workspace_scanner::sync_group(const std::string& group, std::set<std::strin
     return;
   }
   groups_.insert(group);
-  read_candidate(dir, changed);
   auto& known = subfolders_[group];
   for (const auto& sub : known)
     if (!now->count(sub))
       drop_candidate((dir / sub).string(), changed);
-  std::vector<fs::path> fresh;
+  std::vector<fs::path> own;
+  auto& fresh = reads ? *reads : own;
+  fresh.push_back(dir);
   for (const auto& sub : *now)
     if (!known.count(sub))
       fresh.push_back(dir / sub);
-  read_candidates(fresh, changed);
+  if (!reads)
+    read_candidates(fresh, changed);
   known = std::move(*now);
 }
 
@@ -235,9 +238,13 @@ bool workspace_scanner::sync_root(std::set<std::string>& changed) {
     if (!wanted.count(g))
       drop_group(g, changed);
   }
+  // The new groups' folders are read together: a first scan reads every
+  // task folder in one read_task_folders, on all its threads at once.
+  std::vector<fs::path> reads;
   for (const auto& g : wanted)
     if (!groups_.count(g))
-      sync_group(g, changed);
+      sync_group(g, changed, &reads);
+  read_candidates(reads, changed);
   auto archive = task_root_ / "archive";
   if (now->count("archive")) {
     if (!archive_children_.count(archive.string()))

@@ -74,7 +74,10 @@ public:
 private:
   status full_scan(std::set<std::string>& changed);
   bool sync_root(std::set<std::string>& changed);
-  void sync_group(const std::string& group, std::set<std::string>& changed);
+  // The group's folder and its subfolders not read before are read, or,
+  // given `reads`, added to it for the caller to read with others.
+  void sync_group(const std::string& group, std::set<std::string>& changed,
+                  std::vector<std::filesystem::path>* reads = nullptr);
   void drop_group(const std::string& group, std::set<std::string>& changed);
   void read_candidate(const std::filesystem::path& dir, std::set<std::string>& changed);
   // read_candidate for several folders, read together (read_task_folders).
