@@ -79,34 +79,17 @@ bool may_hold_minus_zero(std::string_view text) {
   return false;
 }
 
-// Hands nlohmann's events to `handler` and tells its refusal from
+// Hands nlohmann's events to a handler and tells its refusal from
 // nlohmann's own (the text's damage), which the handler never sees.
-class refusal_watch final : public nlohmann::json_sax<json> {
+class refusal_watch final : public json_sax_forward<nlohmann::json_sax<json>> {
 public:
-  explicit refusal_watch(nlohmann::json_sax<json>& handler) : handler_(handler) {}
+  using json_sax_forward::json_sax_forward;
   bool damaged = false;
 
-  bool null() override { return handler_.null(); }
-  bool boolean(bool v) override { return handler_.boolean(v); }
-  bool number_integer(number_integer_t v) override { return handler_.number_integer(v); }
-  bool number_unsigned(number_unsigned_t v) override { return handler_.number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) override {
-    return handler_.number_float(v, s);
-  }
-  bool string(string_t& v) override { return handler_.string(v); }
-  bool binary(binary_t& v) override { return handler_.binary(v); }
-  bool start_object(std::size_t n) override { return handler_.start_object(n); }
-  bool key(string_t& k) override { return handler_.key(k); }
-  bool end_object() override { return handler_.end_object(); }
-  bool start_array(std::size_t n) override { return handler_.start_array(n); }
-  bool end_array() override { return handler_.end_array(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
     damaged = true;
     return false;
   }
-
-private:
-  nlohmann::json_sax<json>& handler_;
 };
 
 // One parser per thread, kept for the next text.

@@ -23,6 +23,38 @@
 
 namespace ad::runtime {
 
+// A handler of nlohmann's SAX interface that hands every event, parse
+// errors included, to `target`: any class with the same member functions
+// (a reader that is no json_sax, or another handler). A subclass may take
+// over one of them.
+template <class Target>
+class json_sax_forward : public nlohmann::json_sax<json> {
+public:
+  explicit json_sax_forward(Target& target) : target_(target) {}
+
+  bool null() override { return target_.null(); }
+  bool boolean(bool v) override { return target_.boolean(v); }
+  bool number_integer(number_integer_t v) override { return target_.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) override { return target_.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& text) override {
+    return target_.number_float(v, text);
+  }
+  bool string(string_t& v) override { return target_.string(v); }
+  bool binary(binary_t& v) override { return target_.binary(v); }
+  bool start_object(std::size_t n) override { return target_.start_object(n); }
+  bool key(string_t& k) override { return target_.key(k); }
+  bool end_object() override { return target_.end_object(); }
+  bool start_array(std::size_t n) override { return target_.start_array(n); }
+  bool end_array() override { return target_.end_array(); }
+  bool parse_error(std::size_t byte, const std::string& token,
+                   const nlohmann::detail::exception& e) override {
+    return target_.parse_error(byte, token, e);
+  }
+
+protected:
+  Target& target_;
+};
+
 enum class json_events {
   all,       // every value was handed over and each was taken
   refused,   // the handler returned false: the events stopped there

@@ -358,31 +358,7 @@ status reader_failure(std::string_view source, const task_reader& r) {
 }
 
 // The reader behind the interface feed_json_events hands its events to.
-class change_events final : public nlohmann::json_sax<json> {
-public:
-  explicit change_events(task_reader& r) : r_(r) {}
-  bool null() override { return r_.null(); }
-  bool boolean(bool v) override { return r_.boolean(v); }
-  bool number_integer(number_integer_t v) override { return r_.number_integer(v); }
-  bool number_unsigned(number_unsigned_t v) override { return r_.number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& text) override {
-    return r_.number_float(v, text);
-  }
-  bool string(string_t& v) override { return r_.string(v); }
-  bool binary(binary_t& v) override { return r_.binary(v); }
-  bool start_object(std::size_t n) override { return r_.start_object(n); }
-  bool key(string_t& k) override { return r_.key(k); }
-  bool end_object() override { return r_.end_object(); }
-  bool start_array(std::size_t n) override { return r_.start_array(n); }
-  bool end_array() override { return r_.end_array(); }
-  bool parse_error(std::size_t byte, const std::string& token,
-                   const nlohmann::detail::exception& e) override {
-    return r_.parse_error(byte, token, e);
-  }
-
-private:
-  task_reader& r_;
-};
+using change_events = json_sax_forward<task_reader>;
 
 // Read through simdjson (runtime/core/json_events.hpp); text it does not
 // take goes through nlohmann's parser, and text that is no JSON is reported
