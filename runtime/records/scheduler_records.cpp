@@ -37,7 +37,7 @@ std::vector<state_change> changes_of(const json& j) {
 json scan_reading_json(const scan_reading& r) {
   json tasks = json::array();
   for (const auto& t : r.tasks)
-    tasks.push_back(scanned_task_to_json(t));
+    tasks.push_back(scanned_task_to_json(t.get()));
   json completed = json::object();
   for (const auto& [group, folders] : r.completed) {
     json list = json::array();

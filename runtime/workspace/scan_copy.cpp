@@ -24,7 +24,7 @@ void scan_copy::apply(scan_reading r) {
       tasks_.erase(name);
   }
   for (auto& t : r.tasks) {
-    auto name = t.name;
+    auto name = t->name;
     tasks_.insert_or_assign(std::move(name), std::move(t));
   }
   for (auto& [group, folders] : r.completed) {

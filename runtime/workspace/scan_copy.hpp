@@ -1,6 +1,7 @@
 #pragma once
 // A copy of the workspace scan kept from what each refresh read (a
-// scan_reading: the workspace_scanner makes one per refresh), so the
+// scan_reading: the workspace_scanner makes one per refresh, its tasks
+// shared with the scanner's rather than copied), so the
 // scheduler machine decides on values and never asks the scanner: the
 // tasks by name and the completed folders of every group, which answer
 // dependency lookups like dependency_candidates(). Pure; single owner;
@@ -12,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/workspace/task_scan.hpp"
 #include "runtime/workspace/task_scan_view.hpp"
 
 namespace ad::runtime {
@@ -38,7 +38,7 @@ std::vector<std::filesystem::path> matching_folders(const std::vector<completed_
 struct scan_reading {
   bool full = false;
   std::vector<std::string> changed;
-  std::vector<scanned_task> tasks;
+  std::vector<shared_task> tasks;  // shared with the scanner that read them
   std::map<std::string, std::vector<completed_folder>> completed; // by group
 };
 
@@ -52,13 +52,13 @@ public:
   void apply(scan_reading r);
 
   const std::filesystem::path& task_root() const override { return root_; }
-  const std::map<std::string, scanned_task>& tasks() const override { return tasks_; }
+  const std::map<std::string, shared_task>& tasks() const override { return tasks_; }
   std::vector<std::filesystem::path> completed_folders(
     std::string_view group, std::string_view predecessor) const override;
 
 private:
   std::filesystem::path root_;
-  std::map<std::string, scanned_task> tasks_;
+  std::map<std::string, shared_task> tasks_;
   std::map<std::string, std::vector<completed_folder>, std::less<>> completed_;
 };
 

@@ -11,9 +11,16 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/core/shared_value.hpp"
 #include "runtime/workspace/task_scan.hpp"
 
 namespace ad::runtime {
+
+// A task as one reading found it. A task is read once and then only read, so
+// the scanner and every copy of its readings (scan_copy: the scheduler
+// machine's) share it: a reading of 10,000 tasks costs reference counts,
+// not a second copy of them.
+using shared_task = shared_value<scanned_task>;
 
 class task_scan_view {
 public:
@@ -21,7 +28,7 @@ public:
 
   virtual const std::filesystem::path& task_root() const = 0;
   // Tasks by name.
-  virtual const std::map<std::string, scanned_task>& tasks() const = 0;
+  virtual const std::map<std::string, shared_task>& tasks() const = 0;
   // The folders that complete `predecessor` of `group` (dependency_candidates).
   virtual std::vector<std::filesystem::path> completed_folders(
     std::string_view group, std::string_view predecessor) const = 0;

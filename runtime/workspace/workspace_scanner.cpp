@@ -489,7 +489,7 @@ std::vector<completed_folder> workspace_scanner::completed_in(const std::string&
       if (named == by_dir_.end())
         continue;
       auto t = tasks_.find(named->second);
-      if (t != tasks_.end() && t->second.has_complete_log)
+      if (t != tasks_.end() && t->second->has_complete_log)
         out.push_back({sub, canonical_or_same(dir / "complete.log").string()});
     }
   }

@@ -56,15 +56,15 @@ public:
 
   const std::filesystem::path& workspace() const { return workspace_; }
   const std::filesystem::path& task_root() const override { return task_root_; }
-  const std::map<std::string, scanned_task>& tasks() const override { return tasks_; }
+  const std::map<std::string, shared_task>& tasks() const override { return tasks_; }
   // The same answer as dependency_candidates(task_root, group, predecessor).
   std::vector<std::filesystem::path> completed_folders(std::string_view group,
                                                        std::string_view predecessor) const override;
   // Every completed folder of `group` (in agent-task/ and the archive).
   std::vector<completed_folder> completed_in(const std::string& group) const;
   // What `refreshed` (this scanner's last refresh) read, for a copy of the
-  // scan (scan_copy): the tasks it read and the completed folders of the
-  // groups it names.
+  // scan (scan_copy): the tasks it read (shared with this scanner, not
+  // copied) and the completed folders of the groups it names.
   scan_reading reading(const scan_refresh& refreshed) const;
   // Full scans done so far (the first refresh is one).
   int full_scans() const { return full_scans_; }
@@ -108,7 +108,7 @@ private:
   std::set<std::string> groups_;                             // groups looked at
   std::map<std::string, std::set<std::string>> subfolders_;  // group -> subfolder names
   std::map<std::string, std::string> by_dir_;                // candidate folder -> task name
-  std::map<std::string, scanned_task> tasks_;                // name -> task
+  std::map<std::string, shared_task> tasks_;                // name -> task
   // Archive: folder -> child folder names (archive, years, months, month/group),
   // and per month/group folder the archived folders holding complete.log.
   std::map<std::string, std::set<std::string>> archive_children_;

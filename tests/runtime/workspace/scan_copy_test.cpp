@@ -19,8 +19,8 @@ void expect_same(const workspace_scanner& scanner, const scan_copy& copy, const 
   for (const auto& [name, t] : scanner.tasks()) {
     const auto* c = copy.find(name);
     ASSERT_NE(c, nullptr) << name;
-    EXPECT_EQ(c->directory, t.directory) << name;
-    EXPECT_EQ(c->has_complete_log, t.has_complete_log) << name;
+    EXPECT_EQ(c->directory, t->directory) << name;
+    EXPECT_EQ(c->has_complete_log, t->has_complete_log) << name;
   }
   for (const auto* pred : {"01", "02", "03"}) {
     EXPECT_EQ(copy.completed_folders("g", pred), scanner.completed_folders("g", pred)) << pred;
@@ -62,6 +62,34 @@ TEST(scan_copy, follows_the_scanner_through_completions_archives_and_removals) {
   fs::remove_all(root / "h"); // a whole group goes
   step();
   EXPECT_EQ(copy.find("h/01_x"), nullptr);
+}
+
+// A copy holds the tasks the scanner read, not copies of them: a run of
+// 10,000 tasks keeps each task once (docs/bench.md).
+TEST(scan_copy, shares_the_tasks_the_scanner_read) {
+  temp_dir ws;
+  test::write_minimal_task(ws, "g/01_a", "src/a.cpp");
+  test::write_minimal_task(ws, "g/02+01_b", "src/b.cpp");
+  workspace_scanner scanner(ws.path(), std::nullopt);
+  scan_copy copy(ws.path() / "agent-task");
+  auto first = scanner.refresh();
+  ASSERT_TRUE(first.is_ok());
+  copy.apply(scanner.reading(*first));
+  ASSERT_EQ(copy.tasks().size(), 2u);
+  for (const auto& [name, t] : scanner.tasks())
+    EXPECT_TRUE(copy.tasks().at(name).shares_with(t)) << name;
+
+  // A task read again is a new value; the copy takes it, and the task that
+  // did not change stays shared.
+  ws.write("agent-task/g/01_a/complete.log", "done\n");
+  auto before = copy.tasks().at("g/02+01_b");
+  auto again = scanner.refresh();
+  ASSERT_TRUE(again.is_ok());
+  copy.apply(scanner.reading(*again));
+  EXPECT_TRUE(copy.find("g/01_a")->has_complete_log);
+  EXPECT_TRUE(copy.tasks().at("g/01_a").shares_with(scanner.tasks().at("g/01_a")));
+  EXPECT_TRUE(copy.tasks().at("g/02+01_b").shares_with(scanner.tasks().at("g/02+01_b")));
+  EXPECT_TRUE(before.shares_with(copy.tasks().at("g/02+01_b")));
 }
 
 TEST(scan_copy, a_full_reading_replaces_everything) {
