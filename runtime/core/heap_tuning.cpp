@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <string_view>
@@ -16,14 +17,16 @@ std::atomic<std::size_t> current_step{0}; // 0: glibc's own settings
 
 constexpr std::string_view hugetlb = "glibc.malloc.hugetlb=";
 
+constexpr std::string_view arena_max = "glibc.malloc.arena_max=";
+
 // GLIBC_TUNABLES is a colon-separated list of name=value.
-bool sets_hugetlb(std::string_view tunables) {
+bool sets_tunable(std::string_view tunables, std::string_view name) {
   std::size_t at = 0;
   while (at <= tunables.size()) {
     auto end = tunables.find(':', at);
     if (end == std::string_view::npos)
       end = tunables.size();
-    if (tunables.substr(at, end - at).starts_with(hugetlb))
+    if (tunables.substr(at, end - at).starts_with(name))
       return true;
     at = end + 1;
   }
@@ -45,7 +48,7 @@ std::optional<heap_tuning_env> heap_tuning_start(const char* tunables) {
     return out;
   }
   std::string_view given = tunables;
-  if (sets_hugetlb(given))
+  if (sets_tunable(given, hugetlb))
     return std::nullopt;
   out.tunables = given.empty() ? wanted : std::string(given) + ":" + wanted;
   out.saved = "=" + std::string(given);
@@ -84,6 +87,16 @@ void heap_after_admission() {
   std::size_t large = heap_large_step;
   if (current_step.compare_exchange_strong(large, heap_small_step))
     ::mallopt(M_TOP_PAD, static_cast<int>(heap_small_step));
+}
+
+bool heap_arenas_chosen(const char* arena_max_var, const char* tunables) {
+  return arena_max_var != nullptr || (tunables != nullptr && sets_tunable(tunables, arena_max));
+}
+
+bool limit_heap_arenas() {
+  if (heap_arenas_chosen(std::getenv("MALLOC_ARENA_MAX"), std::getenv("GLIBC_TUNABLES")))
+    return false;
+  return ::mallopt(M_ARENA_MAX, heap_arenas) == 1;
 }
 
 void keep_until_exit(std::shared_ptr<const void> value) {

@@ -1,5 +1,6 @@
 #pragma once
-// Transparent huge pages for agent-dispatch's own heap.
+// agent-dispatch's own heap: transparent huge pages, the steps it grows in,
+// and how many heaps its threads share (heap_arenas, below).
 //
 // Reading a large state allocates a few hundred megabytes in small pieces,
 // and where the kernel gives huge pages only on advice ("madvise", Debian's
@@ -79,6 +80,27 @@ bool grow_heap_for_state(std::uintmax_t state_bytes);
 // heap back in small steps (the state is read and copied by then); without
 // large steps it changes nothing. Thread-safe.
 void heap_after_admission();
+
+// How many heaps (glibc's arenas) the threads of a long-running command
+// share. glibc gives threads up to 8 heaps per core, and a block freed by
+// one thread goes back to the heap of the thread that allocated it: with
+// the dozen threads of `run` (the actors' workers, the reactor, the
+// scanner's helpers) the heaps kept their freed pieces apart, and the
+// process held nearly twice the heap it used (docs/bench.md, 2026-12-07: a
+// 10,000-task run's peak RSS 219.7 MB with four heaps, 167.0 MB with two,
+// its own CPU the same). The price is at a restart, whose threads read the
+// state and the workspace at once: about a tenth of a second more over a
+// 10,000-task state.
+inline constexpr int heap_arenas = 2;
+
+// Whether the user chose the number of heaps: MALLOC_ARENA_MAX or
+// glibc.malloc.arena_max in GLIBC_TUNABLES (either may be nullptr: unset).
+bool heap_arenas_chosen(const char* arena_max, const char* tunables);
+
+// Before the first thread starts: at most heap_arenas heaps, unless the
+// user chose (heap_arenas_chosen). False when the allocator refused (a
+// sanitizer's allocator takes no such setting) or the user chose.
+bool limit_heap_arenas();
 
 // Keeps `value` alive until the process ends and never frees it. For a
 // one-shot command's large readings (`status` over a state of thousands of

@@ -80,11 +80,15 @@ int main(int argc, char** argv) {
     int code = app.exit(e, std::cout, std::cerr);
     return code == 0 ? 0 : ad::cli::exit_blocked;
   }
-  // After the parse: --help and bad usage need no second start.
-  if (chosen && !heap_tuned)
+  // After the parse: --help and bad usage need no second start. The heaps'
+  // number is set in the start that goes on, before its first thread.
+  if (chosen)
     for (const auto* command : app.get_subcommands())
-      if (ad::runtime::heap_tuning_wanted(command->get_name()))
-        start_with_heap_tuning(argv);
+      if (ad::runtime::heap_tuning_wanted(command->get_name())) {
+        if (!heap_tuned)
+          start_with_heap_tuning(argv);
+        ad::runtime::limit_heap_arenas();
+      }
   try {
     return chosen ? chosen() : ad::cli::exit_blocked;
   } catch (const std::exception& e) {

@@ -73,6 +73,56 @@ TEST(heap_tuning, the_heap_grows_in_large_steps_until_the_first_admission) {
   EXPECT_LT(after, 1L << 20) << line;
 }
 
+// The user's own number of heaps, by either name, is theirs.
+TEST(heap_tuning, a_users_own_number_of_heaps_is_left_alone) {
+  EXPECT_FALSE(heap_arenas_chosen(nullptr, nullptr));
+  EXPECT_FALSE(heap_arenas_chosen(nullptr, ""));
+  EXPECT_FALSE(heap_arenas_chosen(nullptr, "glibc.malloc.hugetlb=1:glibc.malloc.arena_test=2"));
+  EXPECT_TRUE(heap_arenas_chosen("4", nullptr));
+  EXPECT_TRUE(heap_arenas_chosen("", nullptr));
+  EXPECT_TRUE(heap_arenas_chosen(nullptr, "glibc.malloc.arena_max=8"));
+  EXPECT_TRUE(heap_arenas_chosen(nullptr, "glibc.malloc.check=3:glibc.malloc.arena_max=1"));
+}
+
+// glibc's heaps as the probe (built without a sanitizer) sees them: eight
+// threads allocating at once get a heap each from glibc; after
+// limit_heap_arenas() they share heap_arenas (fewer than eight); a
+// MALLOC_ARENA_MAX the user set wins over it.
+struct probe_heaps {
+  int limited = -1;
+  int heaps = -1;
+};
+
+probe_heaps run_heap_arenas_probe(const std::string& env, const char* arg) {
+  const std::string command = env + " " + std::string(AD_BINARY_DIR) + "/heap-arenas-probe " + arg;
+  std::FILE* out = ::popen(command.c_str(), "r");
+  probe_heaps got;
+  if (out == nullptr)
+    return got;
+  char line[256] = {};
+  bool read = std::fgets(line, sizeof line, out) != nullptr;
+  if (::pclose(out) != 0 || !read ||
+      std::sscanf(line, "limited %d heaps %d", &got.limited, &got.heaps) != 2)
+    return {};
+  return got;
+}
+
+TEST(heap_tuning, the_threads_of_a_long_run_share_a_few_heaps) {
+  auto own = run_heap_arenas_probe("env -u MALLOC_ARENA_MAX GLIBC_TUNABLES=", "none");
+  EXPECT_EQ(own.limited, 0);
+  EXPECT_GT(own.heaps, heap_arenas);
+
+  auto limited = run_heap_arenas_probe("env -u MALLOC_ARENA_MAX GLIBC_TUNABLES=", "limit");
+  EXPECT_EQ(limited.limited, 1);
+  EXPECT_GE(limited.heaps, 1);
+  EXPECT_LE(limited.heaps, heap_arenas);
+
+  auto users = run_heap_arenas_probe("env MALLOC_ARENA_MAX=6 GLIBC_TUNABLES=", "limit");
+  EXPECT_EQ(users.limited, 0);
+  EXPECT_GT(users.heaps, heap_arenas);
+  EXPECT_LE(users.heaps, 6);
+}
+
 TEST(heap_tuning, the_second_start_puts_back_what_the_first_had) {
   EXPECT_FALSE(heap_tuning_restore(nullptr).second_start);
 
