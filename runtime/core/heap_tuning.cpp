@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <string_view>
@@ -97,6 +98,23 @@ bool limit_heap_arenas() {
   if (heap_arenas_chosen(std::getenv("MALLOC_ARENA_MAX"), std::getenv("GLIBC_TUNABLES")))
     return false;
   return ::mallopt(M_ARENA_MAX, heap_arenas) == 1;
+}
+
+std::thread start_on_own_heap(std::function<void()> work) {
+  std::promise<void> taken;
+  auto heap_taken = taken.get_future();
+  // The thread holds the promise, so the state it shares with the future
+  // outlives its set_value whenever this returns.
+  std::thread thread([taken = std::move(taken), work = std::move(work)]() mutable {
+    // Volatile, so that the pair is not optimised away: the allocation is
+    // the point.
+    void* volatile first = std::malloc(1);
+    std::free(first);
+    taken.set_value();
+    work();
+  });
+  heap_taken.wait();
+  return thread;
 }
 
 void keep_until_exit(std::shared_ptr<const void> value) {

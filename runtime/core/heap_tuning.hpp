@@ -15,10 +15,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace ad::runtime {
 
@@ -88,9 +90,9 @@ void heap_after_admission();
 // scanner's helpers) the heaps kept their freed pieces apart, and the
 // process held nearly twice the heap it used (docs/bench.md, 2026-12-07: a
 // 10,000-task run's peak RSS 219.7 MB with four heaps, 167.0 MB with two,
-// its own CPU the same). The price is at a restart, whose threads read the
-// state and the workspace at once: about a tenth of a second more over a
-// 10,000-task state.
+// its own CPU the same). A restart, whose threads read the state and the
+// workspace at once, pays for it only where the two share a heap
+// (start_on_own_heap, below).
 inline constexpr int heap_arenas = 2;
 
 // Whether the user chose the number of heaps: MALLOC_ARENA_MAX or
@@ -101,6 +103,18 @@ bool heap_arenas_chosen(const char* arena_max, const char* tunables);
 // user chose (heap_arenas_chosen). False when the allocator refused (a
 // sanitizer's allocator takes no such setting) or the user chose.
 bool limit_heap_arenas();
+
+// Starts `work` on a thread of its own and returns once that thread has
+// taken its heap. glibc ties a thread to a heap at the thread's first
+// allocation: a new heap while fewer than the limit exist, otherwise
+// whichever existing heap is free at that moment, the main thread's among
+// them. A restart's early scan allocates as busily as the main thread's
+// reading of a large state beside it, and when it drew the main thread's heap the
+// two took turns at its lock (about 5,600 futex calls on the main thread;
+// docs/bench.md, 2026-12-07: a restart over 10,000 tasks 1.22 s against 1.09 s
+// in the median). Started before any other thread allocates, it takes the
+// second heap: start it first.
+std::thread start_on_own_heap(std::function<void()> work);
 
 // Keeps `value` alive until the process ends and never frees it. For a
 // one-shot command's large readings (`status` over a state of thousands of

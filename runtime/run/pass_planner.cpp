@@ -143,6 +143,8 @@ planner_result pass_planner::plan(const planner_input& in) {
     return scanner.completed_folders(group, dep);
   };
   std::vector<std::string> examine;
+  examine.reserve(scope.size());
+  out.sightings.reserve(scope.size());
   for (const auto& name : scope) {
     const scanned_task* t = scanner.find(name);
     if (!t) {
@@ -186,6 +188,7 @@ planner_result pass_planner::plan(const planner_input& in) {
   adm.violations = in.violations;
   for (const auto& [name, info] : in.live)
     adm.live.push_back(live_task{name, info.where});
+  adm.tasks.reserve(examine.size());
   for (const auto& name : examine)
     adm.tasks.push_back(views_.at(name));
 

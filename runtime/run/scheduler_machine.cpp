@@ -576,7 +576,9 @@ void scheduler_machine::plan(millis now, out_t& out) {
   // What changed for people: waits and blocks, then the scan's lines.
   admission_plan examined;
   examined.entries = planned.examined;
-  for (const auto& e : reasons_.changes(examined)) {
+  const auto changed = reasons_.changes(examined);
+  out.reserve(out.size() + changed.size() + 2); // a first pass: a line for most tasks
+  for (const auto& e : changed) {
     auto stage = std::string(to_string(e.stage));
     if (e.kind == admission_kind::blocked) {
       // A task that ended blocked showed its reason then; the pass that

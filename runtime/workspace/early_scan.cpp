@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "runtime/core/heap_tuning.hpp"
+
 namespace ad::runtime {
 
 scan_refresh joined_refresh(const scan_refresh& earlier, const scan_refresh& later) {
@@ -14,9 +16,10 @@ scan_refresh joined_refresh(const scan_refresh& earlier, const scan_refresh& lat
 }
 
 early_scan::early_scan(std::filesystem::path workspace, std::optional<std::string> group,
-                       scanner_watch mode)
+                       scanner_watch mode, bool own_heap)
     : scanner_(std::move(workspace), std::move(group), mode) {
-  thread_ = std::thread([this] { first_.emplace(scanner_.refresh()); });
+  auto scan = [this] { first_.emplace(scanner_.refresh()); };
+  thread_ = own_heap ? start_on_own_heap(scan) : std::thread(scan);
 }
 
 early_scan::~early_scan() {

@@ -8,6 +8,13 @@
 // made between the early scan and the first refresh is not missed; later
 // refreshes are the scanner's own.
 //
+// With `own_heap` the thread takes a heap of its own before the
+// constructor returns (start_on_own_heap, runtime/core/heap_tuning.hpp):
+// for a restart over a large state, whose reading on the main thread
+// allocates as busily as the scan. Make the early scan before other threads
+// start then. Without it the thread takes the heap glibc gives it, which
+// held less memory over a long run (docs/bench.md, 2026-12-07).
+//
 // One owner. The thread touches only the scanner, and nothing reads the
 // scanner before the first refresh has joined the thread.
 
@@ -29,7 +36,7 @@ scan_refresh joined_refresh(const scan_refresh& earlier, const scan_refresh& lat
 class early_scan {
 public:
   early_scan(std::filesystem::path workspace, std::optional<std::string> group,
-             scanner_watch mode = scanner_watch::inotify);
+             scanner_watch mode = scanner_watch::inotify, bool own_heap = false);
   ~early_scan(); // waits for the scan when no refresh did
   early_scan(const early_scan&) = delete;
   early_scan& operator=(const early_scan&) = delete;

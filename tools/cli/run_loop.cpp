@@ -197,6 +197,24 @@ int run_loop(const run_loop_options& opt) {
   if (auto st = runtime::setup_logging(root, {opt.verbosity}); !st.is_ok())
     std::cerr << "warning: " << st.message() << "\n";
   spdlog::info("run: workspace {} state root {} pid {}", identity->path, root.string(), getpid());
+  // runtime/core/heap_tuning.hpp: a large state is read in large heap steps,
+  // until the first admission.
+  const auto state_bytes = runtime::stored_state_bytes(root);
+  runtime::grow_heap_for_state(state_bytes);
+  // The workspace's first scan runs while the state is read: neither needs
+  // the other, and at thousands of tasks each takes a good part of a
+  // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.
+  // Beside a large state's reading it starts first, on a heap of its own.
+  const bool scan_on_own_heap = runtime::large_heap_steps_wanted(state_bytes);
+  auto first_scan = std::make_shared<std::unique_ptr<runtime::early_scan>>();
+  auto begin_scan = [&] {
+    *first_scan = std::make_unique<runtime::early_scan>(
+      identity->path,
+      opt.task_group.empty() ? std::nullopt : std::optional<std::string>(opt.task_group),
+      runtime::scanner_watch::inotify, scan_on_own_heap);
+  };
+  if (scan_on_own_heap)
+    begin_scan();
   // The policy is read before the state, so that its agent CLIs are probed
   // while the state is read; its errors are still told after the state's.
   std::optional<fs::path> policy_file;
@@ -207,16 +225,8 @@ int run_loop(const run_loop_options& opt) {
   if (pol.is_ok())
     probing = runtime::start_beside(
       [&targets = pol->value.targets] { return probe_target_clis(targets); });
-  // runtime/core/heap_tuning.hpp: a large state is read in large heap steps,
-  // until the first admission.
-  runtime::grow_heap_for_state(runtime::stored_state_bytes(root));
-  // The workspace's first scan runs while the state is read: neither needs
-  // the other, and at thousands of tasks each takes a good part of a
-  // restart (runtime/workspace/early_scan.hpp). The scheduler takes it.
-  auto first_scan = std::make_shared<std::unique_ptr<runtime::early_scan>>(
-    std::make_unique<runtime::early_scan>(
-      identity->path, opt.task_group.empty() ? std::nullopt
-                                             : std::optional<std::string>(opt.task_group)));
+  if (!scan_on_own_heap)
+    begin_scan();
   auto store = runtime::durable_store::open(root, *identity, runtime::posix_file_layer());
   if (!store.is_ok()) {
     std::cerr << "run: state error: " << store.error().message() << "\n";

@@ -93,16 +93,22 @@ struct probe_heaps {
   int heaps = -1;
 };
 
-probe_heaps run_heap_arenas_probe(const std::string& env, const char* arg) {
-  const std::string command = env + " " + std::string(AD_BINARY_DIR) + "/heap-arenas-probe " + arg;
+// The one line a probe printed, run as `command`; "" when it failed or
+// printed nothing.
+std::string probe_line(const std::string& command) {
   std::FILE* out = ::popen(command.c_str(), "r");
-  probe_heaps got;
   if (out == nullptr)
-    return got;
+    return "";
   char line[256] = {};
   bool read = std::fgets(line, sizeof line, out) != nullptr;
-  if (::pclose(out) != 0 || !read ||
-      std::sscanf(line, "limited %d heaps %d", &got.limited, &got.heaps) != 2)
+  return ::pclose(out) == 0 && read ? std::string(line) : std::string();
+}
+
+probe_heaps run_heap_arenas_probe(const std::string& env, const char* arg) {
+  const auto line =
+    probe_line(env + " " + std::string(AD_BINARY_DIR) + "/heap-arenas-probe " + arg);
+  probe_heaps got;
+  if (std::sscanf(line.c_str(), "limited %d heaps %d", &got.limited, &got.heaps) != 2)
     return {};
   return got;
 }
@@ -121,6 +127,38 @@ TEST(heap_tuning, the_threads_of_a_long_run_share_a_few_heaps) {
   EXPECT_EQ(users.limited, 0);
   EXPECT_GT(users.heaps, heap_arenas);
   EXPECT_LE(users.heaps, 6);
+}
+
+// Which heaps the own-heap probe's threads allocated from: -1 when the probe
+// failed or printed something else.
+struct probe_own_heap {
+  int main_from_main = -1;
+  int own_from_main = -1;
+};
+
+probe_own_heap run_own_heap_probe(const char* arg) {
+  const auto line = probe_line("env -u MALLOC_ARENA_MAX GLIBC_TUNABLES= " +
+                               std::string(AD_BINARY_DIR) + "/own-heap-probe " + arg);
+  probe_own_heap got;
+  if (std::sscanf(line.c_str(), "main_from_main %d own_from_main %d", &got.main_from_main,
+                  &got.own_from_main) != 2)
+    return {};
+  return got;
+}
+
+// A restart's early scan and the state's reading on the main thread each
+// allocate from a heap of their own, under the limit of heap_arenas, though
+// other threads allocate as the scan starts. With a single heap allowed, the
+// probe sees the thread in the main heap: it can tell the two apart.
+TEST(heap_tuning, a_thread_started_on_its_own_heap_does_not_share_the_main_one) {
+  for (int round = 0; round < 5; ++round) {
+    auto limited = run_own_heap_probe("limit");
+    EXPECT_EQ(limited.main_from_main, 1);
+    EXPECT_EQ(limited.own_from_main, 0) << "round " << round;
+  }
+  auto one = run_own_heap_probe("one");
+  EXPECT_EQ(one.main_from_main, 1);
+  EXPECT_EQ(one.own_from_main, 1);
 }
 
 TEST(heap_tuning, the_second_start_puts_back_what_the_first_had) {
