@@ -8,8 +8,10 @@ namespace ad::actors {
 namespace {
 
 using redraw_atom = caf::atom_constant<caf::atom("redraw")>;
+using flush_atom = caf::atom_constant<caf::atom("flushout")>;
 
-using output_impl = messages::output_actor::extend<caf::reacts_to<redraw_atom>>;
+using output_impl =
+  messages::output_actor::extend<caf::reacts_to<redraw_atom>, caf::reacts_to<flush_atom>>;
 
 struct output_state {
   static inline const char* name = "output";
@@ -18,6 +20,7 @@ struct output_state {
   runtime::board_screen screen;  // the frame currently on screen
   runtime::terminal_size size;   // the terminal's size at the last frame
   bool dirty = false;
+  bool flush_due = false;  // lines written since the last flush; a flush_atom is on its way
   int64_t events_written = 0;
 };
 
@@ -42,18 +45,28 @@ void draw_board(output_state& st) {
   st.dirty = false;
 }
 
-void take(output_state& st, const runtime::run_event& event) {
+// Lines are flushed once the events already in the mailbox are written
+// (the flush_atom queues behind them): a line alone goes out at once, and a
+// pass that shows thousands of tasks costs a write per buffer, not per line.
+void take(output_self self, const runtime::run_event& event) {
+  auto& st = self->state;
   ++st.events_written;
   if (st.config.observer)
     st.config.observer(event);
+  auto written = [&] {
+    if (!st.flush_due) {
+      st.flush_due = true;
+      self->send(self, flush_atom::value);
+    }
+  };
   switch (st.config.format) {
     case output_format::lines:
       *st.config.stream << runtime::render_event_line(event);
-      st.config.stream->flush();
+      written();
       break;
     case output_format::json_lines:
       *st.config.stream << runtime::render_event_json_line(event);
-      st.config.stream->flush();
+      written();
       break;
     case output_format::board:
       st.board.apply(event);
@@ -77,7 +90,11 @@ output_impl::behavior_type output_behavior(output_self self, output_config confi
   if (self->state.config.format == output_format::board)
     self->delayed_send(self, self->state.config.redraw_interval, redraw_atom::value);
   return {
-    [self](const runtime::run_event& x) { take(self->state, x); },
+    [self](const runtime::run_event& x) { take(self, x); },
+    [self](flush_atom) {
+      self->state.flush_due = false;
+      self->state.config.stream->flush();
+    },
     [self](const messages::flush_output&) { return flush_all(self->state); },
     [self](const messages::stop_output&) {
       auto reply = flush_all(self->state);

@@ -188,9 +188,11 @@ planner_result pass_planner::plan(const planner_input& in) {
   adm.violations = in.violations;
   for (const auto& [name, info] : in.live)
     adm.live.push_back(live_task{name, info.where});
-  adm.tasks.reserve(examine.size());
+  // The views stay in views_: the admission reads them where they are.
+  std::vector<const task_view*> tasks;
+  tasks.reserve(examine.size());
   for (const auto& name : examine)
-    adm.tasks.push_back(views_.at(name));
+    tasks.push_back(&views_.at(name));
 
   // Capacity waiters outside the scope, in admission order: only as many as
   // the free slots can take are examined; the rest would wait again.
@@ -198,7 +200,7 @@ planner_result pass_planner::plan(const planner_input& in) {
   for (const auto& k : capacity_waiters_)
     if (!scope.count(std::get<2>(k)) && views_.count(std::get<2>(k)))
       waiting.push_back(&k);
-  std::size_t base = adm.tasks.size();
+  std::size_t base = tasks.size();
   std::size_t take = 0;
   if (in.max_parallel <= 0) {
     take = waiting.size();
@@ -208,10 +210,10 @@ planner_result pass_planner::plan(const planner_input& in) {
   }
   admission_plan plan;
   while (true) {
-    adm.tasks.resize(base);
+    tasks.resize(base);
     for (std::size_t i = 0; i < take; ++i)
-      adm.tasks.push_back(views_.at(std::get<2>(*waiting[i])));
-    plan = plan_admission(adm);
+      tasks.push_back(&views_.at(std::get<2>(*waiting[i])));
+    plan = plan_admission(adm, tasks);
     if (take >= waiting.size())
       break;
     bool slots_left = in.max_parallel <= 0 ||
@@ -236,7 +238,6 @@ planner_result pass_planner::plan(const planner_input& in) {
     out.changes.push_back(replace_claim{owner, claim});
   out.examined = std::move(plan.entries);
   out.admitted = std::move(plan.admitted);
-  out.input = std::move(adm);
   out.claims_taken = std::move(plan.claims_taken);
   out.capacity_waiters = std::move(plan.capacity_waiters);
   out.occupied = plan.occupied;

@@ -53,10 +53,7 @@ struct planner_result {
   std::vector<std::string> dropped;      // tasks gone from the scan
   // What `changes` was decided on (sighting_changes), before the claims.
   std::vector<task_sighting> sightings;
-  // The last admission call of the pass: what it decided on (the views of
-  // the examined tasks and of the capacity waiters taken, the claims, the
-  // live tasks) and the parts of its plan not listed above.
-  admission_input input;
+  // The parts of the pass's last admission plan not listed above.
   std::map<std::string, write_claim> claims_taken;
   std::vector<std::string> capacity_waiters;
   int occupied = 0;

@@ -574,11 +574,10 @@ void scheduler_machine::plan(millis now, out_t& out) {
   }
 
   // What changed for people: waits and blocks, then the scan's lines.
-  admission_plan examined;
-  examined.entries = planned.examined;
-  const auto changed = reasons_.changes(examined);
+  const auto changed = reasons_.changes(planned.examined);
   out.reserve(out.size() + changed.size() + 2); // a first pass: a line for most tasks
-  for (const auto& e : changed) {
+  for (const auto* entry : changed) {
+    const auto& e = *entry;
     auto stage = std::string(to_string(e.stage));
     if (e.kind == admission_kind::blocked) {
       // A task that ended blocked showed its reason then; the pass that

@@ -84,18 +84,24 @@ const live_violation* pending_violation(const std::vector<live_violation>& viola
 } // namespace
 
 admission_plan plan_admission(const admission_input& input) {
+  std::vector<const task_view*> tasks;
+  tasks.reserve(input.tasks.size());
+  for (const auto& t : input.tasks)
+    tasks.push_back(&t);
+  return plan_admission(input, tasks);
+}
+
+admission_plan plan_admission(const admission_input& input,
+                              const std::vector<const task_view*>& tasks) {
   admission_plan out;
   live_set live(input.live);
-  for (const auto& t : input.tasks)
-    live.add({t.name, t.live});
+  for (const auto* t : tasks)
+    live.add({t->name, t->live});
   out.occupied = static_cast<int>(live.size());
 
   claim_table claims(input.claims);
 
-  std::vector<const task_view*> order;
-  order.reserve(input.tasks.size());
-  for (const auto& t : input.tasks)
-    order.push_back(&t);
+  std::vector<const task_view*> order = tasks;
   std::sort(order.begin(), order.end(), [](const task_view* a, const task_view* b) {
     return a->index != b->index ? a->index < b->index : a->name < b->name;
   });

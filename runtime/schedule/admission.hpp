@@ -99,5 +99,10 @@ struct admission_plan {
 //   "<path> was written outside its claim by running attempt <attempt> of <task>"
 //   "running here" / "running elsewhere: <detail>"
 admission_plan plan_admission(const admission_input& input);
+// The same decision over views kept elsewhere (the pass planner keeps each
+// task's view between passes): `tasks` stands for input.tasks, which is not
+// read. Nothing is copied from the views; they must outlive the call.
+admission_plan plan_admission(const admission_input& input,
+                              const std::vector<const task_view*>& tasks);
 
 } // namespace ad::runtime

@@ -20,15 +20,16 @@ bool reason_tracker::report(const std::string& task, admission_kind kind, view_s
 
 void reason_tracker::forget(const std::string& task) { last_.erase(task); }
 
-std::vector<admission_entry> reason_tracker::changes(const admission_plan& plan) {
-  std::vector<admission_entry> out;
-  for (const auto& e : plan.entries) {
+std::vector<const admission_entry*> reason_tracker::changes(
+  const std::vector<admission_entry>& entries) {
+  std::vector<const admission_entry*> out;
+  for (const auto& e : entries) {
     if (e.kind == admission_kind::admit || e.kind == admission_kind::complete) {
       forget(e.task);
       continue;
     }
     if (report(e.task, e.kind, e.stage, e.reason))
-      out.push_back(e);
+      out.push_back(&e);
   }
   return out;
 }

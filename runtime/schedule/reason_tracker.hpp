@@ -24,8 +24,9 @@ public:
   // Drops the memory of a task (admitted, completed): its next wait prints.
   void forget(const std::string& task);
   // The entries of a pass worth printing: waits, blocks and running tasks
-  // whose line changed. Admitted and complete tasks are forgotten.
-  std::vector<admission_entry> changes(const admission_plan& plan);
+  // whose line changed, pointing into `entries` (nothing is copied: a first
+  // pass shows most of thousands). Admitted and complete tasks are forgotten.
+  std::vector<const admission_entry*> changes(const std::vector<admission_entry>& entries);
 
 private:
   std::unordered_map<std::string, std::string> last_;

@@ -123,6 +123,45 @@ TEST_F(output_actor_test, plain_lines_in_arrival_order) {
   EXPECT_EQ(flushed->events_written, 2);
 }
 
+// A stream that counts its flushes (std::ostream::flush calls pubsync).
+struct counted_flushes : std::stringbuf {
+  int flushes = 0;
+  int sync() override {
+    ++flushes;
+    return std::stringbuf::sync();
+  }
+};
+struct counting_stream : std::ostream {
+  counting_stream() : std::ostream(nullptr) { rdbuf(&buf); }
+  counted_flushes buf;
+};
+
+TEST_F(output_actor_test, a_burst_of_lines_is_flushed_once_after_its_last_line) {
+  auto stream = std::make_shared<counting_stream>();
+  auto& buf = stream->buf;
+  output_config config;
+  config.format = output_format::lines;
+  config.stream = stream;
+  config.clock = clock_;
+  actor_ = spawn_output(sys_, config);
+  sched_.run();
+  // A first pass shows thousands of waiting tasks at once: they are in the
+  // mailbox together, and written with one flush after the last.
+  for (int i = 0; i < 3; ++i)
+    caf::anon_send(actor_, event(runtime::run_event_kind::task_waiting, t0, "g/0" + std::to_string(i + 1) + "_a",
+                                 "worker", "capacity: 8 of 8 running"));
+  sched_.run();
+  EXPECT_EQ(buf.flushes, 1);
+  auto text = buf.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_NE(text.find("task_waiting g/03_a stage=worker: capacity: 8 of 8 running\n"), std::string::npos);
+  // A line alone is flushed at once, without waiting for another.
+  caf::anon_send(actor_, event(runtime::run_event_kind::task_started, t0 + 1, "g/04_a", "worker"));
+  sched_.run();
+  EXPECT_EQ(buf.flushes, 2);
+  EXPECT_NE(buf.str().find("task_started g/04_a stage=worker\n"), std::string::npos);
+}
+
 TEST_F(output_actor_test, json_lines_end_with_the_summary) {
   start(output_format::json_lines);
   caf::anon_send(actor_, began("g/01_a", "g_01_a__p1__worker__a01"));

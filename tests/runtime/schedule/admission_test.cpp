@@ -348,6 +348,34 @@ TEST_P(admission_table, decides_each_task) {
   EXPECT_EQ(plan.capacity_waiters, c.capacity_waiters);
 }
 
+// The form the pass planner calls: the views are read where they are kept
+// (here in reverse order), and input.tasks is not read at all.
+TEST_P(admission_table, decides_the_same_over_views_kept_elsewhere) {
+  const auto& c = GetParam();
+  auto copied = plan_admission(c.input);
+  std::vector<task_view> kept(c.input.tasks.rbegin(), c.input.tasks.rend());
+  std::vector<const task_view*> views;
+  for (const auto& v : kept)
+    views.push_back(&v);
+  auto input = c.input;
+  input.tasks = {worker("zz/99_unread", {"/w/unread"})};
+  auto plan = plan_admission(input, views);
+  ASSERT_EQ(plan.entries.size(), copied.entries.size());
+  for (std::size_t i = 0; i < plan.entries.size(); ++i) {
+    const auto& a = plan.entries[i];
+    const auto& b = copied.entries[i];
+    EXPECT_EQ(a.task, b.task);
+    EXPECT_EQ(to_string(a.kind), to_string(b.kind)) << a.task;
+    EXPECT_EQ(static_cast<int>(a.cause), static_cast<int>(b.cause)) << a.task;
+    EXPECT_EQ(a.reason, b.reason) << a.task;
+    EXPECT_TRUE(a.claim == b.claim) << a.task;
+  }
+  EXPECT_EQ(plan.admitted, copied.admitted);
+  EXPECT_TRUE(plan.claims_taken == copied.claims_taken);
+  EXPECT_EQ(plan.capacity_waiters, copied.capacity_waiters);
+  EXPECT_EQ(plan.occupied, copied.occupied);
+}
+
 INSTANTIATE_TEST_SUITE_P(schedule, admission_table, ::testing::ValuesIn(cases()),
                          [](const auto& info) {
                            std::string name;

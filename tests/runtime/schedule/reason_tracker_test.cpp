@@ -38,18 +38,18 @@ TEST(reason_tracker, changes_filters_a_pass_and_forgets_admitted_tasks) {
   plan.entries = {{"a", view_stage::worker, admission_kind::wait, wait_cause::capacity, "capacity: 1 of 1 running", {}},
                   {"b", view_stage::worker, admission_kind::admit, wait_cause::none, "", {}},
                   {"c", view_stage::worker, admission_kind::blocked, wait_cause::task_blocked, "x", {}}};
-  auto first = tracker.changes(plan);
+  auto first = tracker.changes(plan.entries);
   ASSERT_EQ(first.size(), 2u);
-  EXPECT_EQ(first[0].task, "a");
-  EXPECT_EQ(first[1].task, "c");
-  EXPECT_TRUE(tracker.changes(plan).empty());
+  EXPECT_EQ(first[0]->task, "a");
+  EXPECT_EQ(first[1]->task, "c");
+  EXPECT_TRUE(tracker.changes(plan.entries).empty());
   // a is admitted next pass, then waits again with the same reason: printed again.
   plan.entries[0].kind = admission_kind::admit;
-  EXPECT_TRUE(tracker.changes(plan).empty());
+  EXPECT_TRUE(tracker.changes(plan.entries).empty());
   plan.entries[0].kind = admission_kind::wait;
-  auto again = tracker.changes(plan);
+  auto again = tracker.changes(plan.entries);
   ASSERT_EQ(again.size(), 1u);
-  EXPECT_EQ(again[0].task, "a");
+  EXPECT_EQ(again[0]->task, "a");
 }
 
 } // namespace
