@@ -575,7 +575,9 @@ void scheduler_machine::plan(millis now, out_t& out) {
 
   // What changed for people: waits and blocks, then the scan's lines.
   const auto changed = reasons_.changes(planned.examined);
-  out.reserve(out.size() + changed.size() + 2); // a first pass: a line for most tasks
+  // Room for all the step gives (lines, removals, starts): ~1 KB commands, never moved.
+  out.reserve(out.size() + changed.size() + 2 * pass_.completed.size() + pass_.adopt.size() +
+              pass_.start.size() + 8);
   for (const auto* entry : changed) {
     const auto& e = *entry;
     auto stage = std::string(to_string(e.stage));
