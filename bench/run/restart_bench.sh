@@ -6,10 +6,15 @@
 # Prints the time from its start to its first admission (its first
 # task_started line), the tasks started before the kill and the load average.
 # The restarted run is then left to finish, and every task must end archived.
+# With --repeat R the killed state is first kept aside (once the keepers of
+# the killed run have ended) and restarted R times, each time from that copy
+# put back at the same path (a workspace's identity is its path): each of
+# these restarts is interrupted at its first admission and its keepers are
+# stopped; their times and median are printed before the final restart.
 # Not part of ctest.
 #
 # Usage: bench/run/restart_bench.sh [--build DIR] [--tasks 10000]
-#          [--kill-after 5000] [--parallel 8] [--keep DIR]
+#          [--kill-after 5000] [--parallel 8] [--repeat 0] [--keep DIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +22,7 @@ build=$here/build
 tasks=10000
 kill_after=
 parallel=8
+repeat=0
 keep=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -24,12 +30,16 @@ while [ $# -gt 0 ]; do
     --tasks) tasks=$2; shift 2 ;;
     --kill-after) kill_after=$2; shift 2 ;;
     --parallel) parallel=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "restart_bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 kill_after=${kill_after:-$tasks}
+case $repeat in
+  ''|*[!0-9]*) echo "restart_bench: --repeat wants a number of restarts, not '$repeat'" >&2; exit 2 ;;
+esac
 build=$(cd "$build" && pwd)
 for tool in agent-dispatch agent-sim workspace-gen; do
   [ -x "$build/$tool" ] || { echo "restart_bench: $build/$tool is missing; build it first" >&2; exit 2; }
@@ -75,20 +85,62 @@ wait "$pid" 2>/dev/null || true
 pid=
 in_state=$(grep -c ' task_started ' "$work/first.log" || true)
 
-l0=$(cut -d' ' -f1 /proc/loadavg)
-t0=$(date +%s.%N)
-run "$work/second.log"
-first_admission=
-for _ in $(seq 6000); do
-  now=$(date +%s.%N)
-  if [ -z "$first_admission" ] && grep -q ' task_started ' "$work/second.log"; then
-    first_admission=$(awk -v a="$t0" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
-  fi
-  [ -n "$first_admission" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.01
-done
-l1=$(cut -d' ' -f1 /proc/loadavg)
+# The keepers of runs over this work folder: their --attempt-dir is in its
+# state. A keeper stops its agent on SIGTERM.
+keepers_left() { pgrep -f -- "$work/state/" >/dev/null 2>&1; }
+wait_keepers() {
+  for _ in $(seq "$1"); do
+    keepers_left || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# Starts a run over the state and sets first_admission: the seconds from its
+# start to its first task_started line ("" when there is none).
+restart() {
+  l0=$(cut -d' ' -f1 /proc/loadavg)
+  local t0 now
+  t0=$(date +%s.%N)
+  run "$1"
+  first_admission=
+  for _ in $(seq 6000); do
+    now=$(date +%s.%N)
+    if grep -q ' task_started ' "$1"; then
+      first_admission=$(awk -v a="$t0" -v b="$now" 'BEGIN { printf "%.3f", b - a }')
+      break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.005
+  done
+  l1=$(cut -d' ' -f1 /proc/loadavg)
+}
+
+if [ "$repeat" -gt 0 ]; then
+  wait_keepers 600 || echo "restart_bench: keepers of the killed run still run after 60 s" >&2
+  mkdir -p "$work/killed"
+  cp -a "$work/ws" "$work/state" "$work/killed/"
+  times=()
+  for i in $(seq "$repeat"); do
+    rm -rf "$work/ws" "$work/state"
+    cp -a "$work/killed/ws" "$work/killed/state" "$work/"
+    sync
+    restart "$work/repeat-$i.log"
+    kill -INT "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    pid=
+    pkill -TERM -f -- "$work/state/" 2>/dev/null || true
+    wait_keepers 100 || pkill -KILL -f -- "$work/state/" 2>/dev/null || true
+    echo "restart $i of $repeat: first admission ${first_admission:-none} s (load $l0 -> $l1)"
+    times+=("${first_admission:-999}")
+  done
+  median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+  echo "restarts to first admission: median $median s over $repeat (goal: under 1 s)"
+  rm -rf "$work/ws" "$work/state"
+  cp -a "$work/killed/ws" "$work/killed/state" "$work/"
+fi
+
+restart "$work/second.log"
 wait "$pid" || echo "restart_bench: the restarted run exited $? (log: $work/second.log)" >&2
 pid=
 done_tasks=$(find "$work/ws/agent-task/archive" -name complete.log | wc -l)

@@ -2,7 +2,8 @@
 # The run-loop and restart benchmarks as a person runs them, at a size that
 # takes seconds: each exits 0 when every task ends archived, prints its
 # figures, and leaves nothing in its temporary folder (TMPDIR points at a
-# folder of this test's own, which must be empty afterwards). The
+# folder of this test's own, which must be empty afterwards); the restart
+# benchmark's repeated restarts too. The
 # alternating timer too: its means, its refusals, nothing left behind.
 #
 # Usage: tests/e2e/bench_scripts_test.sh BUILD_DIR
@@ -30,11 +31,23 @@ grep -Eq '^ +12  chain +24 ' "$tmp/run.log" || fail "run_bench.sh printed no goa
 
 rc=0
 TMPDIR="$tmp/bench-tmp" bash "$here/bench/run/restart_bench.sh" --build "$build" \
-  --tasks 12 --kill-after 6 --parallel 2 >"$tmp/restart.log" 2>&1 || rc=$?
+  --tasks 12 --kill-after 6 --parallel 2 --repeat 2 >"$tmp/restart.log" 2>&1 || rc=$?
 cat "$tmp/restart.log"
 [ "$rc" -eq 0 ] || fail "restart_bench.sh exited $rc"
-grep -q 'first admission' "$tmp/restart.log" || fail "restart_bench.sh printed no first admission"
+for i in 1 2; do
+  grep -Eq "^restart $i of 2: first admission [0-9.]+ s" "$tmp/restart.log" ||
+    fail "restart_bench.sh --repeat 2 printed no time for restart $i"
+done
+grep -Eq '^restarts to first admission: median [0-9.]+ s over 2' "$tmp/restart.log" ||
+  fail "restart_bench.sh --repeat 2 printed no median"
+grep -Eq '^restart to first admission: [0-9.]+ s' "$tmp/restart.log" ||
+  fail "restart_bench.sh printed no first admission for its final restart"
 [ -z "$(left_in_tmp)" ] || fail "restart_bench.sh left $(left_in_tmp) behind"
+[ -z "$(pgrep -f -- "$tmp/bench-tmp/" || true)" ] || fail "restart_bench.sh left processes running"
+rc=0
+bash "$here/bench/run/restart_bench.sh" --build "$build" --repeat two >"$tmp/restart-usage.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "wants a number of restarts, not 'two'" "$tmp/restart-usage.log" ||
+  fail "restart_bench.sh --repeat two: exit $rc, $(cat "$tmp/restart-usage.log")"
 alt="$here/bench/run/alternate.sh"
 rc=0
 TMPDIR="$tmp/bench-tmp" bash "$alt" 2 "true" "sleep 0.2" >"$tmp/alt.log" 2>&1 || rc=$?
