@@ -2,9 +2,10 @@
 # The run-loop and restart benchmarks as a person runs them, at a size that
 # takes seconds: each exits 0 when every task ends archived, prints its
 # figures, and leaves nothing in its temporary folder (TMPDIR points at a
-# folder of this test's own, which must be empty afterwards); the restart
-# benchmark's repeated restarts too. The
-# alternating timer too: its means, its refusals, nothing left behind.
+# folder of this test's own, which must be empty afterwards). The restart
+# benchmark also restarts its killed state twice (--repeat) and leaves no
+# process running. The alternating timer too: its means, its refusals,
+# nothing left behind.
 #
 # Usage: tests/e2e/bench_scripts_test.sh BUILD_DIR
 set -euo pipefail
