@@ -7,7 +7,10 @@
 //      that prints --mb MB of 100-byte lines (then of 1000-byte lines) as
 //      fast as it can;
 //   3. CPU per MB of output: the keeper's own user + system time (read from
-//      /proc/<pid>/stat of the ended keeper before it is reaped).
+//      /proc/<pid>/stat of the ended keeper before it is reaped);
+//   4. CPU per attempt: the user + system time of the starts of 1. (wait4's
+//      account, in microseconds, of the agent alone and of the keeper with
+//      the agent it reaped), so the keeper's own share of an attempt.
 // The load average is printed beside the figures.
 
 #include <CLI/CLI.hpp>
@@ -15,6 +18,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,12 +80,27 @@ pid_t spawn(const std::vector<std::string>& args, int stdout_fd, bool new_sessio
   return pid;
 }
 
+// The CPU of a child and of the children it reaped, in ms, once it ends.
+double reap_cpu_ms(pid_t pid) {
+  int status = 0;
+  rusage usage{};
+  if (::wait4(pid, &status, 0, &usage) != pid)
+    return 0;
+  auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1000.0 + t.tv_usec / 1000.0; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
 }
 
+struct start_cost {
+  double ms = 0;     // spawn to the first line
+  double cpu_ms = 0; // CPU of the process started and what it reaped
+};
+
 // Spawn to first line, agent started directly with its stdout in a pipe.
-double direct_start(const fs::path& agent) {
+start_cost direct_start(const fs::path& agent) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0)
     std::exit(2);
@@ -98,12 +117,11 @@ double direct_start(const fs::path& agent) {
   }
   double ms = ms_since(t0);
   ::close(p[0]);
-  ::waitpid(pid, nullptr, 0);
-  return ms;
+  return {ms, reap_cpu_ms(pid)};
 }
 
 // Spawn of ad-keeper to the agent's first line in stream.log.
-double keeper_start(const fs::path& keeper, const fs::path& agent, const fs::path& dir) {
+start_cost keeper_start(const fs::path& keeper, const fs::path& agent, const fs::path& dir) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto log = dir / "stream.log";
@@ -115,8 +133,7 @@ double keeper_start(const fs::path& keeper, const fs::path& agent, const fs::pat
   while (::stat(log.c_str(), &st) != 0 || st.st_size < 15) // "[stdout] first\n"
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   double ms = ms_since(t0);
-  ::waitpid(pid, nullptr, 0);
-  return ms;
+  return {ms, reap_cpu_ms(pid)};
 }
 
 struct spread {
@@ -187,15 +204,23 @@ int main(int argc, char** argv) {
   }
   std::printf("bench_keeper: %s; load average %s\n", keeper.c_str(), load_average().c_str());
 
-  std::vector<double> direct, kept;
+  std::vector<double> direct, kept, direct_cpu, kept_cpu;
   for (int i = 0; i < runs; ++i) {
-    direct.push_back(direct_start(agent));
-    kept.push_back(keeper_start(keeper, agent, dir / "start"));
+    auto one = direct_start(agent);
+    direct.push_back(one.ms);
+    direct_cpu.push_back(one.cpu_ms);
+    auto under = keeper_start(keeper, agent, dir / "start");
+    kept.push_back(under.ms);
+    kept_cpu.push_back(under.cpu_ms);
   }
   spread d = spread_of(direct), k = spread_of(kept);
   std::printf("start to first line: direct %.2f ms (p90 %.2f), under ad-keeper %.2f ms (p90 %.2f): "
               "%.2f ms added (median, %d runs each)\n",
               d.median, d.p90, k.median, k.p90, k.median - d.median, runs);
+  spread dc = spread_of(direct_cpu), kc = spread_of(kept_cpu);
+  std::printf("CPU per attempt (user + system): the agent alone %.2f ms (p90 %.2f), the keeper with it "
+              "%.2f ms (p90 %.2f): the keeper's own %.2f ms (median, %d runs each)\n",
+              dc.median, dc.p90, kc.median, kc.p90, kc.median - dc.median, runs);
 
   int status = 0;
   for (int line_bytes : {100, 1000}) {

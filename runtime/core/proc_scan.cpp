@@ -216,22 +216,118 @@ std::optional<process_entry> parse_process_stat(std::string_view stat) {
   return e;
 }
 
-std::vector<process_entry> list_processes(const fs::path& proc_root) {
-  std::vector<process_entry> out;
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
-    return out;
-  std::string text;
+namespace {
+
+// The numbered folders of an open /proc folder: the pids of its processes.
+std::vector<int> listed_pids(DIR* dir) {
+  std::vector<int> out;
   while (dirent* entry = ::readdir(dir)) {
     std::string_view name(entry->d_name);
-    if (!all_digits(name) || !read_stat_at(::dirfd(dir), name, text))
+    int pid = 0;
+    if (all_digits(name) &&
+        std::from_chars(name.data(), name.data() + name.size(), pid).ec == std::errc())
+      out.push_back(pid);
+  }
+  return out;
+}
+
+// The live processes among pids, read from the open /proc folder, by pid.
+std::vector<process_entry> read_entries(DIR* dir, const std::vector<int>& pids) {
+  std::vector<process_entry> out;
+  std::string text;
+  for (int pid : pids) {
+    if (!read_stat_at(::dirfd(dir), std::to_string(pid), text))
       continue;
     if (auto e = parse_process_stat(text); e && e->state != 'Z' && e->state != 'X')
       out.push_back(std::move(*e));
   }
-  ::closedir(dir);
   std::sort(out.begin(), out.end(),
             [](const process_entry& a, const process_entry& b) { return a.pid < b.pid; });
+  return out;
+}
+
+template <class Number>
+std::optional<Number> number_in(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    text.remove_suffix(1);
+  Number n{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return n;
+}
+
+// The count on the "processes" line of a /proc/stat text.
+std::optional<unsigned long long> forks_in(std::string_view stat) {
+  constexpr std::string_view key = "processes ";
+  std::size_t at = stat.starts_with(key) ? 0 : stat.find("\nprocesses ");
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  std::string_view rest = stat.substr(at + (at == 0 ? 0 : 1) + key.size());
+  return number_in<unsigned long long>(rest.substr(0, rest.find('\n')));
+}
+
+// The pids below this are not handed out again once the allocator has gone
+// round (the kernel's RESERVED_PIDS).
+constexpr int reserved_pids = 300;
+
+} // namespace
+
+std::vector<process_entry> list_processes(const fs::path& proc_root) {
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return {};
+  auto out = read_entries(dir, listed_pids(dir));
+  ::closedir(dir);
+  return out;
+}
+
+std::optional<pid_allocation> read_pid_allocation(const fs::path& proc_root) {
+  auto last = read_file(proc_root / "sys/kernel/ns_last_pid", 64);
+  auto stat = read_file(proc_root / "stat", 16u << 20);
+  auto max = read_file(proc_root / "sys/kernel/pid_max", 64);
+  if (!last || !stat || !max)
+    return std::nullopt;
+  auto last_pid = number_in<int>(*last);
+  auto forks = forks_in(*stat);
+  auto pid_max = number_in<int>(*max);
+  if (!last_pid || !forks || !pid_max)
+    return std::nullopt;
+  return pid_allocation{*last_pid, *forks, *pid_max};
+}
+
+bool pid_window::contains(int pid) const noexcept {
+  return after <= through ? pid > after && pid <= through : pid > after || pid <= through;
+}
+
+std::optional<pid_window> pids_handed_out_since(int first, const pid_allocation& then,
+                                                const pid_allocation& now) {
+  const int pid_max = std::min(then.pid_max, now.pid_max);
+  if (first <= 0 || now.last_pid <= 0 || now.forks < then.forks || pid_max <= 2 * reserved_pids)
+    return std::nullopt;
+  const unsigned long long range = static_cast<unsigned long long>(pid_max - reserved_pids);
+  if (now.forks - then.forks >= range / 2)
+    return std::nullopt;
+  return pid_window{first, now.last_pid};
+}
+
+std::optional<std::vector<process_entry>> list_processes_since(int first, const pid_allocation& then,
+                                                               const fs::path& proc_root) {
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (dir == nullptr)
+    return std::nullopt;
+  // The allocator is read after the folder, so each pid listed was handed
+  // out before the window's end.
+  std::vector<int> pids = listed_pids(dir);
+  auto now = read_pid_allocation(proc_root);
+  auto window = now ? pids_handed_out_since(first, then, *now) : std::nullopt;
+  if (!window) {
+    ::closedir(dir);
+    return std::nullopt;
+  }
+  std::erase_if(pids, [&](int pid) { return !window->contains(pid); });
+  auto out = read_entries(dir, pids);
+  ::closedir(dir);
   return out;
 }
 

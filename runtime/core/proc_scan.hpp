@@ -62,6 +62,49 @@ std::optional<process_entry> parse_process_stat(std::string_view stat);
 // Every live process (zombies left out), by pid.
 std::vector<process_entry> list_processes(const std::filesystem::path& proc_root = "/proc");
 
+// --- the pids handed out since a moment ------------------------------------
+
+// Where the kernel's pid allocator stands: the last pid it handed out in
+// this pid namespace (sys/kernel/ns_last_pid), the forks since boot (the
+// "processes" line of stat) and the largest pid (sys/kernel/pid_max), under
+// proc_root. None when any of them cannot be read.
+struct pid_allocation {
+  int last_pid = 0;
+  unsigned long long forks = 0;
+  int pid_max = 0;
+};
+std::optional<pid_allocation> read_pid_allocation(const std::filesystem::path& proc_root = "/proc");
+
+// The pids handed out after one pid up to the allocator's last: after <
+// pid <= through, or, when the allocator went round from pid_max to the
+// low pids, pid > after or pid <= through.
+struct pid_window {
+  int after = 0;
+  int through = 0;
+  bool contains(int pid) const noexcept;
+};
+
+// The window of the pids handed out after `first` (a process of ours, so
+// its pid was handed out just before `then` was read) up to `now`. The
+// allocator hands pids out in turn, so a process started since has one of
+// them, as long as the allocator has not gone round the whole range of
+// pids since. The forks between the two readings measure that, with half
+// the range to spare for what they do not count (the forks between first's
+// and the reading of `then`, forks that failed after taking a pid). None
+// when that margin is used up, or the readings make no sense: then any pid
+// may be a new one.
+std::optional<pid_window> pids_handed_out_since(int first, const pid_allocation& then,
+                                                const pid_allocation& now);
+
+// The live processes started after `first`, for a process that read `then`
+// right after `first` was started (the keeper, of itself): list_processes
+// over the pids of pids_handed_out_since(first, then, the allocator read
+// after the folder), so on a busy machine only the processes of the
+// attempt's own time are read, not every process of the machine. None when
+// the window cannot be known (the caller reads the whole table).
+std::optional<std::vector<process_entry>> list_processes_since(int first, const pid_allocation& then,
+                                                               const std::filesystem::path& proc_root = "/proc");
+
 // The pids below `ancestor` in the table (children, their children, ...),
 // sorted; the ancestor itself is not one.
 std::vector<int> descendants_of(int ancestor, const std::vector<process_entry>& table);

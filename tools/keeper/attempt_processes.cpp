@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-#include "runtime/core/proc_scan.hpp"
+#include "runtime/core/files.hpp"
 
 namespace ad::keeper {
 
@@ -28,6 +28,12 @@ bool fallback_asked(const keeper_invocation& inv) {
   return env != nullptr && std::string_view(env) == "subreaper";
 }
 
+unsigned long long own_start_ticks() {
+  auto text = read_file("/proc/self/stat", 64 << 10);
+  auto entry = text ? parse_process_stat(*text) : std::nullopt;
+  return entry && entry->start_ticks ? *entry->start_ticks : 0;
+}
+
 std::vector<leftover_process> named(const std::map<int, std::string>& processes) {
   std::vector<leftover_process> out;
   for (const auto& [pid, name] : processes) {
@@ -41,7 +47,8 @@ std::vector<leftover_process> named(const std::map<int, std::string>& processes)
 } // namespace
 
 attempt_processes::attempt_processes(const keeper_invocation& inv, keeper_log& log)
-  : inv_(inv), log_(log) {
+  : inv_(inv), log_(log), self_(static_cast<int>(::getpid())), allocation_at_start_(read_pid_allocation()),
+    start_ticks_(own_start_ticks()) {
   // Orphans of the agent's tree (a double fork, setsid and exit) become the
   // keeper's children instead of init's: its descendants, reaped by it.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
@@ -94,22 +101,21 @@ std::string attempt_processes::name_of(int pid) const {
   std::string argv0 = process_argv0(pid);
   if (!argv0.empty())
     return fs::path(argv0).filename().string();
-  auto table = list_processes();
-  for (const auto& e : table)
-    if (e.pid == pid)
-      return e.comm;
-  return "?";
+  auto text = read_file("/proc/" + std::to_string(pid) + "/stat", 64 << 10);
+  auto entry = text ? parse_process_stat(*text) : std::nullopt;
+  return entry ? entry->comm : "?";
 }
 
 std::vector<int> attempt_processes::list() {
-  const int self = static_cast<int>(::getpid());
-  auto table = list_processes();
+  const int self = self_;
+  // Every process of the attempt started after the keeper: only the pids
+  // handed out since need reading, unless the allocator may have gone round.
+  auto recent = allocation_at_start_ ? list_processes_since(self, *allocation_at_start_) : std::nullopt;
+  auto table = recent ? std::move(*recent) : list_processes();
   std::vector<int> pids = descendants_of(self, table);
   // The marker is this attempt's, made before the keeper started: only a
   // process started since can carry it.
-  auto me = std::find_if(table.begin(), table.end(), [&](const process_entry& e) { return e.pid == self; });
-  const unsigned long long since = me != table.end() && me->start_ticks ? *me->start_ticks : 0;
-  for (int pid : processes_with_marker(inv_.marker, table, since))
+  for (int pid : processes_with_marker(inv_.marker, table, start_ticks_))
     pids.push_back(pid);
   if (kind_ == containment_kind::cgroup)
     for (int pid : cgroup_members(cgroup_))

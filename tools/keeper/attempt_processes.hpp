@@ -11,8 +11,11 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "runtime/core/proc_scan.hpp"
 
 #include "runtime/keeper/keeper_args.hpp"
 #include "runtime/keeper/keeper_records.hpp"
@@ -67,6 +70,11 @@ private:
 
   const runtime::keeper_invocation& inv_;
   keeper_log& log_;
+  const int self_;
+  // Read first of all: where the pid allocator stood at the keeper's start
+  // (to read only the processes started since) and the keeper's own start.
+  const std::optional<runtime::pid_allocation> allocation_at_start_;
+  const unsigned long long start_ticks_;
   runtime::containment_kind kind_ = runtime::containment_kind::subreaper;
   std::string cgroup_;
   int procs_fd_ = -1;
