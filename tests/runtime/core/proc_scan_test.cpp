@@ -7,7 +7,6 @@
 // unless the allocator may have gone round the whole range.
 #include "runtime/core/proc_scan.hpp"
 
-#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
