@@ -537,7 +537,11 @@ TEST_F(distributed_tls, a_partitioned_node_is_fenced_replaced_and_taken_back_aft
   if (!why.empty())
     FAIL() << "the kernel refused a network namespace with a veth pair: " << why
            << "\n(the partition tests need root and a kernel that allows `ip netns` and veth)";
-  create(16, 300, 10);
+  // Enough work for the near node alone to outlast the heal (fault + lease
+  // + margin + 3 s) by more than the healed node needs to be greeted again:
+  // 32 workers of 3 s on its 4 slots take at least 24 s. With 16 (12 s) a
+  // run whose keepers cost less ended before the greeting.
+  create(32, 300, 10);
   if (HasFatalFailure())
     return;
   auto far = ns.inner_ip() + ":" + std::to_string(free_port());
